@@ -1,0 +1,28 @@
+"""Analysis pass: decide each parameter's intent (in/out/inout) and shape from the spec rules."""
+from __future__ import annotations
+
+from . import ir
+from .spec import Spec
+from .types import TypeIndex
+
+
+def apply(module: ir.Module, spec: Spec, types: TypeIndex) -> None:
+    unknown = set(spec.overrides) - {f.name for f in module.functions}
+    if unknown:
+        raise ValueError(f"{spec.library}.yaml: intent_overrides name unknown functions: {sorted(unknown)}")
+    for fn in module.functions:
+        over = spec.overrides.get(fn.name, {})
+        bad = set(over) - {p.name for p in fn.params}
+        if bad:
+            raise ValueError(f"{spec.library}.yaml: {fn.name} has no parameter(s) {sorted(bad)}")
+        for p in fn.params:
+            if p.name in over:
+                p.intent, p.shape = over[p.name]
+                continue
+            tc = types.tclass(p.type)
+            for rule in spec.rules:
+                if rule.applies(tc, p.name, fn.name):
+                    p.intent, p.shape = rule.intent, rule.shape
+                    break
+        if fn.name in spec.skip:
+            fn.skip = spec.skip[fn.name]

@@ -1,0 +1,127 @@
+"""The intermediate representation: plain dataclasses, dumpable to JSON.
+
+Parsing fills these from libclang; analysis passes annotate them (parameter
+intent, skips); emitters only read them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+
+@dataclass
+class CType:
+    """A reference to a C type, as written in a declaration.
+
+    kind: 'void', 'builtin' (name is the C spelling, e.g. 'unsigned int'),
+    'typedef', 'record' (struct/union by tag), 'enum', 'pointer', 'array',
+    'funcptr' (a function prototype; pointee-less, see result/params).
+    """
+    kind: str
+    name: str = ""
+    const: bool = False
+    pointee: Optional["CType"] = None   # pointer target, array element
+    count: int = 0                      # array length (0: unknown, e.g. T[])
+    result: Optional["CType"] = None    # funcptr
+    params: list["CType"] = field(default_factory=list)  # funcptr
+    variadic: bool = False              # funcptr
+
+
+@dataclass
+class Field:
+    name: str
+    type: CType
+    offset_bits: int                    # from libclang's record layout
+    bit_width: int = -1                 # -1: not a bitfield
+
+
+@dataclass
+class Record:
+    """A struct or union. Anonymous nested records get a synthetic name."""
+    name: str                           # tag or synthetic name (Outer_field_union)
+    kind: str                           # 'struct' | 'union'
+    fields: list[Field]
+    size: int                           # bytes; -1 for opaque (incomplete) records
+    align: int
+    file: str
+    c_name: str = ""                    # how C code names it ('struct X', 'X'); '' if anonymous
+    anonymous: bool = False
+    comment: str = ""
+
+
+@dataclass
+class Enumerator:
+    name: str
+    value: int
+    comment: str = ""
+
+
+@dataclass
+class Enum:
+    name: str                           # typedef or tag name; synthetic for anonymous
+    constants: list[Enumerator]
+    file: str
+    anonymous: bool = False             # anonymous enums become module constants
+    c_name: str = ""
+    underlying: str = "int"
+    comment: str = ""
+
+
+@dataclass
+class Typedef:
+    name: str
+    type: CType
+    file: str
+    comment: str = ""
+
+
+@dataclass
+class Param:
+    name: str
+    type: CType
+    # Filled by analysis (codegen/intent.py):
+    intent: str = "in"                  # in | out | inout
+    shape: str = "scalar"               # scalar | array
+    comment: str = ""
+
+
+@dataclass
+class Function:
+    name: str
+    result: CType
+    params: list[Param]
+    file: str
+    variadic: bool = False
+    deprecated: str = ""                # message, or '' when not deprecated
+    comment: str = ""
+    skip: str = ""                      # reason when not bound
+
+
+@dataclass
+class Macro:
+    name: str
+    value: Union[int, float, str]
+    file: str
+
+
+@dataclass
+class Module:
+    """Everything one library's headers declare that the library owns."""
+    library: str
+    headers: list[str]
+    rocm_version: str
+    language: str
+    enums: list[Enum] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+    typedefs: list[Typedef] = field(default_factory=list)
+    functions: list[Function] = field(default_factory=list)
+    macros: list[Macro] = field(default_factory=list)
+    # `#define hipGetDeviceProperties hipGetDevicePropertiesR0600`: alias -> target name.
+    aliases: dict[str, str] = field(default_factory=dict)
+    # Declarations owned by other libraries that this one refers to: name -> library.
+    imported: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), indent=1, sort_keys=True)

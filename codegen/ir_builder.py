@@ -1,0 +1,311 @@
+"""Walk a libclang translation unit and build the IR of one library.
+
+Ownership: every declaration belongs to the library whose `owns` path prefix
+matches its file best (longest prefix); declarations of other libraries are
+recorded in Module.imported, system declarations are resolved to builtins.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import clang.cindex as ci
+
+from . import ir
+
+K = ci.CursorKind
+T = ci.TypeKind
+
+_BUILTINS = {
+    T.BOOL: "_Bool", T.CHAR_U: "char", T.UCHAR: "unsigned char", T.CHAR16: "char16_t",
+    T.CHAR32: "char32_t", T.USHORT: "unsigned short", T.UINT: "unsigned int",
+    T.ULONG: "unsigned long", T.ULONGLONG: "unsigned long long", T.CHAR_S: "char",
+    T.SCHAR: "signed char", T.WCHAR: "wchar_t", T.SHORT: "short", T.INT: "int",
+    T.LONG: "long", T.LONGLONG: "long long", T.FLOAT: "float", T.DOUBLE: "double",
+    T.LONGDOUBLE: "long double", T.HALF: "__fp16",
+    T.UINT128: "unsigned __int128", T.INT128: "__int128",
+}
+
+
+def clean_comment(raw: str | None) -> str:
+    """Doxygen comment -> plain docstring text."""
+    if not raw:
+        return ""
+    lines = []
+    for line in raw.splitlines():
+        line = line.strip()
+        line = re.sub(r"^(/\*\*<?|/\*!<?|///<?|//!<?|\*/|\*)", "", line).rstrip("*/ ").strip()
+        lines.append(line)
+    text = "\n".join(lines).strip()
+    text = re.sub(r"[@\\](brief|details)\s*", "", text)
+    text = re.sub(r"[@\\]param\s*(\[[a-z, ]+\])?\s*", "param ", text)
+    text = re.sub(r"[@\\](returns?|retval)\b", "Returns:", text)
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+class Builder:
+    def __init__(self, library: str, include_root: str, owners: dict[str, str]):
+        """owners: path prefix (relative to include_root) -> library name."""
+        self.library = library
+        self.root = os.path.realpath(include_root)
+        self.owners = sorted(owners.items(), key=lambda kv: -len(kv[0]))
+        self.module: ir.Module | None = None
+        self._seen: set[str] = set()
+        self._anon_names: dict[str, str] = {}   # record/enum usr -> synthetic or typedef name
+        self._records: dict[str, ir.Record] = {}
+        self._macro_values: dict[str, int | float] = {}
+
+    # -- ownership ---------------------------------------------------------
+    def rel(self, cursor) -> str | None:
+        f = cursor.location.file
+        if f is None:
+            return None
+        path = os.path.realpath(f.name)
+        return os.path.relpath(path, self.root) if path.startswith(self.root + os.sep) else None
+
+    def owner(self, cursor) -> str | None:
+        rel = self.rel(cursor)
+        if rel is None:
+            return None
+        for prefix, lib in self.owners:
+            if rel == prefix or rel.startswith(prefix):
+                return lib
+        return None
+
+    # -- types -------------------------------------------------------------
+    def decl_name(self, decl) -> str:
+        """Tag name, typedef name for `typedef struct {..} X`, or a synthetic name."""
+        usr = decl.get_usr()
+        if usr in self._anon_names:
+            return self._anon_names[usr]
+        if decl.is_anonymous() or not decl.spelling or "(unnamed" in decl.spelling or "(anonymous" in decl.spelling:
+            return self._anon_names.setdefault(usr, f"_anon_{len(self._anon_names)}")
+        return decl.spelling
+
+    def ctype(self, t) -> ir.CType:
+        const = t.is_const_qualified()
+        k = t.kind
+        if k == T.ELABORATED:
+            inner = self.ctype(t.get_named_type())
+            inner.const = inner.const or const
+            return inner
+        if k == T.VOID:
+            return ir.CType("void", "void", const)
+        if k in _BUILTINS:
+            return ir.CType("builtin", _BUILTINS[k], const)
+        if k == T.POINTER:
+            pointee = t.get_pointee()
+            if pointee.kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO):
+                return self._funcptr(pointee, const)
+            return ir.CType("pointer", const=const, pointee=self.ctype(pointee))
+        if k in (T.CONSTANTARRAY, T.INCOMPLETEARRAY, T.VECTOR):
+            n = t.element_count if k != T.INCOMPLETEARRAY else 0
+            return ir.CType("array", const=const, pointee=self.ctype(t.element_type), count=max(n, 0))
+        if k == T.TYPEDEF:
+            decl = t.get_declaration()
+            # Skip typedefs that just re-name their own record/enum tag (typedef struct X X).
+            under = decl.underlying_typedef_type
+            if under.kind == T.ELABORATED:
+                under = under.get_named_type()
+            if under.kind in (T.RECORD, T.ENUM):
+                tag = under.get_declaration()
+                if self.decl_name(tag) == decl.spelling:
+                    return ir.CType("record" if under.kind == T.RECORD else "enum", decl.spelling, const)
+            return ir.CType("typedef", decl.spelling, const)
+        if k == T.RECORD:
+            return ir.CType("record", self.decl_name(t.get_declaration()), const)
+        if k == T.ENUM:
+            return ir.CType("enum", self.decl_name(t.get_declaration()), const)
+        if k in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO):
+            return self._funcptr(t, const)
+        raise ValueError(f"unsupported type {t.spelling!r} ({k})")
+
+    def _funcptr(self, proto, const) -> ir.CType:
+        params = [self.ctype(a) for a in proto.argument_types()] if proto.kind == T.FUNCTIONPROTO else []
+        return ir.CType("funcptr", const=const, result=self.ctype(proto.get_result()), params=params,
+                        variadic=proto.kind == T.FUNCTIONPROTO and proto.is_function_variadic())
+
+    # -- declarations ------------------------------------------------------
+    def top_level(self, cursor):
+        """Top-level declarations, looking through extern "C" blocks."""
+        for c in cursor.get_children():
+            if c.kind in (K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
+                yield from self.top_level(c)
+            else:
+                yield c
+
+    def build(self, tu, headers, version, language) -> ir.Module:
+        m = self.module = ir.Module(self.library, list(headers), version, language)
+        decls = list(self.top_level(tu.cursor))
+        # Pass 1: name anonymous records/enums after the typedef that names them.
+        for c in decls:
+            if c.kind == K.TYPEDEF_DECL:
+                u = c.underlying_typedef_type
+                if u.kind == T.ELABORATED:
+                    u = u.get_named_type()
+                if u.kind in (T.RECORD, T.ENUM):
+                    d = u.get_declaration()
+                    if d.is_anonymous() or "(unnamed" in d.spelling or "(anonymous" in d.spelling or not d.spelling:
+                        self._anon_names.setdefault(d.get_usr(), c.spelling)
+        for c in decls:
+            owner = self.owner(c)
+            if owner is None:
+                continue
+            if owner != self.library:
+                if c.spelling and c.kind in (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL):
+                    m.imported.setdefault(self.decl_name(c) if c.kind != K.TYPEDEF_DECL else c.spelling, owner)
+                continue
+            if c.kind == K.FUNCTION_DECL:
+                self.function(c)
+            elif c.kind in (K.STRUCT_DECL, K.UNION_DECL):
+                self.record(c)
+            elif c.kind == K.ENUM_DECL:
+                self.enum(c)
+            elif c.kind == K.TYPEDEF_DECL:
+                self.typedef(c)
+            elif c.kind == K.MACRO_DEFINITION:
+                self.macro(c)
+        # Anonymous enums named by a typedef are emitted under the typedef name.
+        m.records = list(self._records.values())
+        return m
+
+    def _once(self, key) -> bool:
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def function(self, c):
+        if c.linkage != ci.LinkageKind.EXTERNAL or not self._once("f:" + c.spelling):
+            return
+        params = [ir.Param(a.spelling or f"arg{i}", self.ctype(a.type)) for i, a in enumerate(c.get_arguments())]
+        dep = ""
+        if c.availability == ci.AvailabilityKind.DEPRECATED:
+            dep = f"{c.spelling} is deprecated"
+        self.module.functions.append(ir.Function(
+            c.spelling, self.ctype(c.result_type), params, self.rel(c),
+            variadic=c.type.kind == T.FUNCTIONPROTO and c.type.is_function_variadic(),
+            deprecated=dep, comment=clean_comment(c.raw_comment)))
+
+    def record(self, c, name: str | None = None):
+        name = name or self.decl_name(c)
+        if not c.is_definition():
+            if name not in self._records and self._once("r:" + name):
+                self._records[name] = ir.Record(name, "union" if c.kind == K.UNION_DECL else "struct",
+                                                [], -1, -1, self.rel(c), c_name=self._c_name(c, name))
+            return
+        if name in self._records and self._records[name].size >= 0:
+            return
+        self._seen.add("r:" + name)
+        rec = ir.Record(name, "union" if c.kind == K.UNION_DECL else "struct", [],
+                        c.type.get_size(), c.type.get_align(), self.rel(c),
+                        c_name=self._c_name(c, name), anonymous=name.startswith("_anon_") or self._is_anon(c),
+                        comment=clean_comment(c.raw_comment))
+        self._records[name] = rec
+        nested = {}
+        for f in c.get_children():
+            if f.kind in (K.STRUCT_DECL, K.UNION_DECL) and f.is_definition():
+                nested[f.get_usr()] = f
+            elif f.kind == K.FIELD_DECL:
+                ft = f.type
+                under = ft.get_named_type() if ft.kind == T.ELABORATED else ft
+                base = under
+                while base.kind == T.CONSTANTARRAY:
+                    base = base.element_type
+                if base.kind == T.RECORD and base.get_declaration().get_usr() in nested:
+                    d = base.get_declaration()
+                    if self._is_anon(d):
+                        self._anon_names[d.get_usr()] = f"{name}_{f.spelling}_{'union' if d.kind == K.UNION_DECL else 'struct'}"
+                    self.record(d)
+                    nested.pop(d.get_usr())
+                if not f.spelling:   # C11 anonymous member: lift its fields
+                    continue
+                width = f.get_bitfield_width() if f.is_bitfield() else -1
+                rec.fields.append(ir.Field(f.spelling, self.ctype(ft), f.get_field_offsetof(), width))
+        for d in nested.values():  # anonymous members with no field name: fields lifted into the parent
+            sub_name = f"{name}_anon{len(rec.fields)}"
+            self.record(d, sub_name)
+            sub = self._records.pop(sub_name)
+            for sf in sub.fields:  # clang looks through anonymous members for offsets
+                rec.fields.append(ir.Field(sf.name, sf.type, c.type.get_offset(sf.name), sf.bit_width))
+        rec.fields.sort(key=lambda f: f.offset_bits) if rec.kind == "struct" else None
+
+    @staticmethod
+    def _is_anon(c) -> bool:
+        return c.is_anonymous() or not c.spelling or "(unnamed" in c.spelling or "(anonymous" in c.spelling
+
+    def _c_name(self, c, name) -> str:
+        """How C source spells the type: 'struct tag' / 'union tag', the typedef name, or '' (unnameable)."""
+        if not self._is_anon(c):
+            return f"{'union' if c.kind == K.UNION_DECL else 'struct'} {c.spelling}"
+        return "" if name.startswith("_anon_") or c.get_usr() not in self._anon_names or \
+            self._anon_names[c.get_usr()] != name or self._nested(c) else name
+
+    @staticmethod
+    def _nested(c) -> bool:
+        p = c.semantic_parent
+        return p is not None and p.kind in (K.STRUCT_DECL, K.UNION_DECL)
+
+    def enum(self, c):
+        name = self.decl_name(c)
+        if not c.is_definition() or not self._once("e:" + name):
+            return
+        anon = name.startswith("_anon_")
+        self.module.enums.append(ir.Enum(
+            name, [ir.Enumerator(e.spelling, e.enum_value, clean_comment(e.raw_comment))
+                   for e in c.get_children() if e.kind == K.ENUM_CONSTANT_DECL],
+            self.rel(c), anonymous=anon,
+            c_name="" if anon else (f"enum {c.spelling}" if not self._is_anon(c) else name),
+            underlying=_BUILTINS.get(c.enum_type.get_canonical().kind, "int"),
+            comment=clean_comment(c.raw_comment)))
+
+    def typedef(self, c):
+        u = c.underlying_typedef_type
+        t = self.ctype(u)
+        # typedef struct X X / typedef struct {..} X: the record/enum carries the name.
+        if t.kind in ("record", "enum") and t.name == c.spelling:
+            return
+        if not self._once("t:" + c.spelling):
+            return
+        # Define records/enums first seen through this typedef (typedef struct X {..} Y).
+        self.module.typedefs.append(ir.Typedef(c.spelling, t, self.rel(c), clean_comment(c.raw_comment)))
+
+    def macro(self, c):
+        toks = [t.spelling for t in c.get_tokens()][1:]
+        if not toks or c.spelling.startswith("_") or self.is_function_like(c):
+            return
+        if len(toks) == 1 and re.fullmatch(r"[A-Za-z_]\w*", toks[0]) and toks[0] != c.spelling:
+            self.module.aliases.setdefault(c.spelling, toks[0])  # kept only if the target is bound
+            return
+        value = self.eval_macro(toks)
+        if value is not None and self._once("m:" + c.spelling):
+            self._macro_values[c.spelling] = value
+            self.module.macros.append(ir.Macro(c.spelling, value, self.rel(c)))
+
+    @staticmethod
+    def is_function_like(c) -> bool:
+        toks = list(c.get_tokens())
+        return len(toks) > 1 and toks[1].spelling == "(" and \
+            toks[1].extent.start.offset == toks[0].extent.end.offset
+
+    def eval_macro(self, toks):
+        """Numeric or string literal expressions, possibly naming earlier macros."""
+        if len(toks) == 1 and toks[0].startswith('"'):
+            return toks[0][1:-1].encode().decode("unicode_escape")
+        out = []
+        for t in toks:
+            if re.fullmatch(r"0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*", t):
+                out.append(str(int(t.rstrip("uUlL"), 0)))
+            elif re.fullmatch(r"(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?[fF]?", t):
+                out.append(t.rstrip("fF"))
+            elif t in ("(", ")", "|", "&", "<<", ">>", "+", "-", "*", "~", "^"):
+                out.append(t)
+            elif t in self._macro_values:
+                out.append(repr(self._macro_values[t]))
+            else:
+                return None
+        try:
+            v = eval(" ".join(out), {"__builtins__": {}}, {})  # only literals and operators reach here
+        except Exception:
+            return None
+        return v if isinstance(v, (int, float)) else None

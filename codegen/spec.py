@@ -1,0 +1,105 @@
+"""Per-library specs (YAML): what to parse, what to load, how parameters are used.
+
+A spec is data; codegen/specs/README.md documents the format. `defaults.yaml`
+holds the intent rules every library shares; a library's own rules come first.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+SPEC_DIR = os.path.join(os.path.dirname(__file__), "specs")
+
+
+@dataclass
+class IntentRule:
+    match: re.Pattern          # regex over the parameter's type class (see intent.py)
+    name: re.Pattern | None    # regex over the parameter name
+    function: re.Pattern | None
+    intent: str
+    shape: str
+
+    def applies(self, tclass: str, pname: str, fname: str) -> bool:
+        return bool(self.match.fullmatch(tclass)
+                    and (self.name is None or self.name.fullmatch(pname))
+                    and (self.function is None or self.function.fullmatch(fname)))
+
+
+@dataclass
+class Spec:
+    library: str                       # 'hip', 'hiprtc', ...
+    python_module: str                 # 'hip'     -> hip/hip.pyx
+    cimport_module: str                # 'chip'    -> hip/chip.pxd
+    headers: list[str]
+    owns: list[str]
+    language: str = "c"
+    depends: list[str] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+    library_env: str = ""
+    library_names: dict[int, list[str]] = field(default_factory=dict)
+    library_bare: str = ""
+    error_type: str = ""               # the status enum functions return, if any
+    success: str = ""                  # its success enumerator
+    rules: list[IntentRule] = field(default_factory=list)
+    overrides: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    callbacks: dict[str, dict] = field(default_factory=dict)
+    skip: dict[str, str] = field(default_factory=dict)
+    struct_defaults: dict[str, dict] = field(default_factory=dict)
+    doc: str = ""
+
+
+def _intent(text: str) -> tuple[str, str]:
+    """'out scalar' -> ('out', 'scalar')."""
+    parts = text.split()
+    intent, shape = parts[0], (parts[1] if len(parts) > 1 else "scalar")
+    if intent not in ("in", "out", "inout") or shape not in ("scalar", "array", "string", "string_array", "buffer"):
+        raise ValueError(f"bad intent {text!r}: want '<in|out|inout> [scalar|array|string|string_array|buffer]'")
+    return intent, shape
+
+
+def _rules(items) -> list[IntentRule]:
+    rules = []
+    for r in items or ():
+        rules.append(IntentRule(re.compile(r["match"]), re.compile(r["name"]) if "name" in r else None,
+                                re.compile(r["function"]) if "function" in r else None, *_intent(r["as"])))
+    return rules
+
+
+def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
+    with open(os.path.join(spec_dir, f"{library}.yaml")) as f:
+        d = yaml.safe_load(f)
+    with open(os.path.join(spec_dir, "defaults.yaml")) as f:
+        defaults = yaml.safe_load(f)
+    lib = d.get("shared_library", {})
+    spec = Spec(
+        library=d["library"], python_module=d["python_module"], cimport_module=d["cimport_module"],
+        headers=d["headers"], owns=d["owns"], language=d.get("language", "c"),
+        depends=d.get("depends", []), defines=defaults.get("defines", []) + d.get("defines", []),
+        library_env=lib.get("env", f"HIP_PYTHON_{library.upper()}_LIBRARY"),
+        library_names={int(k): v for k, v in lib.get("names", {}).items()},
+        library_bare=lib.get("bare", ""), error_type=d.get("error_type", ""), success=d.get("success", ""),
+        rules=_rules(d.get("intent_rules")) + _rules(defaults.get("intent_rules")),
+        overrides={fn: {p: _intent(v) for p, v in params.items()}
+                   for fn, params in (d.get("intent_overrides") or {}).items()},
+        callbacks=d.get("callbacks") or {}, skip=d.get("skip") or {},
+        struct_defaults=d.get("struct_defaults") or {}, doc=d.get("doc", ""))
+    return spec
+
+
+def all_libraries(spec_dir: str = SPEC_DIR) -> list[str]:
+    """Library names in dependency order (each after what it depends on)."""
+    names = sorted(f[:-5] for f in os.listdir(spec_dir) if f.endswith(".yaml") and f != "defaults.yaml")
+    deps = {n: load(n, spec_dir).depends for n in names}
+    order: list[str] = []
+
+    def visit(n):
+        if n not in order:
+            for dep in deps[n]:
+                visit(dep)
+            order.append(n)
+    for n in names:
+        visit(n)
+    return order

@@ -1,0 +1,123 @@
+"""Type questions over the IR of a library and the libraries it depends on.
+
+Resolves typedef chains, classifies types for the intent rules, and spells
+types in Cython syntax.
+"""
+from __future__ import annotations
+
+from . import ir
+
+# System typedefs Cython knows from its libc/posix declarations.
+_CYTHON_STD = {
+    "size_t": None, "ssize_t": None, "ptrdiff_t": None,
+    **{f"{s}int{n}_t": "libc.stdint" for s in ("", "u") for n in (8, 16, 32, 64)},
+    "intptr_t": "libc.stdint", "uintptr_t": "libc.stdint",
+}
+_NUMERIC = {"_Bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int",
+            "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float",
+            "double", "long double", "char16_t", "char32_t", "wchar_t", "_Float16", "__fp16"}
+
+
+class TypeIndex:
+    def __init__(self, module: ir.Module, deps: list[ir.Module] = ()):
+        self.module = module
+        self.owner: dict[str, str] = {}
+        self.typedefs: dict[str, ir.Typedef] = {}
+        self.records: dict[str, ir.Record] = {}
+        self.enums: dict[str, ir.Enum] = {}
+        for m in list(deps) + [module]:
+            for t in m.typedefs:
+                self.typedefs[t.name] = t
+                self.owner[t.name] = m.library
+            for r in m.records:
+                self.records[r.name] = r
+                self.owner[r.name] = m.library
+            for e in m.enums:
+                self.enums[e.name] = e
+                self.owner[e.name] = m.library
+
+    def resolve(self, t: ir.CType) -> ir.CType:
+        """Follow typedefs to the underlying type (const-ness of the outer kept)."""
+        seen = 0
+        while t.kind == "typedef" and t.name in self.typedefs and seen < 32:
+            const = t.const
+            t = self.typedefs[t.name].type
+            if const and not t.const:
+                t = ir.CType(**{**t.__dict__, "const": True})
+            seen += 1
+        return t
+
+    def is_handle(self, t: ir.CType) -> bool:
+        """A typedef naming a pointer to a struct: hipStream_t, hipEvent_t, hipblasHandle_t."""
+        if t.kind != "typedef":
+            return False
+        r = self.resolve(t)
+        return r.kind == "pointer" and self.resolve(r.pointee).kind == "record"
+
+    def tclass(self, t: ir.CType) -> str:
+        """The type class the intent rules match on (see specs/defaults.yaml)."""
+        const = "const " if t.const else ""
+        if self.is_handle(t):
+            return f"{const}handle:{t.name}"
+        r = self.resolve(t)
+        if r.kind == "typedef" and r.name in _CYTHON_STD:   # system typedef: a number
+            return f"{const}scalar:{r.name}"
+        if r.kind == "pointer":
+            return f"{const}ptr({self.tclass(r.pointee)})"
+        if r.kind == "void":
+            return f"{const}void"
+        if r.kind == "builtin":
+            if r.name == "char":
+                return f"{const}char"
+            return f"{const}scalar:{(t.name if t.kind == 'typedef' else r.name).replace(' ', '_')}"
+        if r.kind == "enum":
+            return f"{const}enum:{r.name}"
+        if r.kind == "record":
+            return f"{const}record:{r.name}"
+        if r.kind == "funcptr":
+            return f"{const}funcptr:{t.name if t.kind == 'typedef' else ''}"
+        if r.kind == "array":
+            return f"{const}array({self.tclass(r.pointee)})"
+        return f"{const}{r.kind}:{r.name}"
+
+    # -- Cython spelling ---------------------------------------------------
+    def cy(self, t: ir.CType, name: str = "") -> str:
+        """Cython declaration of `name` with type `t` (name may be '')."""
+        const = "const " if t.const else ""
+        if t.kind == "pointer":
+            inner = t.pointee
+            star = "*" + (" const" if t.const else "")
+            if inner.kind in ("array",):
+                return self.cy(inner, f"({star}{name})")
+            return self.cy(inner, f"{star}{name}" if not t.const else f"* const {name}".rstrip())
+        if t.kind == "array":
+            return self.cy(t.pointee, f"{name}[{t.count or ''}]")
+        if t.kind == "funcptr":
+            args = ", ".join(self.cy(p) for p in t.params) or "void"
+            if t.variadic:
+                args += ", ..."
+            return f"{self.cy(t.result)} (*{name})({args}) noexcept nogil" if name else \
+                f"{self.cy(t.result)} (*)({args}) noexcept nogil"
+        base = {"_Bool": "bint", "__fp16": "unsigned short", "_Float16": "unsigned short"}.get(t.name, t.name) \
+            if t.kind == "builtin" else t.name
+        if t.kind == "record" and base.startswith("_anon_"):
+            base = base
+        return f"{const}{base} {name}".rstrip() if name else f"{const}{base}"
+
+    def std_cimports(self, names: set[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for n in sorted(names):
+            if n in _CYTHON_STD and _CYTHON_STD[n]:
+                out.setdefault(_CYTHON_STD[n], []).append(n)
+        return out
+
+    def is_numeric(self, t: ir.CType) -> bool:
+        r = self.resolve(t)
+        return (r.kind == "builtin" and r.name in _NUMERIC) or (r.kind == "typedef" and r.name in _CYTHON_STD)
+
+    def is_float(self, t: ir.CType) -> bool:
+        r = self.resolve(t)
+        return r.kind == "builtin" and r.name in ("float", "double", "long double")
+
+    def system_typedef(self, name: str) -> bool:
+        return name in _CYTHON_STD

@@ -1,0 +1,117 @@
+# cython: language_level=3
+"""The one shared-library loader: lazy, thread-safe, with clear errors.
+
+Each generated C layer owns one `Library`. Its first `symbol()` call dlopens
+the library (once, under a lock); each symbol is then resolved once by the
+caller, which caches the function pointer.
+
+Search order: the library's environment variable (a file path), then for each
+candidate name (versioned names first): $ROCM_PATH/lib, /opt/rocm/lib, and
+finally the dynamic linker's own search (LD_LIBRARY_PATH, ld.so.cache).
+"""
+import os
+import threading
+
+from hip.errors import LibraryNotFoundError, SymbolNotFoundError
+
+cdef extern from "<dlfcn.h>" nogil:
+    void* dlopen(const char* filename, int flag)
+    void* dlsym(void* handle, const char* symbol)
+    char* dlerror()
+    int RTLD_NOW
+    int RTLD_LOCAL
+
+
+def search_dirs():
+    """Directories searched (in order) before the dynamic linker."""
+    dirs = []
+    rocm = os.environ.get("ROCM_PATH")
+    if rocm:
+        dirs.append(os.path.join(rocm, "lib"))
+    dirs.append("/opt/rocm/lib")
+    return dirs
+
+
+cdef class Library:
+    """A lazily loaded shared library."""
+
+    def __init__(self, str name, str env, tuple candidates):
+        self.name, self.env, self.candidates = name, env, candidates
+        self.path = None
+        self.handle = NULL
+        self.lock = threading.Lock()
+
+    cdef int _open(self) except -1:
+        tried = []
+        cdef void* h
+        attempts = []
+        override = os.environ.get(self.env)
+        if override:
+            attempts.append(override)
+        else:
+            for n in self.candidates:
+                for d in search_dirs():
+                    p = os.path.join(d, n)
+                    if os.path.exists(p):
+                        attempts.append(p)
+            attempts.extend(self.candidates)   # the dynamic linker's search
+        for p in attempts:
+            b = os.fsencode(p)
+            with nogil:
+                h = dlopen(b, RTLD_NOW | RTLD_LOCAL)
+            if h != NULL:
+                self.path = p if os.sep in p else _resolved_path(h, p)
+                self.handle = h
+                return 0
+            err = dlerror()
+            tried.append((p, err.decode(errors="replace") if err != NULL else "not found"))
+        if not override:
+            tried.append((", ".join(search_dirs()), "searched; no candidate file there"))
+        raise LibraryNotFoundError(self.name, self.env, tried)
+
+    cdef void* symbol(self, const char* name) except NULL:
+        cdef void* p
+        with self.lock:
+            if self.handle == NULL:
+                self._open()
+        p = dlsym(self.handle, name)
+        if p == NULL:
+            raise SymbolNotFoundError(name.decode(), self.path)
+        return p
+
+    def load(self):
+        """Load now (normally the first call does); return the file's path."""
+        with self.lock:
+            if self.handle == NULL:
+                self._open()
+        return self.path
+
+    def has_symbol(self, name) -> bool:
+        """Whether the library (loaded on demand) exports `name`."""
+        self.load()
+        return dlsym(self.handle, name.encode() if isinstance(name, str) else name) != NULL
+
+    @property
+    def loaded(self) -> bool:
+        return self.handle != NULL
+
+    def __repr__(self):
+        state = self.path if self.handle != NULL else "not loaded"
+        return f"<hip Library {self.name}: {state}>"
+
+
+cdef extern from *:
+    """
+    #include <link.h>
+    static const char* hip_python_dl_path(void* h) {
+        struct link_map* m = 0;
+        if (dlinfo(h, RTLD_DI_LINKMAP, &m) == 0 && m && m->l_name) return m->l_name;
+        return 0;
+    }
+    """
+    const char* hip_python_dl_path(void* h)
+
+
+cdef str _resolved_path(void* h, str fallback):
+    cdef const char* p = hip_python_dl_path(h)
+    return p.decode() if p != NULL and p[0] != 0 else fallback

@@ -1,0 +1,28 @@
+cdef class Pointer:
+    cdef void* _ptr
+    cdef object _owner
+
+cdef class DevicePointer(Pointer):
+    cdef readonly Py_ssize_t nbytes
+    cdef dict _cai
+
+cdef class Handle(Pointer):
+    pass
+
+cdef class StringArray:
+    cdef char** ptr
+    cdef list _keep
+
+cdef class KernelArgs:
+    cdef bytearray _buf
+    cdef size_t _size
+    cdef void* _extra[5]
+    cdef list _keep
+
+cdef void* addr(object o) except? NULL
+cdef void* waddr(object o) except? NULL
+cdef const char* cstr(object o, list keep) except? NULL
+cdef object seq_arg(object o, str typecode)
+cdef object as_string_array(object o)
+cdef void* kernel_extra(object o, list keep) except? NULL
+cdef Pointer wrap(type cls, void* p)

@@ -1,0 +1,320 @@
+# cython: language_level=3
+"""The one pointer-conversion path, shared by every library.
+
+`addr(obj)` turns anything a HIP Python user may pass as a pointer into a
+C address: None, int, Pointer (and every handle/struct wrapper), ctypes
+objects, `__cuda_array_interface__`, the buffer protocol (NumPy, bytearray),
+and DLPack producers. Non-const C pointers use `waddr`, which refuses
+read-only buffers (writing into a `bytes` object would corrupt it silently).
+"""
+import sys
+from array import array
+
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyObject_CheckBuffer, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_ANY_CONTIGUOUS
+from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from libc.stdlib cimport malloc, free
+from libc.stdint cimport int64_t, uint64_t
+
+cdef extern from *:
+    """
+    typedef struct { void* data; int device_type; int device_id; int ndim;
+                     unsigned char code, bits; unsigned short lanes;
+                     long long* shape; long long* strides; unsigned long long byte_offset; } hip_py_DLTensor;
+    """
+    ctypedef struct hip_py_DLTensor:
+        void* data
+        unsigned long long byte_offset
+
+
+cdef class Pointer:
+    """A C address. `int(p)` gives it; every pointer argument accepts a Pointer."""
+
+    def __init__(self, value=None):
+        self._ptr = addr(value)
+        self._owner = value if value is not None and not isinstance(value, int) else None
+
+    @classmethod
+    def from_ptr(cls, ptr, owner=None):
+        """Wrap an address (int or anything pointer-like) without taking ownership."""
+        cdef Pointer p = cls.__new__(cls)
+        p._ptr = addr(ptr)
+        p._owner = owner
+        return p
+
+    def __int__(self):
+        return <size_t>self._ptr
+
+    def __index__(self):
+        return <size_t>self._ptr
+
+    def __bool__(self):
+        return self._ptr != NULL
+
+    def __eq__(self, other):
+        try:
+            return self._ptr == addr(other)
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self):
+        return hash(<size_t>self._ptr)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {hex(<size_t>self._ptr)}>"
+
+    @property
+    def ptr(self):
+        return <size_t>self._ptr
+
+    def getPtr(self):
+        return <size_t>self._ptr
+
+    def as_c_void_p(self):
+        import ctypes
+        return ctypes.c_void_p(<size_t>self._ptr)
+
+    @property
+    def is_ptr_null(self):
+        return self._ptr == NULL
+
+    def __add__(self, offset):
+        """Byte offset: `p + 16` is a Pointer 16 bytes further (kept alive with `p`)."""
+        cdef Pointer q = Pointer.__new__(Pointer)
+        q._ptr = <char*>self._ptr + <Py_ssize_t>offset
+        q._owner = self
+        return q
+
+
+cdef class DevicePointer(Pointer):
+    """Device memory from hipMalloc & co, with `__cuda_array_interface__`.
+
+    Fresh allocations are byte arrays; `configure(shape=, typestr=)` gives them
+    a NumPy-style type so CuPy, PyTorch or Numba can view them.
+    """
+
+    def configure(self, shape=None, typestr="|u1", stream=None, readonly=False):
+        import numpy
+        dt = numpy.dtype(typestr)
+        if shape is None:
+            shape = (self.nbytes // dt.itemsize,)
+        elif isinstance(shape, int):
+            shape = (shape,)
+        need = dt.itemsize
+        for s in shape:
+            need *= s
+        if self.nbytes and need > self.nbytes:
+            raise ValueError(f"shape {shape} of {dt} needs {need} bytes; the allocation has {self.nbytes}")
+        self._cai = {"shape": tuple(shape), "typestr": dt.str, "data": (<size_t>self._ptr, bool(readonly)),
+                     "version": 3, "strides": None, "stream": stream}
+        return self
+
+    @property
+    def __cuda_array_interface__(self):
+        if self._cai is None:
+            return {"shape": (self.nbytes,), "typestr": "|u1", "data": (<size_t>self._ptr, False),
+                    "version": 3, "strides": None}
+        return self._cai
+
+    @property
+    def size(self):
+        """Elements (bytes until configured)."""
+        n = 1
+        for s in self.__cuda_array_interface__["shape"]:
+            n *= s
+        return n
+
+    def __repr__(self):
+        return f"<DevicePointer {hex(<size_t>self._ptr)} nbytes={self.nbytes}>"
+
+
+cdef class Handle(Pointer):
+    """Base of the opaque handle types (hipStream_t, hipEvent_t, ...)."""
+
+
+cdef Pointer wrap(type cls, void* p):
+    cdef Pointer o = cls.__new__(cls)
+    o._ptr = p
+    return o
+
+
+cdef void* _ctypes_addr(object o) except? NULL:
+    ct = sys.modules.get("ctypes")
+    if ct is None:
+        return NULL
+    if isinstance(o, (ct.c_void_p, ct.c_char_p, ct.c_wchar_p)):   # the value is the address
+        return PyLong_AsVoidPtr(o.value or 0)
+    if isinstance(o, ct._Pointer) or isinstance(o, ct._CFuncPtr):
+        return PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
+    if isinstance(o, (ct._SimpleCData, ct.Structure, ct.Union, ct.Array)):
+        return PyLong_AsVoidPtr(ct.addressof(o))
+    return NULL
+
+
+cdef void* _addr(object o, int flags) except? NULL:
+    cdef Py_buffer view
+    cdef void* p
+    if isinstance(o, Pointer):
+        return (<Pointer>o)._ptr
+    if o is None:
+        return NULL
+    if isinstance(o, int):
+        if o < 0:
+            raise OverflowError(f"a pointer cannot be negative: {o}")
+        return PyLong_AsVoidPtr(o)
+    p = _ctypes_addr(o)
+    if p != NULL:
+        return p
+    cai = getattr(o, "__cuda_array_interface__", None)
+    if cai is not None:
+        return PyLong_AsVoidPtr(cai["data"][0] or 0)
+    if PyObject_CheckBuffer(o):
+        # The caller's object keeps the memory alive for the call; the view is not held
+        # (a bytearray cannot be resized while another thread is inside PyObject_GetBuffer).
+        PyObject_GetBuffer(o, &view, flags | PyBUF_ANY_CONTIGUOUS)
+        p = view.buf
+        PyBuffer_Release(&view)
+        return p
+    if hasattr(o, "__dlpack__"):
+        cap = o.__dlpack__()
+        if not PyCapsule_IsValid(cap, b"dltensor"):
+            raise TypeError(f"{type(o).__name__}.__dlpack__() returned no 'dltensor' capsule")
+        t = <hip_py_DLTensor*>PyCapsule_GetPointer(cap, b"dltensor")
+        return <char*>t.data + t.byte_offset
+    raise TypeError(f"cannot use {type(o).__name__} as a pointer: expected None, int, a hip Pointer, "
+                    "a ctypes object, a buffer (NumPy, bytearray), __cuda_array_interface__ or __dlpack__")
+
+
+cdef void* addr(object o) except? NULL:
+    if type(o) is int:   # fast paths first
+        if o < 0:
+            raise OverflowError(f"a pointer cannot be negative: {o}")
+        return PyLong_AsVoidPtr(o)
+    return _addr(o, PyBUF_SIMPLE)
+
+
+cdef void* waddr(object o) except? NULL:
+    if type(o) is int:
+        if o < 0:
+            raise OverflowError(f"a pointer cannot be negative: {o}")
+        return PyLong_AsVoidPtr(o)
+    return _addr(o, PyBUF_WRITABLE)
+
+
+cdef const char* cstr(object o, list keep) except? NULL:
+    """bytes/str/None -> const char* (kept alive through `keep`)."""
+    if o is None:
+        return NULL
+    if isinstance(o, str):
+        o = (<str>o).encode()
+    elif not isinstance(o, bytes):
+        if isinstance(o, (bytearray, memoryview)):
+            o = bytes(o)
+        else:
+            return <const char*>addr(o)
+    if b"\0" in o:
+        raise ValueError("embedded null byte in a C string")
+    keep.append(o)
+    return <bytes>o
+
+
+cdef class StringArray:
+    """A C array of C strings built from a list of bytes/str (hiprtc options)."""
+
+    def __cinit__(self, seq):
+        self._keep = [s.encode() if isinstance(s, str) else bytes(s) for s in seq]
+        self.ptr = <char**>malloc((len(self._keep) + 1) * sizeof(char*))
+        if self.ptr == NULL:
+            raise MemoryError()
+        for i, s in enumerate(self._keep):
+            if b"\0" in s:
+                raise ValueError("embedded null byte in a C string")
+            self.ptr[i] = <char*><bytes>s
+        self.ptr[len(self._keep)] = NULL
+
+    def __dealloc__(self):
+        free(self.ptr)
+
+    def __len__(self):
+        return len(self._keep)
+
+
+cdef object as_string_array(object o):
+    """list/tuple of strings -> something addr() accepts (a Pointer kept with its strings)."""
+    if isinstance(o, (list, tuple)):
+        sa = StringArray(o)
+        p = Pointer.__new__(Pointer)
+        (<Pointer>p)._ptr = (<StringArray>sa).ptr
+        (<Pointer>p)._owner = sa
+        return p
+    return o
+
+
+cdef object seq_arg(object o, str typecode):
+    """list/tuple -> a packed C array (array.array) of `typecode`; anything else unchanged.
+
+    Pointer-sized elements ('P') are converted with addr(), so a list of Pointers,
+    handles, ctypes values (their addresses) or ints all work.
+    """
+    if isinstance(o, (list, tuple)):
+        if typecode == "P":
+            return array("Q" if sizeof(void*) == 8 else "I", [<size_t>addr(x) for x in o])
+        return array(typecode, [int(x) if typecode not in "fd" else x for x in o])
+    return o
+
+
+cdef extern from *:
+    """
+    /* hip_runtime_api.h: HIP_LAUNCH_PARAM_BUFFER_POINTER/_SIZE/_END (CUDA uses the same values). */
+    #define HIP_PY_LAUNCH_PARAM_BUFFER_POINTER ((void*)0x01)
+    #define HIP_PY_LAUNCH_PARAM_BUFFER_SIZE ((void*)0x02)
+    #define HIP_PY_LAUNCH_PARAM_END ((void*)0x03)
+    """
+    void* HIP_PY_LAUNCH_PARAM_BUFFER_POINTER
+    void* HIP_PY_LAUNCH_PARAM_BUFFER_SIZE
+    void* HIP_PY_LAUNCH_PARAM_END
+
+
+cdef class KernelArgs:
+    """Kernel arguments packed into one buffer with C alignment, for `extra=`.
+
+    Items: ctypes scalar instances (their values are copied) or anything
+    pointer-like (Pointer, DevicePointer, CAI, ...; its address is stored).
+    """
+
+    def __cinit__(self, args):
+        import ctypes
+        buf = bytearray()
+        self._keep = [args]
+        for a in args:
+            if isinstance(a, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)) and \
+                    not isinstance(a, (ctypes.c_void_p, ctypes.c_char_p)):
+                data, align = bytes(memoryview(a).cast("B")), ctypes.alignment(a)
+            else:
+                data, align = (<size_t>addr(a)).to_bytes(sizeof(void*), sys.byteorder), sizeof(void*)
+            buf += bytes(-len(buf) % align)
+            buf += data
+        buf += bytes(-len(buf) % 8)
+        self._buf = buf
+        self._size = len(buf)
+        self._extra[0] = HIP_PY_LAUNCH_PARAM_BUFFER_POINTER
+        self._extra[1] = <void*><char*>self._buf if self._size else NULL
+        self._extra[2] = HIP_PY_LAUNCH_PARAM_BUFFER_SIZE
+        self._extra[3] = &self._size
+        self._extra[4] = HIP_PY_LAUNCH_PARAM_END
+
+    @property
+    def size(self):
+        return self._size
+
+    def __int__(self):
+        return <size_t>&self._extra[0]
+
+
+cdef void* kernel_extra(object o, list keep) except? NULL:
+    """`extra=` of hipModuleLaunchKernel: a tuple of arguments to pack, or a ready address."""
+    if isinstance(o, (list, tuple)):
+        k = KernelArgs(o)
+        keep.append(k)
+        return &(<KernelArgs>k)._extra[0]
+    return addr(o)

@@ -1,0 +1,280 @@
+# cython: language_level=3
+"""Struct and union wrappers for every library, driven by layout tables.
+
+Instead of generating Cython properties per field (what made HIP Python's
+modules tens of MB), each generated module passes one table per record:
+(name, offset, kind, element size, count, sub-type, bit offset, bit width),
+with offsets and sizes computed by the C compiler. `Field` reads and writes
+memory through that table.
+"""
+from cpython.bytearray cimport PyByteArray_AS_STRING
+from libc.string cimport memcpy, memset, strnlen
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+from hip._pointer cimport Pointer, addr, wrap
+from hip import _enum
+
+# Field kinds (the generator writes these numbers; keep in sync with codegen/emit/records.py).
+cdef enum:
+    K_INT = 0      # signed integer of elsize bytes
+    K_UINT = 1     # unsigned integer
+    K_FLOAT = 2    # float (4) / double (8)
+    K_BOOL = 3
+    K_PTR = 4      # pointer -> Pointer (or the handle class in sub)
+    K_CHARS = 5    # char[N] -> bytes
+    K_CSTR = 6     # char* -> bytes or None
+    K_RECORD = 7   # nested struct/union (view into the parent)
+    K_ENUM = 8     # enum of elsize bytes; sub is the enum class
+    K_BITS = 9     # bitfield: bitoff/bitwidth inside an unsigned word of elsize bytes
+
+KINDS = {"int": K_INT, "uint": K_UINT, "float": K_FLOAT, "bool": K_BOOL, "ptr": K_PTR, "chars": K_CHARS,
+         "cstr": K_CSTR, "record": K_RECORD, "enum": K_ENUM, "bits": K_BITS}
+
+
+cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub):
+    cdef int64_t i
+    cdef uint64_t u
+    cdef float f
+    cdef double d
+    cdef void* v
+    if kind == K_INT or kind == K_ENUM:
+        if n == 1: i = (<int8_t*>p)[0]
+        elif n == 2: i = (<int16_t*>p)[0]
+        elif n == 4: i = (<int32_t*>p)[0]
+        else: i = (<int64_t*>p)[0]
+        return i if kind == K_INT else _enum.member(sub, i)
+    if kind == K_UINT:
+        if n == 1: u = (<uint8_t*>p)[0]
+        elif n == 2: u = (<uint16_t*>p)[0]
+        elif n == 4: u = (<uint32_t*>p)[0]
+        else: u = (<uint64_t*>p)[0]
+        return u
+    if kind == K_FLOAT:
+        if n == 4:
+            memcpy(&f, p, 4)
+            return f
+        memcpy(&d, p, 8)
+        return d
+    if kind == K_BOOL:
+        return p[0] != 0
+    if kind == K_PTR:
+        memcpy(&v, p, sizeof(void*))
+        return wrap(sub if sub is not None else Pointer, v)
+    if kind == K_CSTR:
+        memcpy(&v, p, sizeof(void*))
+        return None if v == NULL else <bytes>(<char*>v)
+    raise AssertionError(kind)
+
+
+cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
+    cdef int64_t i
+    cdef uint64_t u
+    cdef float f
+    cdef double d
+    cdef void* v
+    if kind == K_INT or kind == K_ENUM:
+        if kind == K_ENUM and not isinstance(value, int):
+            raise TypeError(f"expected an int or enum member, got {type(value).__name__}")
+        i = value
+        if n == 1:
+            if not -128 <= i <= 127: raise OverflowError(f"{value} does not fit 8 bits")
+            (<int8_t*>p)[0] = <int8_t>i
+        elif n == 2:
+            if not -32768 <= i <= 32767: raise OverflowError(f"{value} does not fit 16 bits")
+            (<int16_t*>p)[0] = <int16_t>i
+        elif n == 4:
+            if not -2147483648 <= i <= 2147483647: raise OverflowError(f"{value} does not fit 32 bits")
+            (<int32_t*>p)[0] = <int32_t>i
+        else: (<int64_t*>p)[0] = i
+    elif kind == K_UINT or kind == K_BOOL:
+        u = value
+        if n < 8 and u >> (8 * n):
+            raise OverflowError(f"{value} does not fit {8 * n} bits")
+        if n == 1: (<uint8_t*>p)[0] = <uint8_t>u
+        elif n == 2: (<uint16_t*>p)[0] = <uint16_t>u
+        elif n == 4: (<uint32_t*>p)[0] = <uint32_t>u
+        else: (<uint64_t*>p)[0] = u
+    elif kind == K_FLOAT:
+        if n == 4:
+            f = value
+            memcpy(p, &f, 4)
+        else:
+            d = value
+            memcpy(p, &d, 8)
+    elif kind == K_PTR:
+        v = addr(value)
+        memcpy(p, &v, sizeof(void*))
+    else:
+        raise AssertionError(kind)
+    return 0
+
+
+cdef class Field:
+    """Descriptor for one field of a generated struct/union class."""
+    cdef readonly str name
+    cdef readonly Py_ssize_t offset
+    cdef readonly int kind
+    cdef readonly Py_ssize_t elsize
+    cdef readonly Py_ssize_t count     # 0: a single value, else a fixed array
+    cdef readonly object sub
+    cdef readonly int bitoff, bitwidth
+
+    def __init__(self, name, offset, kind, elsize, count, sub, bitoff, bitwidth):
+        self.name, self.offset, self.kind, self.elsize = name, offset, KINDS[kind], elsize
+        self.count, self.sub, self.bitoff, self.bitwidth = count, sub, bitoff, bitwidth
+
+    def __get__(self, obj, objtype):
+        if obj is None:
+            return self
+        cdef Struct s = <Struct>obj
+        cdef char* p = <char*>s._ptr + self.offset
+        cdef Py_ssize_t i
+        cdef uint64_t word = 0
+        if self.kind == K_CHARS:
+            return <bytes>p[:strnlen(p, self.count or 1)]
+        if self.kind == K_BITS:
+            memcpy(&word, p, self.elsize)
+            return (word >> self.bitoff) & ((1ULL << self.bitwidth) - 1)
+        if self.kind == K_RECORD:
+            if self.count:
+                return [self.sub._view(<size_t>(p + i * self.elsize), s) for i in range(self.count)]
+            return self.sub._view(<size_t>p, s)
+        if self.count:
+            return [read_scalar(p + i * self.elsize, self.kind, self.elsize, self.sub) for i in range(self.count)]
+        return read_scalar(p, self.kind, self.elsize, self.sub)
+
+    def __set__(self, obj, value):
+        cdef Struct s = <Struct>obj
+        cdef char* p = <char*>s._ptr + self.offset
+        cdef Py_ssize_t i
+        cdef uint64_t word = 0, mask
+        if self.kind == K_CHARS:
+            b = value.encode() if isinstance(value, str) else bytes(value)
+            if len(b) >= self.count:
+                raise ValueError(f"{self.name} holds at most {self.count - 1} bytes, got {len(b)}")
+            memset(p, 0, self.count)
+            memcpy(p, <char*>b, len(b))
+        elif self.kind == K_BITS:
+            mask = ((1ULL << self.bitwidth) - 1)
+            if not 0 <= value <= mask:
+                raise OverflowError(f"{self.name} is a {self.bitwidth}-bit field; {value} does not fit")
+            memcpy(&word, p, self.elsize)
+            word = (word & ~(mask << self.bitoff)) | ((<uint64_t>value) << self.bitoff)
+            memcpy(p, &word, self.elsize)
+        elif self.kind == K_RECORD and not self.count:
+            if isinstance(value, self.sub):
+                memcpy(p, (<Struct>value)._ptr, self.elsize)
+            elif isinstance(value, dict):
+                view = self.sub._view(<size_t>p, s)
+                for k, v in value.items():
+                    setattr(view, k, v)
+            else:
+                raise TypeError(f"{self.name} takes a {self.sub.__name__} or a dict, not {type(value).__name__}")
+        elif self.kind == K_CSTR:
+            raise AttributeError(f"{self.name} is a char*; set it with a Pointer to memory you keep alive")
+        elif self.count:
+            seq = list(value)
+            if len(seq) > self.count:
+                raise ValueError(f"{self.name} holds {self.count} elements, got {len(seq)}")
+            if self.kind == K_RECORD:
+                for i, v in enumerate(seq):
+                    memcpy(p + i * self.elsize, (<Struct?>v)._ptr, self.elsize)
+            else:
+                for i, v in enumerate(seq):
+                    write_scalar(p + i * self.elsize, self.kind, self.elsize, v)
+        else:
+            write_scalar(p, self.kind, self.elsize, value)
+
+    def __repr__(self):
+        return f"<Field {self.name} offset={self.offset}>"
+
+
+cdef class Struct(Pointer):
+    """Base of every generated struct/union wrapper.
+
+    `T(**fields)` owns zeroed memory of C's size; `T.from_ptr(addr)` views
+    existing memory. `int(obj)` is the address, usable as a pointer argument.
+    """
+
+    def __init__(self, *args, **kwargs):
+        cls = type(self)
+        buf = bytearray(cls._size_)
+        self._owner = buf
+        self._ptr = PyByteArray_AS_STRING(buf)
+        names = cls._fields_
+        defaults = cls._defaults_
+        if defaults:
+            for n, v in defaults.items():
+                setattr(self, n, v)
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__name__} has {len(names)} fields, got {len(args)} positional values")
+        for n, v in zip(names, args):
+            setattr(self, n, v)
+        for n, v in kwargs.items():
+            if n not in names:
+                raise TypeError(f"{cls.__name__} has no field {n!r}")
+            setattr(self, n, v)
+
+    @classmethod
+    def _view(cls, size_t address, owner):
+        cdef Struct s = cls.__new__(cls)
+        s._ptr = <void*>address
+        s._owner = owner
+        return s
+
+    @classmethod
+    def from_ptr(cls, ptr, owner=None):
+        """View the memory at `ptr` (not copied, not freed; `owner` is kept alive)."""
+        if ptr is None or addr(ptr) == NULL:
+            raise ValueError(f"{cls.__name__}.from_ptr: NULL pointer")
+        return cls._view(<size_t>addr(ptr), owner if owner is not None else ptr)
+
+    @classmethod
+    def PROPERTIES(cls):
+        return list(cls._fields_)
+
+    @classmethod
+    def c_sizeof(cls):
+        return cls._size_
+
+    def __contains__(self, name):
+        return name in type(self)._fields_
+
+    def as_dict(self):
+        return {n: getattr(self, n) for n in type(self)._fields_}
+
+    def __bytes__(self):
+        return (<char*>self._ptr)[:type(self)._size_]
+
+    def __len__(self):
+        return type(self)._size_
+
+    def __eq__(self, other):
+        if type(other) is type(self):
+            return bytes(self) == bytes(other)
+        return Pointer.__eq__(self, other)
+
+    def __hash__(self):
+        return Pointer.__hash__(self)
+
+    def __iter__(self):
+        """Field values in order, so `dim3` unpacks: `*dim3(4)` -> 4, 1, 1."""
+        for n in type(self)._fields_:
+            yield getattr(self, n)
+
+    def __repr__(self):
+        cls = type(self)
+        if self._ptr == NULL:
+            return f"<{cls.__name__} NULL>"
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in cls._fields_[:8])
+        more = ", ..." if len(cls._fields_) > 8 else ""
+        return f"{cls.__name__}({fields}{more})"
+
+
+def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict defaults=None):
+    """Make a Struct subclass from a layout table (see Field for the columns)."""
+    ns = {"__module__": module, "__doc__": doc or None, "__slots__": (), "_size_": size,
+          "_fields_": tuple(f[0] for f in fields), "_defaults_": defaults}
+    for f in fields:
+        ns[f[0]] = Field(*f)
+    return type(name, (Struct,), ns)
