@@ -42,3 +42,45 @@ def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module]) -> Typ
     module.aliases = {a: t for a, t in sorted(module.aliases.items()) if t in bound and a not in bound}
     intent.apply(module, spec, types)
     return types
+
+
+def _write(path: str, text: str, written: list[str]) -> None:
+    """Write only when the content changed (keeps build tools from recompiling)."""
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                written.append(path)
+                return
+    except FileNotFoundError:
+        pass
+    with open(path, "w") as f:
+        f.write(text)
+    written.append(path)
+
+
+def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: str | None = None) -> list[str]:
+    from .emit import cdecl, clayer, coverage, pylayer, stubs
+    all_specs = {n: specmod.load(n) for n in specmod.all_libraries()}
+    wanted = set(libraries)
+    for lib in libraries:   # dependencies are generated too (their IR is needed)
+        wanted.update(all_specs[lib].depends)
+    modules: dict[str, ir.Module] = {}
+    written: list[str] = []
+    for lib in specmod.all_libraries():
+        if lib not in wanted:
+            continue
+        spec = all_specs[lib]
+        module = build_ir(spec, include_dir, all_specs)
+        types = analyse(module, spec, [modules[d] for d in spec.depends])
+        modules[lib] = module
+        if dump_ir:
+            os.makedirs(dump_ir, exist_ok=True)
+            _write(os.path.join(dump_ir, f"{lib}.json"), module.to_json(), written)
+        c = spec.cimport_module
+        _write(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types), written)
+        _write(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
+        _write(os.path.join(out_dir, f"{spec.python_module}.pyx"), pylayer.emit(module, spec, types, all_specs), written)
+        _write(os.path.join(out_dir, f"{spec.python_module}.pyi"), stubs.emit(module, spec, types), written)
+        os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
+        _write(os.path.join(out_dir, "_coverage", f"{lib}.json"), coverage.emit(module, spec, types), written)
+    return written

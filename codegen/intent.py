@@ -26,3 +26,5 @@ def apply(module: ir.Module, spec: Spec, types: TypeIndex) -> None:
                     break
         if fn.name in spec.skip:
             fn.skip = spec.skip[fn.name]
+        elif fn.variadic:
+            fn.skip = "variadic C function: Cython cannot forward a Python argument list to '...'"

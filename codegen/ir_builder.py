@@ -6,6 +6,7 @@ recorded in Module.imported, system declarations are resolved to builtins.
 """
 from __future__ import annotations
 
+import keyword
 import os
 import re
 
@@ -25,6 +26,16 @@ _BUILTINS = {
     T.LONGDOUBLE: "long double", T.HALF: "__fp16",
     T.UINT128: "unsigned __int128", T.INT128: "__int128",
 }
+
+
+# C identifiers that Python or Cython reserve get a trailing underscore (PEP 8's convention).
+_RESERVED = set(keyword.kwlist) | {"cdef", "cpdef", "ctypedef", "struct", "union", "enum", "include",
+                                   "api", "nogil", "gil", "extern", "public", "readonly", "inline",
+                                   "sizeof", "NULL", "by", "cimport", "DEF", "IF", "ELIF", "ELSE", "print", "exec"}
+
+
+def safe(name: str) -> str:
+    return name + "_" if name in _RESERVED else name
 
 
 def clean_comment(raw: str | None) -> str:
@@ -78,7 +89,9 @@ class Builder:
         usr = decl.get_usr()
         if usr in self._anon_names:
             return self._anon_names[usr]
-        if decl.is_anonymous() or not decl.spelling or "(unnamed" in decl.spelling or "(anonymous" in decl.spelling:
+        if self._is_anon(decl) and not decl.spelling:
+            return self._anon_names.setdefault(usr, f"_anon_{len(self._anon_names)}")
+        if decl.is_anonymous() or "(unnamed" in decl.spelling or "(anonymous" in decl.spelling:
             return self._anon_names.setdefault(usr, f"_anon_{len(self._anon_names)}")
         return decl.spelling
 
@@ -178,7 +191,7 @@ class Builder:
     def function(self, c):
         if c.linkage != ci.LinkageKind.EXTERNAL or not self._once("f:" + c.spelling):
             return
-        params = [ir.Param(a.spelling or f"arg{i}", self.ctype(a.type)) for i, a in enumerate(c.get_arguments())]
+        params = [ir.Param(safe(a.spelling) if a.spelling else f"arg{i}", self.ctype(a.type)) for i, a in enumerate(c.get_arguments())]
         dep = ""
         if c.availability == ci.AvailabilityKind.DEPRECATED:
             dep = f"{c.spelling} is deprecated"
@@ -232,14 +245,19 @@ class Builder:
 
     @staticmethod
     def _is_anon(c) -> bool:
-        return c.is_anonymous() or not c.spelling or "(unnamed" in c.spelling or "(anonymous" in c.spelling
+        """No tag of its own (`struct {..}`), even when a typedef names it."""
+        if c.is_anonymous() or not c.spelling or "(unnamed" in c.spelling or "(anonymous" in c.spelling:
+            return True
+        toks = [t for t, _ in zip(c.get_tokens(), range(2))]
+        return not (len(toks) == 2 and toks[1].kind == ci.TokenKind.IDENTIFIER)
 
     def _c_name(self, c, name) -> str:
         """How C source spells the type: 'struct tag' / 'union tag', the typedef name, or '' (unnameable)."""
         if not self._is_anon(c):
             return f"{'union' if c.kind == K.UNION_DECL else 'struct'} {c.spelling}"
-        return "" if name.startswith("_anon_") or c.get_usr() not in self._anon_names or \
-            self._anon_names[c.get_usr()] != name or self._nested(c) else name
+        if self._nested(c) or name.startswith("_anon_"):
+            return ""
+        return name   # typedef struct {..} name
 
     @staticmethod
     def _nested(c) -> bool:

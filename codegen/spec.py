@@ -48,6 +48,7 @@ class Spec:
     callbacks: dict[str, dict] = field(default_factory=dict)
     skip: dict[str, str] = field(default_factory=dict)
     struct_defaults: dict[str, dict] = field(default_factory=dict)
+    device_allocations: dict[str, str] = field(default_factory=dict)
     doc: str = ""
 
 
@@ -55,8 +56,8 @@ def _intent(text: str) -> tuple[str, str]:
     """'out scalar' -> ('out', 'scalar')."""
     parts = text.split()
     intent, shape = parts[0], (parts[1] if len(parts) > 1 else "scalar")
-    if intent not in ("in", "out", "inout") or shape not in ("scalar", "array", "string", "string_array", "buffer"):
-        raise ValueError(f"bad intent {text!r}: want '<in|out|inout> [scalar|array|string|string_array|buffer]'")
+    if intent not in ("in", "out", "inout") or shape not in ("scalar", "array", "string", "string_array", "buffer", "packed"):
+        raise ValueError(f"bad intent {text!r}: want '<in|out|inout> [scalar|array|string|string_array|buffer|packed]'")
     return intent, shape
 
 
@@ -85,7 +86,8 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
         overrides={fn: {p: _intent(v) for p, v in params.items()}
                    for fn, params in (d.get("intent_overrides") or {}).items()},
         callbacks=d.get("callbacks") or {}, skip=d.get("skip") or {},
-        struct_defaults=d.get("struct_defaults") or {}, doc=d.get("doc", ""))
+        struct_defaults=d.get("struct_defaults") or {},
+        device_allocations=d.get("device_allocations") or {}, doc=d.get("doc", ""))
     return spec
 
 

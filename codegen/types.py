@@ -81,27 +81,28 @@ class TypeIndex:
         return f"{const}{r.kind}:{r.name}"
 
     # -- Cython spelling ---------------------------------------------------
-    def cy(self, t: ir.CType, name: str = "") -> str:
-        """Cython declaration of `name` with type `t` (name may be '')."""
+    def cy(self, t: ir.CType, name: str = "", q=None) -> str:
+        """Cython declaration of `name` with type `t` (name may be '').
+
+        `q(owner_library, name)` qualifies library-owned type names (e.g. 'c.hipStream_t')."""
         const = "const " if t.const else ""
         if t.kind == "pointer":
             inner = t.pointee
-            star = "*" + (" const" if t.const else "")
             if inner.kind in ("array",):
-                return self.cy(inner, f"({star}{name})")
-            return self.cy(inner, f"{star}{name}" if not t.const else f"* const {name}".rstrip())
+                return self.cy(inner, f"(*{name})", q)
+            return self.cy(inner, f"*{name}" if not t.const else f"* const {name}".rstrip(), q)
         if t.kind == "array":
-            return self.cy(t.pointee, f"{name}[{t.count or ''}]")
+            return self.cy(t.pointee, f"{name}[{t.count or ''}]", q)
         if t.kind == "funcptr":
-            args = ", ".join(self.cy(p) for p in t.params) or "void"
+            args = ", ".join(self.cy(p, "", q) for p in t.params) or "void"
             if t.variadic:
                 args += ", ..."
-            return f"{self.cy(t.result)} (*{name})({args}) noexcept nogil" if name else \
-                f"{self.cy(t.result)} (*)({args}) noexcept nogil"
+            return f"{self.cy(t.result, '', q)} (*{name})({args}) noexcept nogil" if name else \
+                f"{self.cy(t.result, '', q)} (*)({args}) noexcept nogil"
         base = {"_Bool": "bint", "__fp16": "unsigned short", "_Float16": "unsigned short"}.get(t.name, t.name) \
             if t.kind == "builtin" else t.name
-        if t.kind == "record" and base.startswith("_anon_"):
-            base = base
+        if q is not None and t.kind in ("typedef", "record", "enum") and t.name in self.owner:
+            base = q(self.owner[t.name], base)
         return f"{const}{base} {name}".rstrip() if name else f"{const}{base}"
 
     def std_cimports(self, names: set[str]) -> dict[str, list[str]]:

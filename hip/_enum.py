@@ -63,8 +63,15 @@ class Enum(int, metaclass=EnumMeta):
     __hash__ = int.__hash__
 
 
-def define(name: str, members: tuple, module: str, doc: str = "") -> type:
-    """Create an Enum subclass from ((name, value), ...); aliases share a member."""
+def define(name: str, members, module: str, doc: str = "") -> type:
+    """Create an Enum subclass; aliases (equal values) share a member.
+
+    `members` is ((name, value), ...) or the generator's compact "name value name value" string
+    (one string constant per enum keeps the compiled modules small and import fast).
+    """
+    if isinstance(members, str):
+        it = iter(members.split())
+        members = [(n, int(v)) for n, v in zip(it, it)]
     cls = EnumMeta(name, (Enum,), {"__module__": module, "__doc__": doc or None})
     v2m, n2m, uniq = {}, {}, []
     for n, v in members:
@@ -87,3 +94,14 @@ def member(cls, value: int):
         m = int.__new__(cls, value)
         m._name_ = f"<unnamed {value}>"
     return m
+
+
+def check_arg(cls, value) -> int:
+    """Validate an enum argument: a member of `cls`, or an int that is one of its values."""
+    if isinstance(value, Enum) and not isinstance(value, cls):
+        raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}.{value.name}")
+    if not isinstance(value, int):
+        raise TypeError(f"expected {cls.__name__} or int, got {type(value).__name__}")
+    if value not in cls._value2member_:
+        raise ValueError(f"{value} is not a valid {cls.__name__}")
+    return int(value)

@@ -5,4 +5,5 @@ cdef class Library:
     cdef readonly str path
     cdef void* handle
     cdef object lock
+    cdef int _open(self) except -1
     cdef void* symbol(self, const char* name) except NULL

@@ -44,6 +44,7 @@ cdef class Library:
     cdef int _open(self) except -1:
         tried = []
         cdef void* h
+        cdef const char* cpath
         attempts = []
         override = os.environ.get(self.env)
         if override:
@@ -57,8 +58,9 @@ cdef class Library:
             attempts.extend(self.candidates)   # the dynamic linker's search
         for p in attempts:
             b = os.fsencode(p)
+            cpath = b
             with nogil:
-                h = dlopen(b, RTLD_NOW | RTLD_LOCAL)
+                h = dlopen(cpath, RTLD_NOW | RTLD_LOCAL)
             if h != NULL:
                 self.path = p if os.sep in p else _resolved_path(h, p)
                 self.handle = h
@@ -89,7 +91,8 @@ cdef class Library:
     def has_symbol(self, name) -> bool:
         """Whether the library (loaded on demand) exports `name`."""
         self.load()
-        return dlsym(self.handle, name.encode() if isinstance(name, str) else name) != NULL
+        cdef bytes b = name.encode() if isinstance(name, str) else bytes(name)
+        return dlsym(self.handle, b) != NULL
 
     @property
     def loaded(self) -> bool:

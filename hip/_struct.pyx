@@ -8,7 +8,10 @@ with offsets and sizes computed by the C compiler. `Field` reads and writes
 memory through that table.
 """
 from cpython.bytearray cimport PyByteArray_AS_STRING
-from libc.string cimport memcpy, memset, strnlen
+from libc.string cimport memcpy, memset
+
+cdef extern from "<string.h>" nogil:
+    size_t strnlen(const char* s, size_t n)
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from hip._pointer cimport Pointer, addr, wrap
@@ -278,3 +281,34 @@ def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict
     for f in fields:
         ns[f[0]] = Field(*f)
     return type(name, (Struct,), ns)
+
+
+cdef object record_arg(object cls, object value):
+    """A struct passed by value: an instance of `cls`, or a tuple/dict of its fields."""
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, Struct):
+        raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}")
+    if isinstance(value, dict):
+        return cls(**value)
+    if isinstance(value, (tuple, list)):
+        return cls(*value)
+    if isinstance(value, int) and len(cls._fields_) and cls.__name__ == "dim3":
+        return cls(value)
+    raise TypeError(f"expected {cls.__name__} (or a tuple/dict of its fields), got {type(value).__name__}")
+
+
+cdef void* record_ptr(object cls, object value) except? NULL:
+    """A pointer to a struct: an instance of `cls`, or any pointer-like object."""
+    if isinstance(value, Struct) and not isinstance(value, cls):
+        raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}")
+    return addr(value)
+
+
+cdef object record_copy(object cls, const void* src):
+    cdef Struct s = cls.__new__(cls)
+    buf = bytearray(cls._size_)
+    s._owner = buf
+    s._ptr = PyByteArray_AS_STRING(buf)
+    memcpy(s._ptr, src, cls._size_)
+    return s

@@ -1,0 +1,1 @@
+"""Emitters: each turns an analysed IR module into one kind of output file."""

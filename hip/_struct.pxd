@@ -1,0 +1,8 @@
+from hip._pointer cimport Pointer
+
+cdef class Struct(Pointer):
+    pass
+
+cdef object record_arg(object cls, object value)
+cdef void* record_ptr(object cls, object value) except? NULL
+cdef object record_copy(object cls, const void* src)
