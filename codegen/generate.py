@@ -29,18 +29,16 @@ def build_ir(spec: specmod.Spec, include_dir: str, all_specs: dict[str, specmod.
     for h in spec.headers:
         path = os.path.join(include_dir, h)
         tus.append(clang_parse.parse(path, [include_dir], spec.defines, spec.language))
-    b = Builder(spec.library, include_dir, owners)
-    module = None
-    for tu in tus:   # one builder over every header: declarations seen once
-        module = b.build(tu, spec.headers, version, spec.language) if module is None else module
-    return module
+    # One builder over every header: a declaration included by several is seen once.
+    return Builder(spec.library, include_dir, owners).build(tus, spec.headers, version, spec.language)
 
 
 def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module]) -> TypeIndex:
     types = TypeIndex(module, deps)
-    bound = {f.name for f in module.functions} | set(types.records) | set(types.typedefs) | set(types.enums)
+    bound = {f.name for f in module.functions} | set(types.records) | set(types.typedefs) | set(types.enums) \
+        | set(types.enumerators)
     module.aliases = {a: t for a, t in sorted(module.aliases.items()) if t in bound and a not in bound}
-    intent.apply(module, spec, types)
+    module.unused_overrides = intent.apply(module, spec, types)
     return types
 
 
@@ -66,6 +64,7 @@ def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: 
         wanted.update(all_specs[lib].depends)
     modules: dict[str, ir.Module] = {}
     written: list[str] = []
+    os.makedirs(out_dir, exist_ok=True)
     for lib in specmod.all_libraries():
         if lib not in wanted:
             continue

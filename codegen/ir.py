@@ -120,6 +120,8 @@ class Module:
     macros: list[Macro] = field(default_factory=list)
     # `#define hipGetDeviceProperties hipGetDevicePropertiesR0600`: alias -> target name.
     aliases: dict[str, str] = field(default_factory=dict)
+    # Spec overrides for functions these headers lack (reported, so typos stay visible).
+    unused_overrides: list[str] = field(default_factory=list)
     # Declarations owned by other libraries that this one refers to: name -> library.
     imported: dict[str, str] = field(default_factory=dict)
 

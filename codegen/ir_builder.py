@@ -147,9 +147,9 @@ class Builder:
             else:
                 yield c
 
-    def build(self, tu, headers, version, language) -> ir.Module:
+    def build(self, tus, headers, version, language) -> ir.Module:
         m = self.module = ir.Module(self.library, list(headers), version, language)
-        decls = list(self.top_level(tu.cursor))
+        decls = [c for tu in tus for c in self.top_level(tu.cursor)]
         # Pass 1: name anonymous records/enums after the typedef that names them.
         for c in decls:
             if c.kind == K.TYPEDEF_DECL:

@@ -43,6 +43,7 @@ class Spec:
     library_bare: str = ""
     error_type: str = ""               # the status enum functions return, if any
     success: str = ""                  # its success enumerator
+    error_string: str = ""             # function giving a status's message (hipGetErrorString)
     rules: list[IntentRule] = field(default_factory=list)
     overrides: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
     callbacks: dict[str, dict] = field(default_factory=dict)
@@ -56,8 +57,8 @@ def _intent(text: str) -> tuple[str, str]:
     """'out scalar' -> ('out', 'scalar')."""
     parts = text.split()
     intent, shape = parts[0], (parts[1] if len(parts) > 1 else "scalar")
-    if intent not in ("in", "out", "inout") or shape not in ("scalar", "array", "string", "string_array", "buffer", "packed"):
-        raise ValueError(f"bad intent {text!r}: want '<in|out|inout> [scalar|array|string|string_array|buffer|packed]'")
+    if intent not in ("in", "out", "inout") or shape not in ("scalar", "array", "string", "string_array", "buffer", "packed", "ref"):
+        raise ValueError(f"bad intent {text!r}: want '<in|out|inout> [scalar|array|string|string_array|buffer|packed|ref]'")
     return intent, shape
 
 
@@ -82,6 +83,7 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
         library_env=lib.get("env", f"HIP_PYTHON_{library.upper()}_LIBRARY"),
         library_names={int(k): v for k, v in lib.get("names", {}).items()},
         library_bare=lib.get("bare", ""), error_type=d.get("error_type", ""), success=d.get("success", ""),
+        error_string=d.get("error_string", ""),
         rules=_rules(d.get("intent_rules")) + _rules(defaults.get("intent_rules")),
         overrides={fn: {p: _intent(v) for p, v in params.items()}
                    for fn, params in (d.get("intent_overrides") or {}).items()},

@@ -25,6 +25,7 @@ class TypeIndex:
         self.typedefs: dict[str, ir.Typedef] = {}
         self.records: dict[str, ir.Record] = {}
         self.enums: dict[str, ir.Enum] = {}
+        self.enumerators: dict[str, ir.Enum] = {}   # enumerator name -> its enum
         for m in list(deps) + [module]:
             for t in m.typedefs:
                 self.typedefs[t.name] = t
@@ -35,6 +36,8 @@ class TypeIndex:
             for e in m.enums:
                 self.enums[e.name] = e
                 self.owner[e.name] = m.library
+                for k in e.constants:
+                    self.enumerators[k.name] = e
 
     def resolve(self, t: ir.CType) -> ir.CType:
         """Follow typedefs to the underlying type (const-ness of the outer kept)."""

@@ -31,4 +31,5 @@ def unraisable(exc: BaseException, fn) -> None:
 
 
 def deprecated(message: str) -> None:
-    warnings.warn(message, DeprecationWarning, stacklevel=3)
+    # Cython functions have no frame of their own: level 2 is the caller of the hip function.
+    warnings.warn(message, DeprecationWarning, stacklevel=2)

@@ -26,3 +26,4 @@ cdef object seq_arg(object o, str typecode)
 cdef object as_string_array(object o)
 cdef void* kernel_extra(object o, list keep) except? NULL
 cdef Pointer wrap(type cls, void* p)
+cdef object index(object o)

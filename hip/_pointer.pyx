@@ -12,6 +12,7 @@ from array import array
 
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyObject_CheckBuffer, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_ANY_CONTIGUOUS
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
+from cpython.number cimport PyNumber_Index
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport int64_t, uint64_t
@@ -138,17 +139,21 @@ cdef Pointer wrap(type cls, void* p):
     return o
 
 
-cdef void* _ctypes_addr(object o) except? NULL:
+cdef bint _ctypes_addr(object o, void** out) except -1:
+    """Set *out from a ctypes object; False when `o` is not one (a NULL c_void_p is still handled)."""
     ct = sys.modules.get("ctypes")
     if ct is None:
-        return NULL
+        return False
     if isinstance(o, (ct.c_void_p, ct.c_char_p, ct.c_wchar_p)):   # the value is the address
-        return PyLong_AsVoidPtr(o.value or 0)
+        out[0] = PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
+        return True
     if isinstance(o, ct._Pointer) or isinstance(o, ct._CFuncPtr):
-        return PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
+        out[0] = PyLong_AsVoidPtr(ct.cast(o, ct.c_void_p).value or 0)
+        return True
     if isinstance(o, (ct._SimpleCData, ct.Structure, ct.Union, ct.Array)):
-        return PyLong_AsVoidPtr(ct.addressof(o))
-    return NULL
+        out[0] = PyLong_AsVoidPtr(ct.addressof(o))
+        return True
+    return False
 
 
 cdef void* _addr(object o, int flags) except? NULL:
@@ -162,8 +167,7 @@ cdef void* _addr(object o, int flags) except? NULL:
         if o < 0:
             raise OverflowError(f"a pointer cannot be negative: {o}")
         return PyLong_AsVoidPtr(o)
-    p = _ctypes_addr(o)
-    if p != NULL:
+    if _ctypes_addr(o, &p):
         return p
     cai = getattr(o, "__cuda_array_interface__", None)
     if cai is not None:
@@ -183,6 +187,13 @@ cdef void* _addr(object o, int flags) except? NULL:
         return <char*>t.data + t.byte_offset
     raise TypeError(f"cannot use {type(o).__name__} as a pointer: expected None, int, a hip Pointer, "
                     "a ctypes object, a buffer (NumPy, bytearray), __cuda_array_interface__ or __dlpack__")
+
+
+cdef object index(object o):
+    """An integer argument: ints and objects with __index__ (NumPy integers), never a float."""
+    if type(o) is int:
+        return o
+    return PyNumber_Index(o)
 
 
 cdef void* addr(object o) except? NULL:

@@ -14,7 +14,7 @@ cdef extern from "<string.h>" nogil:
     size_t strnlen(const char* s, size_t n)
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-from hip._pointer cimport Pointer, addr, wrap
+from hip._pointer cimport Pointer, addr, wrap, index
 from hip import _enum
 
 # Field kinds (the generator writes these numbers; keep in sync with codegen/emit/records.py).
@@ -78,7 +78,7 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
     if kind == K_INT or kind == K_ENUM:
         if kind == K_ENUM and not isinstance(value, int):
             raise TypeError(f"expected an int or enum member, got {type(value).__name__}")
-        i = value
+        i = index(value)
         if n == 1:
             if not -128 <= i <= 127: raise OverflowError(f"{value} does not fit 8 bits")
             (<int8_t*>p)[0] = <int8_t>i
@@ -90,7 +90,7 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
             (<int32_t*>p)[0] = <int32_t>i
         else: (<int64_t*>p)[0] = i
     elif kind == K_UINT or kind == K_BOOL:
-        u = value
+        u = index(value)
         if n < 8 and u >> (8 * n):
             raise OverflowError(f"{value} does not fit {8 * n} bits")
         if n == 1: (<uint8_t*>p)[0] = <uint8_t>u
@@ -159,6 +159,7 @@ cdef class Field:
             memcpy(p, <char*>b, len(b))
         elif self.kind == K_BITS:
             mask = ((1ULL << self.bitwidth) - 1)
+            value = index(value)
             if not 0 <= value <= mask:
                 raise OverflowError(f"{self.name} is a {self.bitwidth}-bit field; {value} does not fit")
             memcpy(&word, p, self.elsize)

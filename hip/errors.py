@@ -36,7 +36,8 @@ class HipError(HipPythonError, RuntimeError):
         self.message = message or self.name
         self.function = function
         where = f"{function}: " if function else ""
-        super().__init__(f"{where}{self.name} ({int(code)}): {self.message}")
+        detail = f": {self.message}" if self.message != self.name else ""
+        super().__init__(f"{where}{self.name} ({int(code)}){detail}")
 
 
 _describers = {}   # enum class -> callable(code) -> message (hipGetErrorString, ...)

@@ -68,7 +68,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
            "from libc.stdint cimport *", "from libc.stddef cimport wchar_t"]
     for dep in spec.depends:
         out.append(f"from hip.{_cimport_name(dep)} cimport *")
-    out.append("from hip._loader cimport Library\n")
+    out.append("")
     header = spec.headers[0]
     out.append(f'cdef extern from "{header}":')
     body = []
@@ -95,8 +95,6 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
             py = safe(f.name)
             body.append(f"        {types.cy(f.type, py)}" + (f' "{f.name}"' if py != f.name else ""))
     out += body
-    out.append("")
-    out.append(f"cdef Library _lib")
     out.append("")
     for fn in common.bound_functions(module):
         out.append(f"cdef {prototype(fn, types)}")

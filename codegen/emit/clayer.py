@@ -30,7 +30,8 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
     out = [common.banner(spec, module), "# cython: language_level=3",
            f'"""C layer of {spec.doc or spec.library}: lazily loaded functions; cimport it from Cython."""',
            "from hip._loader cimport Library", "",
-           f"_lib = Library({spec.library!r}, {spec.library_env!r}, {tuple(cands)!r})",
+           "# Private to this module: a .pxd-level name would be shadowed by cimport * in dependants.",
+           f"cdef Library _lib = Library({spec.library!r}, {spec.library_env!r}, {tuple(cands)!r})",
            "library = _lib", ""]
     for fn in common.bound_functions(module):
         ptr = f"_p_{fn.name}"

@@ -17,4 +17,5 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
     bound = sum(1 for v in funcs.values() if v["status"] == "bound")
     return json.dumps({"library": spec.library, "rocm_version": module.rocm_version,
                        "headers": module.headers, "functions_total": len(funcs), "functions_bound": bound,
+                       "unused_overrides": module.unused_overrides,
                        "functions": funcs}, indent=1, sort_keys=True) + "\n"

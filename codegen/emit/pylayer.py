@@ -61,6 +61,10 @@ class FunctionEmitter:
             if types.is_handle(target):
                 return None, [f"cdef {self.cy(target, v)} = NULL"], f"&{v}", \
                     f"_p.wrap({self.handle_cls(target)}, <void*>{v})"
+            if rt.kind == "pointer" and types.resolve(rt.pointee).kind == "builtin" and \
+                    types.resolve(rt.pointee).name == "char":   # const char** out: a C string
+                return None, [f"cdef const char* {v} = NULL"], f"<{self.cy(t)}>&{v}", \
+                    f"(None if {v} == NULL else <bytes>{v})"
             if rt.kind == "pointer" or rt.kind == "void":
                 if fn.name in self.allocs:
                     return None, [f"cdef void* {v} = NULL"], f"<{self.cy(t)}>&{v}", \
@@ -70,8 +74,21 @@ class FunctionEmitter:
                 return None, [f"cdef {self.cy(target, v)}"], f"&{v}", f"_enum.member({self.cls_of(rt.name)}, {v})"
             if types.is_numeric(target):
                 return None, [f"cdef {self.cy(target, v)} = 0"], f"&{v}", v
-        if p.intent == "inout" and p.shape == "scalar" and r.kind == "pointer" and types.is_numeric(r.pointee):
-            return f"{p.name}", [f"cdef {self.cy(r.pointee, v)} = {p.name}"], f"&{v}", v
+        if p.intent == "inout" and p.shape == "scalar" and r.kind == "pointer":
+            target, rt = r.pointee, types.resolve(r.pointee)
+            if rt.kind == "enum":
+                return p.name, [f"cdef {self.cy(target, v)} = <{self.cy(target)}>_earg({self.cls_of(rt.name)}, {p.name})"], \
+                    f"&{v}", f"_enum.member({self.cls_of(rt.name)}, {v})"
+            if types.is_numeric(target):
+                conv = p.name if types.is_float(target) else f"_p.index({p.name})"
+                return p.name, [f"cdef {self.cy(target, v)} = {conv}"], f"&{v}", v
+        if p.intent == "in" and p.shape == "ref" and r.kind == "pointer":
+            # The value is the caller's; C takes its address (hiprtcDestroyProgram(&prog)).
+            target = r.pointee
+            if types.is_handle(target) or types.resolve(target).kind == "pointer":
+                return p.name, [f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.addr({p.name})"], f"&{v}", None
+            if types.is_numeric(target):
+                return p.name, [f"cdef {self.cy(target, v)} = _p.index({p.name})"], f"&{v}", None
         if p.intent != "in":
             raise ValueError(f"{fn.name}.{p.name}: unsupported intent {p.intent} {p.shape} for {types.tclass(t)}")
         # -- inputs ---------------------------------------------------------------------------------
@@ -95,9 +112,10 @@ class FunctionEmitter:
             return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
         if r.kind == "enum":
             return p.name, [], f"<{self.cy(t)}>_earg({self.cls_of(r.name)}, {p.name})", None
-        if types.is_numeric(t):
-            cyt = self.cy(t)
-            return f"{cyt} {p.name}", [], p.name, None
+        if types.is_float(t):
+            return f"{self.cy(t)} {p.name}", [], p.name, None
+        if types.is_numeric(t):   # __index__ semantics: a float is a TypeError, not truncated
+            return p.name, [], f"_p.index({p.name})", None
         if r.kind == "record":
             cls = self.cls_of(r.name)
             return p.name, [f"_k{i} = _s.record_arg({cls}, {p.name})"], \
@@ -118,8 +136,6 @@ class FunctionEmitter:
         data = cb["data"]
         lines = [f"cdef void* _ud{i}", f"cdef size_t _f{i}",
                  f"_cb{i} = _callback_context({p.name}, {data}, {bool(cb.get('once'))})",
-                 f"if _cb{i} is not None:",
-                 f"    Py_INCREF(_cb{i})   # released by the trampoline (once) or kept for good",
                  f"if _cb{i} is None:",
                  f"    _f{i} = <size_t>_p.addr({p.name})",
                  f"    _ud{i} = _p.addr({data})",
@@ -192,15 +208,23 @@ class FunctionEmitter:
             body.append("_keep = []")
         body += pre
         call = f"c.{fn.name}({', '.join(cargs)})"
-        if res.kind == "void":
-            body += ["with nogil:", f"    {call}"]
+        if res.kind != "void":
+            body.append(f"cdef {self.cy(fn.result, '_r')}")
+        invoke = ["with nogil:", f"    {call if res.kind == 'void' else '_r = ' + call}"]
+        cbname = self.spec.callbacks.get(fn.name, {}).get("callback")
+        if cbname:
+            # The C side owns one reference from here on: the trampoline drops it after a one-shot
+            # call. If the call fails (an exception, or an error status) it is never called.
+            i = next(i for i, p in enumerate(fn.params) if p.name == cbname)
+            body += [f"if _cb{i} is not None:", f"    Py_INCREF(_cb{i})", "try:"]
+            body += ["    " + l for l in invoke]
+            body += ["except BaseException:", f"    if _cb{i} is not None:", f"        Py_DECREF(_cb{i})", "    raise"]
+            if is_status:
+                body += [f"if _r != 0 and _cb{i} is not None:", f"    Py_DECREF(_cb{i})"]
         else:
-            body += [f"cdef {self.cy(fn.result, '_r')}", "with nogil:", f"    _r = {call}"]
+            body += invoke
         if fn.deprecated:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
-        if self.spec.callbacks.get(fn.name, {}).get("once") and is_status:
-            i = next(i for i, p in enumerate(fn.params) if p.name == self.spec.callbacks[fn.name]["callback"])
-            body += [f"if _r != 0 and _cb{i} is not None:", f"    Py_DECREF(_cb{i})   # never called"]
         success = f"{status_enum}.{self.spec.success}" if status_enum else "None"
         if is_status:
             first = "_status(_r)"
@@ -249,7 +273,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
         out.append(f"from hip import {all_specs[dep].python_module} as _{dep}")
     out += ["from hip cimport _pointer as _p", "from hip cimport _struct as _s",
             "from hip._pointer cimport Pointer, DevicePointer, Handle",
-            "from hip import _enum, _struct, _callbacks",
+            "from hip import _enum, _struct, _callbacks, errors as _errors",
             "from hip._enum import Enum",
             "from hip._callbacks import callback_context as _callback_context, unraisable as _unraisable",
             "from hip._callbacks import deprecated as _deprecated",
@@ -333,9 +357,21 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
     out += list(fe.trampolines.values())
     out.append("")
     out += [f + "\n" for f in funcs]
+    if spec.error_string:
+        out += ["def _describe(status):",
+                f"    s = {spec.error_string}(status)[1]",
+                "    return s.decode(errors='replace') if s else None",
+                f"_errors.register_describer({spec.error_type}, _describe)", ""]
     out.append("# -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) " + "-" * 10)
     for a, t in module.aliases.items():
-        out.append(f"{a} = {fe.cls_of(t) if t in types.owner else t}")
+        if t in types.owner:
+            target = fe.cls_of(t)
+        elif t in types.enumerators:   # #define HIPRTC_JIT_X hipJitOptionX: the member (or constant)
+            e = types.enumerators[t]
+            target = fe.py(types.owner[e.name], t if e.anonymous else f"{e.name}.{t}")
+        else:
+            target = t
+        out.append(f"{a} = {target}")
     return "\n".join(out) + "\n"
 
 

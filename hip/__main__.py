@@ -1,0 +1,64 @@
+"""`python -m hip`: what is installed, what it was generated from, what it finds."""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+
+import hip
+
+
+def built_libraries() -> list[dict]:
+    """Coverage reports of the libraries this build contains, in dependency order."""
+    folder = os.path.join(os.path.dirname(hip.__file__), "_coverage")
+    reports = []
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name)) as f:
+                reports.append(json.load(f))
+    return sorted(reports, key=lambda r: (r["library"] != "hip", r["library"]))
+
+
+def main() -> int:
+    print(f"hip-bindings {hip.__version__} (Python {sys.version.split()[0]})")
+    print(f"platform: {os.environ.get('HIP_PLATFORM', 'amd')}")
+    reports = built_libraries()
+    if not reports:
+        print("no library modules are built (run ./build_pkgs.sh)")
+        return 1
+    print(f"generated from ROCm {reports[0]['rocm_version']} headers")
+    print("libraries:")
+    for r in reports:
+        lib = r["library"]
+        mod_name = {"hip": "hip", "hiprtc": "hiprtc"}.get(lib, lib)
+        try:
+            mod = importlib.import_module(f"hip.{mod_name}")
+        except ImportError as e:
+            print(f"  {lib:10s} not importable: {e}")
+            continue
+        cover = f"{r['functions_bound']}/{r['functions_total']} functions"
+        try:
+            path = mod._library.load()
+            print(f"  {lib:10s} {cover:20s} -> {path}")
+        except OSError as e:
+            print(f"  {lib:10s} {cover:20s} -> not loadable: {str(e).splitlines()[0]}")
+    try:
+        from hip import hip as h
+        err, count = h.hipGetDeviceCount()
+        if err != 0:
+            print(f"devices: none ({err.name}: {h.hipGetErrorString(err)[1].decode()})")
+        else:
+            print(f"devices: {count}")
+            for d in range(count):
+                name = bytearray(256)
+                h.hipDeviceGetName(name, len(name), d)
+                label = bytes(name).split(b"\0")[0].decode(errors="replace")
+                print(f"  {d}: {label}")
+    except OSError as e:
+        print(f"devices: unknown ({str(e).splitlines()[0]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

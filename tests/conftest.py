@@ -1,0 +1,129 @@
+"""Shared fixtures: header directories, a C compiler runner, subprocess Python, GPU detection."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+HEADERS = TESTS / "headers"
+
+if str(ROOT) not in sys.path:   # the package is built in place (hip/*.so); codegen/ lives here too
+    sys.path.insert(0, str(ROOT))
+
+INCLUDE64_DEFAULT = ROOT / "build" / "rocm-sid" / "usr" / "include"
+INCLUDE52_DEFAULT = ROOT / "build" / "rocm-bookworm" / "usr" / "include"
+
+
+def _include(env: str, default: Path) -> tuple[str | None, str]:
+    path = os.environ.get(env) or str(default)
+    if os.path.isfile(os.path.join(path, "hip", "hip_runtime_api.h")):
+        return os.path.realpath(path), ""
+    return None, f"no ROCm headers at {path} (set {env} to an include dir holding hip/hip_runtime_api.h)"
+
+
+def include64_or_none() -> str | None:
+    return _include("HIP_PYTHON_INCLUDE", INCLUDE64_DEFAULT)[0]
+
+
+@pytest.fixture(scope="session")
+def include64() -> str:
+    """ROCm 6.4 include dir: the headers the package was built from."""
+    path, why = _include("HIP_PYTHON_INCLUDE", INCLUDE64_DEFAULT)
+    if path is None:
+        pytest.skip(why)
+    return path
+
+
+@pytest.fixture(scope="session")
+def include52() -> str:
+    """ROCm 5.2 include dir (older headers; the generator must handle them too)."""
+    path, why = _include("HIP_PYTHON_INCLUDE_ROCM5", INCLUDE52_DEFAULT)
+    if path is None:
+        pytest.skip(why)
+    return path
+
+
+@pytest.fixture(params=["6.4", "5.2"])
+def include_any(request) -> str:
+    return request.getfixturevalue("include64" if request.param == "6.4" else "include52")
+
+
+# -- C programs ----------------------------------------------------------------------------------
+def compile_and_run(workdir: Path, source: str, include: str | None = None, name: str = "prog") -> str:
+    """Compile a C program with gcc (-D__HIP_PLATFORM_AMD__ -I<include>), run it, return its stdout."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler (gcc) on PATH")
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    src = workdir / f"{name}.c"
+    exe = workdir / name
+    src.write_text(source)
+    cmd = [cc, "-std=gnu11", "-D__HIP_PLATFORM_AMD__", "-w", "-o", str(exe), str(src)]
+    if include:
+        cmd[1:1] = [f"-I{include}"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, f"gcc failed:\n{r.stderr[-4000:]}"
+    r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, f"{exe} exited {r.returncode}:\n{r.stderr[-2000:]}"
+    return r.stdout
+
+
+@pytest.fixture
+def run_c(tmp_path):
+    def run(source: str, include: str | None = None, name: str = "prog") -> str:
+        return compile_and_run(tmp_path, source, include, name)
+    return run
+
+
+# -- Python subprocesses ---------------------------------------------------------------------------
+def run_python(code: str, env: dict | None = None, timeout: int = 120, args: list[str] | None = None):
+    """Run Python code (or `-m module` via args) in a fresh interpreter at the repository root."""
+    e = dict(os.environ)
+    e["PYTHONPATH"] = str(ROOT) + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+    for k, v in (env or {}).items():
+        if v is None:
+            e.pop(k, None)
+        else:
+            e[k] = v
+    cmd = [sys.executable] + (args if args is not None else ["-c", textwrap.dedent(code)])
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=str(ROOT), env=e, timeout=timeout)
+
+
+# -- GPU detection ---------------------------------------------------------------------------------
+_GPU: tuple[bool, str] | None = None
+
+
+def gpu_available() -> tuple[bool, str]:
+    """(True, '') when HIP sees a device; else (False, why). Probed in a subprocess (a broken
+    runtime must not take the test process down)."""
+    global _GPU
+    if _GPU is None:
+        r = run_python("""
+            from hip import hip
+            err, n = hip.hipGetDeviceCount()
+            print(int(err), n)
+        """, timeout=60)
+        if r.returncode != 0:
+            _GPU = (False, f"HIP runtime not usable: {r.stderr.strip().splitlines()[-1:]}")
+        else:
+            err, n = map(int, r.stdout.split())
+            _GPU = (err == 0 and n > 0, f"no GPU (hipGetDeviceCount -> status {err}, count {n})")
+    return _GPU
+
+
+def pytest_collection_modifyitems(config, items):
+    gpu_items = [i for i in items if i.get_closest_marker("gpu")]
+    if not gpu_items:
+        return
+    ok, why = gpu_available()
+    if not ok:
+        for item in gpu_items:
+            item.add_marker(pytest.mark.skip(reason=why))

@@ -1,0 +1,264 @@
+"""Reference facts about the ROCm headers, derived independently of codegen/.
+
+Everything here walks libclang cursors directly (clang.cindex), with its own
+rules, so the tests compare the generator's output against a second reading
+of the same headers rather than against the generator's own IR. The only
+thing borrowed from codegen is `builtin_include_dir()` (where the compiler's
+stddef.h lives: the PyPI libclang wheel has no resource headers).
+
+Values (sizes, offsets, enumerator and macro values) never come from here:
+the tests print them from a C program compiled with gcc.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass, field
+
+import clang.cindex as ci
+
+from codegen.clang_parse import builtin_include_dir
+
+K = ci.CursorKind
+T = ci.TypeKind
+
+# library -> (header it is generated from, predicate over the header-relative path of a declaration)
+LIBRARIES = {
+    "hip": ("hip/hip_runtime_api.h", lambda rel: rel.startswith("hip/") and rel != "hip/hiprtc.h"),
+    "hiprtc": ("hip/hiprtc.h", lambda rel: rel == "hip/hiprtc.h"),
+}
+
+
+class HeaderError(RuntimeError):
+    pass
+
+
+@functools.lru_cache(maxsize=None)
+def translation_unit(include: str, header: str) -> ci.TranslationUnit:
+    args = ["-x", "c", "-std=c11", "-D__HIP_PLATFORM_AMD__", f"-I{include}", "-isystem", builtin_include_dir()]
+    tu = ci.Index.create().parse(os.path.join(include, header), args=args,
+                                 options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+                                 | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
+    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    if errors:
+        raise HeaderError(f"{header}: " + "; ".join(d.spelling for d in errors[:5]))
+    return tu
+
+
+def _rel(cursor, include: str) -> str | None:
+    f = cursor.location.file
+    if f is None:
+        return None
+    root = os.path.realpath(include) + os.sep
+    path = os.path.realpath(f.name)
+    return path[len(root):] if path.startswith(root) else None
+
+
+def _top(cursor):
+    for c in cursor.get_children():
+        if c.kind in (K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
+            yield from _top(c)
+        else:
+            yield c
+
+
+def owned_decls(include: str, library: str):
+    header, owns = LIBRARIES[library]
+    tu = translation_unit(include, header)
+    for c in _top(tu.cursor):
+        rel = _rel(c, include)
+        if rel is not None and owns(rel):
+            yield c
+
+
+# -- functions -------------------------------------------------------------------------------
+@dataclass
+class FunctionFact:
+    name: str
+    nparams: int
+    deprecated: bool
+    file: str
+
+
+@functools.lru_cache(maxsize=None)
+def functions(include: str, library: str) -> dict[str, FunctionFact]:
+    """Exported functions: C function declarations with external linkage, deduplicated by name."""
+    out: dict[str, FunctionFact] = {}
+    for c in owned_decls(include, library):
+        if c.kind != K.FUNCTION_DECL or c.linkage != ci.LinkageKind.EXTERNAL:
+            continue
+        dep = c.availability == ci.AvailabilityKind.DEPRECATED or any(
+            a.kind == K.UNEXPOSED_ATTR and "deprecated" in " ".join(t.spelling for t in a.get_tokens())
+            for a in c.get_children())
+        prev = out.get(c.spelling)
+        out[c.spelling] = FunctionFact(c.spelling, len(list(c.get_arguments())),
+                                       dep or (prev.deprecated if prev else False), _rel(c, include))
+    return out
+
+
+# -- records ---------------------------------------------------------------------------------
+def _strip(t):
+    while t.kind == T.ELABORATED:
+        t = t.get_named_type()
+    return t
+
+
+def _base_record(t):
+    """The record declaration of a field type (None for non-records and arrays of records)."""
+    t = _strip(t)
+    if t.kind == T.RECORD:
+        return t.get_declaration()
+    return None
+
+
+def _tagged(decl) -> bool:
+    """`struct tag {...}` (True) or `struct {...}` (False), from the type's own C spelling."""
+    s = decl.type.spelling
+    return bool(re.fullmatch(r"(struct|union|enum) [A-Za-z_]\w*", s))
+
+
+@dataclass
+class FieldPath:
+    c_path: str                  # member designator for offsetof: "res.array.array"
+    names: list[str]             # each Python attribute on the way (anonymous members skipped)
+    bitfield: int = -1           # bit width, -1 when not a bitfield
+
+
+@dataclass
+class RecordFact:
+    c_name: str                  # how C names it: "struct tag" or the typedef name
+    py_names: list[str]          # tag and typedef names (each must be a class in the module)
+    kind: str                    # struct | union
+    fields: list[FieldPath] = field(default_factory=list)
+    nested: list[str] = field(default_factory=list)   # c paths of named members of anonymous record type
+
+
+def _fields(decl, c_prefix: str, names: list[str], rec: RecordFact):
+    children = list(decl.get_children())
+    referenced = set()
+    for f in children:
+        if f.kind == K.FIELD_DECL:
+            d = _base_record(f.type)
+            if d is not None:
+                referenced.add(d.hash)
+    for f in children:
+        if f.kind in (K.STRUCT_DECL, K.UNION_DECL) and f.is_definition() and f.hash not in referenced \
+                and not _tagged(f):
+            _fields(f, c_prefix, names, rec)   # C11 anonymous member: its fields are the parent's
+        elif f.kind == K.FIELD_DECL:
+            path = c_prefix + f.spelling
+            if f.is_bitfield():
+                rec.fields.append(FieldPath(path, names + [f.spelling], f.get_bitfield_width()))
+                continue
+            rec.fields.append(FieldPath(path, names + [f.spelling]))
+            d = _base_record(f.type)
+            if d is not None and not _tagged(d) and d.is_definition():
+                rec.nested.append(path)
+                _fields(d, path + ".", names + [f.spelling], rec)
+
+
+@functools.lru_cache(maxsize=None)
+def records(include: str, library: str) -> dict[str, RecordFact]:
+    """Complete structs/unions that C can name (a tag or a typedef), keyed by C spelling."""
+    decls = list(owned_decls(include, library))
+    typedef_names: dict[int, list[str]] = {}
+    for c in decls:
+        if c.kind == K.TYPEDEF_DECL:
+            u = _strip(c.underlying_typedef_type)
+            if u.kind == T.RECORD:
+                d = u.get_declaration()
+                typedef_names.setdefault(d.hash, []).append(c.spelling)
+
+    found: dict[str, RecordFact] = {}
+
+    def visit(c):
+        if c.kind not in (K.STRUCT_DECL, K.UNION_DECL) or not c.is_definition():
+            return
+        names = typedef_names.get(c.hash, [])
+        if _tagged(c):
+            c_name = c.type.spelling
+            py = [c.spelling] + [n for n in names if n != c.spelling]
+        elif names:
+            c_name, py = names[0], list(names)
+        else:
+            return
+        if c.type.get_size() < 0:
+            return
+        rec = RecordFact(c_name, py, "union" if c.kind == K.UNION_DECL else "struct")
+        _fields(c, "", [], rec)
+        found.setdefault(c_name, rec)
+        for sub in c.get_children():     # C hoists nested tagged definitions to file scope
+            if sub.kind in (K.STRUCT_DECL, K.UNION_DECL) and _tagged(sub):
+                visit(sub)
+
+    for c in decls:
+        visit(c)
+    return found
+
+
+# -- enums -----------------------------------------------------------------------------------
+@dataclass
+class EnumFact:
+    py_name: str | None          # None: anonymous (constants at module level)
+    other_names: list[str]
+    constants: list[str]
+
+
+@functools.lru_cache(maxsize=None)
+def enums(include: str, library: str) -> list[EnumFact]:
+    decls = list(owned_decls(include, library))
+    typedef_names: dict[int, list[str]] = {}
+    for c in decls:
+        if c.kind == K.TYPEDEF_DECL:
+            u = _strip(c.underlying_typedef_type)
+            if u.kind == T.ENUM:
+                typedef_names.setdefault(u.get_declaration().hash, []).append(c.spelling)
+    out, seen = [], set()
+    for c in decls:
+        if c.kind != K.ENUM_DECL or not c.is_definition() or c.hash in seen:
+            continue
+        seen.add(c.hash)
+        names = typedef_names.get(c.hash, [])
+        consts = [e.spelling for e in c.get_children() if e.kind == K.ENUM_CONSTANT_DECL]
+        if _tagged(c):
+            out.append(EnumFact(c.spelling, [n for n in names if n != c.spelling], consts))
+        elif names:
+            out.append(EnumFact(names[0], names[1:], consts))
+        else:
+            out.append(EnumFact(None, [], consts))
+    return out
+
+
+# -- macros ----------------------------------------------------------------------------------
+_INT = re.compile(r"(0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
+_OPS = {"(", ")", "|", "&", "<<", ">>", "+", "-", "*", "~", "^"}
+
+
+def _object_like(c) -> bool:
+    toks = list(c.get_tokens())
+    return not (len(toks) > 1 and toks[1].spelling == "("
+                and toks[1].extent.start.offset == toks[0].extent.end.offset)
+
+
+@functools.lru_cache(maxsize=None)
+def macros(include: str, library: str) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """(integer constant macros: name -> tokens, identifier aliases: name -> target).
+
+    Integer macros are those made only of integer literals, operators and names
+    of other such macros (their values come from gcc, not from here).
+    """
+    ints: dict[str, list[str]] = {}
+    aliases: dict[str, str] = {}
+    for c in owned_decls(include, library):
+        if c.kind != K.MACRO_DEFINITION or c.spelling.startswith("_") or not _object_like(c):
+            continue
+        toks = [t.spelling for t in c.get_tokens()][1:]
+        if not toks:
+            continue
+        if len(toks) == 1 and re.fullmatch(r"[A-Za-z_]\w*", toks[0]):
+            aliases.setdefault(c.spelling, toks[0])
+            continue
+        if all(_INT.fullmatch(t) or t in _OPS or t in ints for t in toks):
+            ints.setdefault(c.spelling, toks)
+    return ints, aliases

@@ -1,0 +1,2 @@
+/* Deliberately broken: a missing closing parenthesis. */
+int broken_function(int x;
