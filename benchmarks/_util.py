@@ -141,6 +141,17 @@ def peer_import(py: str, env: dict) -> str | None:
     return None
 
 
+def describe_tree(tree: str) -> str:
+    """Where the timed `hip` package is, and the git revision of that tree (if it is a checkout)."""
+    import glob
+    built = glob.glob(os.path.join(tree, "hip", "hip.*.so"))
+    if not built:
+        raise SystemExit(f"no built hip package in {tree}/hip (run ./build_pkgs.sh, or pass --tree)")
+    r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True, text=True)
+    rev = f", git {r.stdout.strip()}" if r.returncode == 0 and os.path.isdir(os.path.join(tree, ".git")) else ""
+    return f"{tree}/hip{rev}"
+
+
 def run_json(cmd: list[str], code: str, env: dict | None = None, cwd: str | None = None) -> dict:
     """Run `code` with the interpreter command `cmd`; it prints one JSON object last."""
     r = subprocess.run(cmd + ["-c", code], capture_output=True, text=True, env=env, cwd=cwd)

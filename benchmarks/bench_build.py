@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Generation time, clean build time and module sizes for hip + hiprtc.
 
-    python3 benchmarks/bench_build.py [--include DIR] [--libs hip,hiprtc] [-j 2] [--keep]
+    python3 benchmarks/bench_build.py [--include DIR] [--libs hip,hiprtc] [-j 2] [--ref REV] [--keep]
 
 Copies the repository's hand-written sources (codegen/, the non-generated
-files of hip/, setup.py, pyproject.toml) into a temporary folder, then
+files of hip/, setup.py, pyproject.toml) into a temporary folder (from the
+working tree, or from the git revision --ref), then
 
   1. generates:  python3 -m codegen --include DIR --libs LIBS   (3 runs: best
      time; the outputs' hashes must not change between runs)
@@ -90,7 +91,9 @@ def main() -> int:
                     help="ROCm include directory (default: build/rocm-sid/usr/include)")
     ap.add_argument("--libs", default="hip,hiprtc")
     ap.add_argument("-j", type=int, default=2, help="parallel compile jobs for build_ext")
-    ap.add_argument("--keep", action="store_true", help="keep the temporary tree")
+    ap.add_argument("--ref", default="", help="take the sources from this git revision, not the working tree")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the temporary tree (bench_call.py / bench_import.py --tree can use it)")
     a = ap.parse_args()
     inc = os.path.abspath(a.include)
     if not os.path.isfile(os.path.join(inc, "hip", "hip_runtime_api.h")):
@@ -106,11 +109,24 @@ def main() -> int:
     print(f"headers  ROCm {header_version(inc)} in {inc}")
     tmp = tempfile.mkdtemp(prefix="hip-bench-build-")
     try:
-        for rel in hand_written():
-            dst = os.path.join(tmp, rel)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy2(os.path.join(REPO, rel), dst)
-        print(f"tree     {tmp} (hand-written sources only)")
+        if a.ref:
+            rev = subprocess.run(["git", "rev-parse", "--short", a.ref], cwd=REPO, capture_output=True,
+                                 text=True, check=True).stdout.strip()
+            archive = subprocess.run(["git", "archive", rev, "codegen", "hip", "setup.py", "pyproject.toml"],
+                                     cwd=REPO, capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+            origin = f"git revision {rev}"
+        else:
+            for rel in hand_written():
+                dst = os.path.join(tmp, rel)
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy2(os.path.join(REPO, rel), dst)
+            rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                                 text=True).stdout.strip() or "?"
+            dirty = subprocess.run(["git", "status", "--porcelain", "codegen", "hip", "setup.py"], cwd=REPO,
+                                   capture_output=True, text=True).stdout.strip()
+            origin = f"working tree at {rev}" + (" with uncommitted changes" if dirty else "")
+        print(f"tree     {tmp} (hand-written sources only, from the {origin})")
         print()
 
         gen = [sys.executable, "-m", "codegen", "--include", inc, "--libs", a.libs]

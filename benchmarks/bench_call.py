@@ -72,6 +72,9 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5, help="repeats per subprocess (best kept)")
     ap.add_argument("--rounds", type=int, default=3, help="subprocesses per contender (best kept)")
     ap.add_argument("--no-peer", action="store_true", help="skip AMD's package (no side venv)")
+    ap.add_argument("--tree", default=_util.REPO,
+                    help="directory whose built `hip` package is timed (default: this repository; "
+                         "bench_build.py --keep leaves one)")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs ours, ctypes and noop")
     a = ap.parse_args()
 
@@ -91,6 +94,7 @@ def main() -> int:
 
     print(f"date     {datetime.datetime.now().isoformat(timespec='seconds')}")
     print(f"machine  {_util.machine()}")
+    print(f"ours     {_util.describe_tree(a.tree)}")
     print(f"runtime  {_util.runtime_version()}")
     print(f"peer     {peer_note}" + (f" ({peer_imp})" if peer_imp else ""))
     print(f"timing   timeit, {a.number} calls x best of {a.repeat} repeats x best of {a.rounds} "
@@ -110,7 +114,7 @@ def main() -> int:
                 if who == "amd":
                     r = _util.run_json([peer_py], code, env=penv, cwd="/")
                 else:
-                    r = _util.run_json([a.python], code, cwd=_util.REPO)
+                    r = _util.run_json([a.python], code, cwd=a.tree)
                 best[who] = min(best.get(who, float("inf")), r["ns"])
                 checks[who] = r["check"]
         results[fn] = best

@@ -5,8 +5,9 @@
 
 Each sample is a fresh interpreter that times only the import statement
 (time.perf_counter around it; interpreter start-up and `site` are excluded,
-they are the same for everyone). The minimum over `n` samples is reported,
-after one unmeasured run that writes the .pyc caches. AMD's package
+they are the same for everyone). The statements are sampled interleaved, `n`
+times each, after one unmeasured run each that writes the .pyc caches; the
+minimum and the median are reported. AMD's package
 (`rocm-bindings-hip`, `from rocm.bindings import hip`) runs in the side venv
 build/bench-venv, created and filled on first use; ours is timed under that
 venv's interpreter too (same binary, same clean `site`), and under the
@@ -35,18 +36,30 @@ print(json.dumps({{"ms": dt * 1e3, "modules": len(sys.modules), "other": new}}))
 """
 
 
-def sample(cmd, stmt, n, env=None, cwd=None):
-    code = CHILD.format(stmt=stmt)
-    _util.run_json(cmd, code, env=env, cwd=cwd)     # warm the .pyc caches
-    runs = [_util.run_json(cmd, code, env=env, cwd=cwd) for _ in range(n)]
-    ms = [r["ms"] for r in runs]
-    return min(ms), statistics.median(ms), runs[0]["modules"], runs[0]["other"]
+def sample_all(rows, n):
+    """Time every row n times, interleaved (row 1, row 2, ..., row 1, ...), so that load changes on
+    the machine hit every row alike; one unmeasured run per row first writes the .pyc caches."""
+    codes = [CHILD.format(stmt=stmt) for _, stmt, _, _, _ in rows]
+    for (_, _, cmd, env, cwd), code in zip(rows, codes):
+        _util.run_json(cmd, code, env=env, cwd=cwd)
+    runs = [[] for _ in rows]
+    for _ in range(n):
+        for i, ((_, _, cmd, env, cwd), code) in enumerate(zip(rows, codes)):
+            runs[i].append(_util.run_json(cmd, code, env=env, cwd=cwd))
+    out = []
+    for r in runs:
+        ms = [x["ms"] for x in r]
+        out.append((min(ms), statistics.median(ms), r[0]["modules"], r[0]["other"]))
+    return out
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", type=int, default=20, help="fresh interpreters per statement (min kept)")
     ap.add_argument("--no-peer", action="store_true", help="skip AMD's package (no side venv)")
+    ap.add_argument("--tree", default=_util.REPO,
+                    help="directory whose built `hip` package is timed (default: this repository; "
+                         "bench_build.py --keep leaves one)")
     ap.add_argument("--python", default=sys.executable, help="interpreter that imports ours")
     a = ap.parse_args()
 
@@ -54,8 +67,10 @@ def main() -> int:
     penv = _util.peer_env() if peer_py else None
     print(f"date     {datetime.datetime.now().isoformat(timespec='seconds')}")
     print(f"machine  {_util.machine()}")
+    print(f"ours     {_util.describe_tree(a.tree)}")
     print(f"peer     {peer_note}")
-    print(f"timing   min (and median) of {a.n} fresh interpreters, import statement only")
+    print(f"timing   min (and median) of {a.n} fresh interpreters per statement, interleaved; "
+          "import statement only")
     print()
     # Ours runs from the repository (in-place build). With the side venv present, ours also runs
     # under its interpreter: the same clean `site` as AMD's package (the base interpreter's site may
@@ -66,14 +81,13 @@ def main() -> int:
         ours_py.insert(0, ("bench-venv", [peer_py], clean))
     rows = []
     for label, cmd, env in ours_py:
-        rows += [(f"ours, {label}", stmt, cmd, env, _util.REPO)
+        rows += [(f"ours, {label}", stmt, cmd, env, a.tree)
                  for stmt in ("from hip import hip", "from hip import hip, hiprtc", "import hip")]
     if peer_py:
         rows += [("amd, bench-venv", stmt, [peer_py], penv, "/")
                  for stmt in ("from rocm.bindings import hip", "from rocm.bindings import hip, hiprtc")]
     results = {}
-    for who, stmt, cmd, env, cwd in rows:
-        best, med, nmods, other = sample(cmd, stmt, a.n, env, cwd)
+    for (who, stmt, cmd, env, cwd), (best, med, nmods, other) in zip(rows, sample_all(rows, a.n)):
         results[(who, stmt)] = best
         print(f"  {who:17s} {stmt:39s} {best:6.1f} ms  (median {med:5.1f}; {nmods} modules in sys.modules)")
         if other:

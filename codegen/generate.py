@@ -19,22 +19,31 @@ def header_version(include_dir: str) -> str:
     return f"{v['MAJOR']}.{v['MINOR']}.{v['PATCH']}"
 
 
-def build_ir(spec: specmod.Spec, include_dir: str, all_specs: dict[str, specmod.Spec]) -> ir.Module:
-    owners = {}
+def build_ir(spec: specmod.Spec, include_dir: str, all_specs: dict[str, specmod.Spec],
+             deps: list[ir.Module] | None = None) -> ir.Module:
+    owners, types_only = {}, set()
     for s in all_specs.values():
         for prefix in s.owns:
             owners[prefix] = s.library
+        for prefix in s.owns_types:
+            owners[prefix] = s.library
+            types_only.add(prefix)
     version = header_version(include_dir)
     tus = []
     for h in spec.headers:
         path = os.path.join(include_dir, h)
         tus.append(clang_parse.parse(path, [include_dir], spec.defines, spec.language))
     # One builder over every header: a declaration included by several is seen once.
-    return Builder(spec.library, include_dir, owners).build(tus, spec.headers, version, spec.language)
+    defined = None
+    if deps is not None:
+        defined = {x.name for m in deps for x in (*m.typedefs, *m.records, *m.enums)}
+    return Builder(spec.library, include_dir, owners, defined, types_only).build(
+        tus, spec.headers, version, spec.language)
 
 
 def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module]) -> TypeIndex:
-    types = TypeIndex(module, deps)
+    handles = [h for d in deps for h in specmod.load(d.library).handles] + spec.handles
+    types = TypeIndex(module, deps, handles)
     bound = {f.name for f in module.functions} | set(types.records) | set(types.typedefs) | set(types.enums) \
         | set(types.enumerators)
     module.aliases = {a: t for a, t in sorted(module.aliases.items()) if t in bound and a not in bound}
@@ -69,8 +78,9 @@ def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: 
         if lib not in wanted:
             continue
         spec = all_specs[lib]
-        module = build_ir(spec, include_dir, all_specs)
-        types = analyse(module, spec, [modules[d] for d in spec.depends])
+        deps = [modules[d] for d in spec.depends]
+        module = build_ir(spec, include_dir, all_specs, deps)
+        types = analyse(module, spec, deps)
         modules[lib] = module
         if dump_ir:
             os.makedirs(dump_ir, exist_ok=True)

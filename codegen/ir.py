@@ -49,6 +49,7 @@ class Record:
     c_name: str = ""                    # how C code names it ('struct X', 'X'); '' if anonymous
     anonymous: bool = False
     comment: str = ""
+    public: bool = True                 # False: a C++ class with private/protected fields (no field table)
 
 
 @dataclass
@@ -83,7 +84,7 @@ class Param:
     type: CType
     # Filled by analysis (codegen/intent.py):
     intent: str = "in"                  # in | out | inout
-    shape: str = "scalar"               # scalar | array
+    shape: str = "scalar"               # see spec.SHAPES (scalar, array, string, number, ...)
     comment: str = ""
 
 

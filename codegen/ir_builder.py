@@ -55,8 +55,15 @@ def clean_comment(raw: str | None) -> str:
 
 
 class Builder:
-    def __init__(self, library: str, include_root: str, owners: dict[str, str]):
-        """owners: path prefix (relative to include_root) -> library name."""
+    def __init__(self, library: str, include_root: str, owners: dict[str, str],
+                 defined_by_deps: set[str] | None = None, types_only: set[str] = frozenset()):
+        """owners: path prefix (relative to include_root) -> library name.
+
+        defined_by_deps: names the dependencies' modules define. A declaration in a
+        dependency's files that the dependency itself does not define (hipComplex seen only
+        through hipblas.h) is adopted: this library defines it."""
+        self.defined_by_deps = defined_by_deps
+        self.types_only = types_only
         self.library = library
         self.root = os.path.realpath(include_root)
         self.owners = sorted(owners.items(), key=lambda kv: -len(kv[0]))
@@ -80,6 +87,8 @@ class Builder:
             return None
         for prefix, lib in self.owners:
             if rel == prefix or rel.startswith(prefix):
+                if prefix in self.types_only and cursor.kind in (K.FUNCTION_DECL, K.MACRO_DEFINITION):
+                    return None   # another project's functions (rocRAND's, under hipRAND's types)
                 return lib
         return None
 
@@ -111,7 +120,7 @@ class Builder:
             if pointee.kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO):
                 return self._funcptr(pointee, const)
             return ir.CType("pointer", const=const, pointee=self.ctype(pointee))
-        if k in (T.CONSTANTARRAY, T.INCOMPLETEARRAY, T.VECTOR):
+        if k in (T.CONSTANTARRAY, T.INCOMPLETEARRAY, T.VECTOR, T.EXTVECTOR):
             n = t.element_count if k != T.INCOMPLETEARRAY else 0
             return ir.CType("array", const=const, pointee=self.ctype(t.element_type), count=max(n, 0))
         if k == T.TYPEDEF:
@@ -132,6 +141,13 @@ class Builder:
         if k in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO):
             return self._funcptr(t, const)
         raise ValueError(f"unsupported type {t.spelling!r} ({k})")
+
+    def param_type(self, t) -> ir.CType:
+        """A parameter declared as an array (`const float* const x[]`) is a pointer, as in C."""
+        ct = self.ctype(t)
+        if ct.kind == "array":
+            return ir.CType("pointer", const=ct.const, pointee=ct.pointee)
+        return ct
 
     def _funcptr(self, proto, const) -> ir.CType:
         params = [self.ctype(a) for a in proto.argument_types()] if proto.kind == T.FUNCTIONPROTO else []
@@ -165,9 +181,13 @@ class Builder:
             if owner is None:
                 continue
             if owner != self.library:
-                if c.spelling and c.kind in (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL):
-                    m.imported.setdefault(self.decl_name(c) if c.kind != K.TYPEDEF_DECL else c.spelling, owner)
-                continue
+                name = c.spelling if c.kind in (K.TYPEDEF_DECL, K.FUNCTION_DECL) else self.decl_name(c)
+                adopt = self.defined_by_deps is not None and name not in self.defined_by_deps and \
+                    c.kind in (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
+                if not adopt:
+                    if c.spelling and c.kind in (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL):
+                        m.imported.setdefault(name, owner)
+                    continue
             if c.kind == K.FUNCTION_DECL:
                 self.function(c)
             elif c.kind in (K.STRUCT_DECL, K.UNION_DECL):
@@ -191,7 +211,8 @@ class Builder:
     def function(self, c):
         if c.linkage != ci.LinkageKind.EXTERNAL or not self._once("f:" + c.spelling):
             return
-        params = [ir.Param(safe(a.spelling) if a.spelling else f"arg{i}", self.ctype(a.type)) for i, a in enumerate(c.get_arguments())]
+        params = [ir.Param(safe(a.spelling) if a.spelling else f"arg{i}", self.param_type(a.type))
+                  for i, a in enumerate(c.get_arguments())]
         dep = ""
         if c.availability == ci.AvailabilityKind.DEPRECATED:
             dep = f"{c.spelling} is deprecated"
@@ -220,6 +241,8 @@ class Builder:
             if f.kind in (K.STRUCT_DECL, K.UNION_DECL) and f.is_definition():
                 nested[f.get_usr()] = f
             elif f.kind == K.FIELD_DECL:
+                if f.access_specifier in (ci.AccessSpecifier.PRIVATE, ci.AccessSpecifier.PROTECTED):
+                    rec.public = False
                 ft = f.type
                 under = ft.get_named_type() if ft.kind == T.ELABORATED else ft
                 base = under

@@ -1,6 +1,6 @@
 """Per-library specs (YAML): what to parse, what to load, how parameters are used.
 
-A spec is data; codegen/specs/README.md documents the format. `defaults.yaml`
+A spec is data; docs/spec_format.rst documents the format. `defaults.yaml`
 holds the intent rules every library shares; a library's own rules come first.
 """
 from __future__ import annotations
@@ -35,6 +35,7 @@ class Spec:
     cimport_module: str                # 'chip'    -> hip/chip.pxd
     headers: list[str]
     owns: list[str]
+    owns_types: list[str] = field(default_factory=list)   # prefixes whose types (not functions) are ours
     language: str = "c"
     depends: list[str] = field(default_factory=list)
     defines: list[str] = field(default_factory=list)
@@ -50,15 +51,19 @@ class Spec:
     skip: dict[str, str] = field(default_factory=dict)
     struct_defaults: dict[str, dict] = field(default_factory=dict)
     device_allocations: dict[str, str] = field(default_factory=dict)
+    handles: list[str] = field(default_factory=list)   # void* typedefs that are opaque handles
     doc: str = ""
 
 
+SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "ref", "number")
+
+
 def _intent(text: str) -> tuple[str, str]:
-    """'out scalar' -> ('out', 'scalar')."""
+    """'out scalar' -> ('out', 'scalar'); 'out array[ndev]' keeps the length parameter in the shape."""
     parts = text.split()
     intent, shape = parts[0], (parts[1] if len(parts) > 1 else "scalar")
-    if intent not in ("in", "out", "inout") or shape not in ("scalar", "array", "string", "string_array", "buffer", "packed", "ref"):
-        raise ValueError(f"bad intent {text!r}: want '<in|out|inout> [scalar|array|string|string_array|buffer|packed|ref]'")
+    if intent not in ("in", "out", "inout") or shape.split("[")[0] not in SHAPES:
+        raise ValueError(f"bad intent {text!r}: want '<in|out|inout> <{'|'.join(SHAPES)}>'")
     return intent, shape
 
 
@@ -78,7 +83,7 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
     lib = d.get("shared_library", {})
     spec = Spec(
         library=d["library"], python_module=d["python_module"], cimport_module=d["cimport_module"],
-        headers=d["headers"], owns=d["owns"], language=d.get("language", "c"),
+        headers=d["headers"], owns=d["owns"], owns_types=d.get("owns_types", []), language=d.get("language", "c"),
         depends=d.get("depends", []), defines=defaults.get("defines", []) + d.get("defines", []),
         library_env=lib.get("env", f"HIP_PYTHON_{library.upper()}_LIBRARY"),
         library_names={int(k): v for k, v in lib.get("names", {}).items()},
@@ -89,7 +94,7 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
                    for fn, params in (d.get("intent_overrides") or {}).items()},
         callbacks=d.get("callbacks") or {}, skip=d.get("skip") or {},
         struct_defaults=d.get("struct_defaults") or {},
-        device_allocations=d.get("device_allocations") or {}, doc=d.get("doc", ""))
+        device_allocations=d.get("device_allocations") or {}, handles=d.get("handles") or [], doc=d.get("doc", ""))
     return spec
 
 

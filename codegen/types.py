@@ -19,8 +19,9 @@ _NUMERIC = {"_Bool", "char", "signed char", "unsigned char", "short", "unsigned 
 
 
 class TypeIndex:
-    def __init__(self, module: ir.Module, deps: list[ir.Module] = ()):
+    def __init__(self, module: ir.Module, deps: list[ir.Module] = (), handles=()):
         self.module = module
+        self.void_handles = set(handles)   # `typedef void* hipblasHandle_t`: opaque by the spec's word
         self.owner: dict[str, str] = {}
         self.typedefs: dict[str, ir.Typedef] = {}
         self.records: dict[str, ir.Record] = {}
@@ -54,6 +55,8 @@ class TypeIndex:
         """A typedef naming a pointer to a struct: hipStream_t, hipEvent_t, hipblasHandle_t."""
         if t.kind != "typedef":
             return False
+        if t.name in self.void_handles:
+            return True
         r = self.resolve(t)
         return r.kind == "pointer" and self.resolve(r.pointee).kind == "record"
 
@@ -118,6 +121,14 @@ class TypeIndex:
     def is_numeric(self, t: ir.CType) -> bool:
         r = self.resolve(t)
         return (r.kind == "builtin" and r.name in _NUMERIC) or (r.kind == "typedef" and r.name in _CYTHON_STD)
+
+    def is_unsigned(self, t: ir.CType) -> bool:
+        r = self.resolve(t)
+        name = r.name if r.kind == "builtin" else (t.name if t.kind == "typedef" else r.name)
+        if r.kind == "typedef":
+            name = r.name
+        return name.startswith(("unsigned", "uint")) or name in ("size_t", "uintptr_t", "_Bool", "char16_t",
+                                                                  "char32_t", "__fp16", "_Float16")
 
     def is_float(self, t: ir.CType) -> bool:
         r = self.resolve(t)

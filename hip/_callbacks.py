@@ -6,7 +6,6 @@ through the C user-data pointer and calls the Python function with the GIL.
 from __future__ import annotations
 
 import sys
-import warnings
 
 
 def callback_context(fn, data, once: bool):
@@ -31,5 +30,6 @@ def unraisable(exc: BaseException, fn) -> None:
 
 
 def deprecated(message: str) -> None:
+    import warnings   # imported on first use: keeps `import hip.hip` fast
     # Cython functions have no frame of their own: level 2 is the caller of the hip function.
     warnings.warn(message, DeprecationWarning, stacklevel=2)

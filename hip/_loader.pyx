@@ -10,7 +10,7 @@ candidate name (versioned names first): $ROCM_PATH/lib, /opt/rocm/lib, and
 finally the dynamic linker's own search (LD_LIBRARY_PATH, ld.so.cache).
 """
 import os
-import threading
+from _thread import allocate_lock   # `import threading` alone cost ~6 ms of import time
 
 from hip.errors import LibraryNotFoundError, SymbolNotFoundError
 
@@ -39,7 +39,7 @@ cdef class Library:
         self.name, self.env, self.candidates = name, env, candidates
         self.path = None
         self.handle = NULL
-        self.lock = threading.Lock()
+        self.lock = allocate_lock()
 
     cdef int _open(self) except -1:
         tried = []

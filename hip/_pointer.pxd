@@ -27,3 +27,7 @@ cdef object as_string_array(object o)
 cdef void* kernel_extra(object o, list keep) except? NULL
 cdef Pointer wrap(type cls, void* p)
 cdef object index(object o)
+cdef long long as_signed(object o, int nbytes) except? -1
+cdef unsigned long long as_unsigned(object o, int nbytes) except? 0xFFFFFFFFFFFFFFFF
+cdef int enum_arg(object cls, object v) except? -1
+cdef const void* number_arg(object o, void* local, int kind, int nbytes) except? NULL

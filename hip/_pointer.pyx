@@ -8,13 +8,13 @@ and DLPack producers. Non-const C pointers use `waddr`, which refuses
 read-only buffers (writing into a `bytes` object would corrupt it silently).
 """
 import sys
-from array import array
 
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyObject_CheckBuffer, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_ANY_CONTIGUOUS
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.number cimport PyNumber_Index
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 from libc.stdint cimport int64_t, uint64_t
 
 cdef extern from *:
@@ -196,6 +196,88 @@ cdef object index(object o):
     return PyNumber_Index(o)
 
 
+# Integer arguments of every generated function convert here: one compiled copy instead of
+# Cython's inline conversion at each of thousands of call sites (which dominated build time).
+cdef long long as_signed(object o, int nbytes) except? -1:
+    """A C signed integer of `nbytes` bytes: __index__ semantics (a float is a TypeError), range-checked."""
+    cdef long long v = index(o)
+    cdef long long lim
+    if nbytes < 8:
+        lim = 1LL << (8 * nbytes - 1)
+        if v < -lim or v >= lim:
+            raise OverflowError(f"{v} does not fit a {8 * nbytes}-bit signed integer")
+    return v
+
+
+cdef unsigned long long as_unsigned(object o, int nbytes) except? 0xFFFFFFFFFFFFFFFF:
+    """A C unsigned integer of `nbytes` bytes: negative values and overflow raise OverflowError."""
+    o = index(o)
+    if o < 0:
+        raise OverflowError(f"can't convert negative value {o} to an unsigned integer")
+    cdef unsigned long long v = o
+    if nbytes < 8 and v >> (8 * nbytes):
+        raise OverflowError(f"{v} does not fit a {8 * nbytes}-bit unsigned integer")
+    return v
+
+
+cdef const void* number_arg(object o, void* local, int kind, int nbytes) except? NULL:
+    """`const T* alpha`: a Python number is stored in the caller's `local` (kind 0 signed,
+    1 unsigned, 2 floating, 3 complex as two floating values of nbytes each) and its address
+    returned; anything else is a pointer (device pointer mode, ctypes, NumPy scalar arrays)."""
+    cdef long long i
+    cdef unsigned long long u
+    cdef double d
+    cdef float f
+    if isinstance(o, bool) or not isinstance(o, (int, float, complex)):
+        return addr(o)
+    if kind == 0 or kind == 1:
+        if isinstance(o, int):
+            if kind == 0:
+                i = as_signed(o, nbytes)
+                memcpy(local, (<char*>&i) if sys.byteorder == "little" else (<char*>&i) + 8 - nbytes, nbytes)
+            else:
+                u = as_unsigned(o, nbytes)
+                memcpy(local, (<char*>&u) if sys.byteorder == "little" else (<char*>&u) + 8 - nbytes, nbytes)
+            return local
+        raise TypeError(f"expected an integer, got {type(o).__name__}")
+    if kind == 2:
+        if isinstance(o, complex):
+            raise TypeError("expected a real number, got complex")
+        if nbytes == 4:
+            f = o
+            memcpy(local, &f, 4)
+        else:
+            d = o
+            memcpy(local, &d, 8)
+        return local
+    c = complex(o)
+    if nbytes == 4:
+        f = c.real
+        memcpy(local, &f, 4)
+        f = c.imag
+        memcpy(<char*>local + 4, &f, 4)
+    else:
+        d = c.real
+        memcpy(local, &d, 8)
+        d = c.imag
+        memcpy(<char*>local + 8, &d, 8)
+    return local
+
+
+cdef object _check_enum = None
+
+
+cdef int enum_arg(object cls, object v) except? -1:
+    """An enum argument: a member of `cls`, or an int that is one of its values."""
+    global _check_enum
+    if type(v) is cls:
+        return v
+    if _check_enum is None:
+        from hip._enum import check_arg
+        _check_enum = check_arg
+    return _check_enum(cls, v)
+
+
 cdef void* addr(object o) except? NULL:
     if type(o) is int:   # fast paths first
         if o < 0:
@@ -268,6 +350,7 @@ cdef object seq_arg(object o, str typecode):
     handles, ctypes values (their addresses) or ints all work.
     """
     if isinstance(o, (list, tuple)):
+        from array import array   # imported on first use: keeps `import hip.hip` fast
         if typecode == "P":
             return array("Q" if sizeof(void*) == 8 else "I", [<size_t>addr(x) for x in o])
         return array(typecode, [int(x) if typecode not in "fd" else x for x in o])

@@ -95,6 +95,8 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
             py = safe(f.name)
             body.append(f"        {types.cy(f.type, py)}" + (f' "{f.name}"' if py != f.name else ""))
     out += body
+    for extra in spec.headers[1:]:   # further headers the spec parses: included, declared above
+        out.append(f'cdef extern from "{extra}":\n    pass')
     out.append("")
     for fn in common.bound_functions(module):
         out.append(f"cdef {prototype(fn, types)}")

@@ -1,6 +1,8 @@
 """Helpers every emitter shares: names, headers of generated files, record paths."""
 from __future__ import annotations
 
+import re
+
 from .. import ir
 from ..spec import Spec
 from ..types import TypeIndex
@@ -13,13 +15,13 @@ def banner(spec: Spec, module: ir.Module, comment: str = "#") -> str:
 
 def dep_alias(library: str) -> str:
     """How a .pyx refers to a library's cimport module: c_hip, c_hiprtc ..."""
-    return f"c_{library}"
+    return f"_c_{library}"
 
 
 def qualifier(spec: Spec):
     """q(owner, name) for TypeIndex.cy in .pyx files."""
     def q(owner: str, name: str) -> str:
-        return f"c.{name}" if owner == spec.library else f"{dep_alias(owner)}.{name}"
+        return f"_cl.{name}" if owner == spec.library else f"{dep_alias(owner)}.{name}"
     return q
 
 
@@ -59,11 +61,22 @@ def python_enum_name(e: ir.Enum) -> str:
     return e.name
 
 
+_DOXYGEN_GROUPING = re.compile(r"^\s*([@\\](\{|\}|addtogroup|ingroup|defgroup|name)\b.*|[@\\][{}])\s*$")
+
+
 def docstring(text: str, limit: int = 3000) -> str:
-    text = (text or "").strip()
+    """Docstring source text: Doxygen grouping lines dropped, quotes and braces escaped.
+
+    Braces become \\x7b / \\x7d escapes (the same characters at run time): Cython copies
+    .pyx lines into C comments and re-indents its output for every unbalanced brace in
+    them, which made a hipBLAS module 130 MB of mostly whitespace.
+    """
+    lines = [l for l in (text or "").strip().splitlines() if not _DOXYGEN_GROUPING.match(l)]
+    text = "\n".join(lines).strip()
     if len(text) > limit:
         text = text[:limit].rsplit("\n", 1)[0] + "\n..."
-    return text.replace("\\", "\\\\").replace('"""', "'''")
+    text = text.replace("\\", "\\\\").replace('"""', "'''")
+    return text.replace("{", "\\x7b").replace("}", "\\x7d")
 
 
 def records_in_order(module: ir.Module) -> list[ir.Record]:

@@ -40,6 +40,12 @@ class FunctionEmitter:
     def cy(self, t: ir.CType, name: str = "") -> str:
         return self.types.cy(t, name, self.q)
 
+    def int_conv(self, t: ir.CType, expr: str) -> str:
+        """Python object -> C integer of type t, through the shared range-checked converters."""
+        unsigned = self.types.is_unsigned(t)
+        ct = self.cy(ir.CType(**{**t.__dict__, "const": False}))
+        return f"<{ct}>_p.as_{'unsigned' if unsigned else 'signed'}({expr}, sizeof({ct}))"
+
     def typecode(self, t: ir.CType) -> str:
         r = self.types.resolve(t)
         if self.types.is_handle(t) or r.kind in ("pointer", "funcptr"):
@@ -55,9 +61,21 @@ class FunctionEmitter:
         r = types.resolve(t)
         v = f"_{i}"
         cb = self.spec.callbacks.get(fn.name, {})
+        if p.intent == "out" and p.shape.startswith("array[") and r.kind == "pointer":
+            # An array the call fills, its length another argument: returned as a list.
+            length = p.shape[len("array["):-1]
+            target = r.pointee
+            code = self.typecode(target)
+            conv = f"_p.wrap({self.handle_cls(target)}, <void*><size_t>x)" if types.is_handle(target) else "x"
+            return None, [f"_k{i} = _p.seq_arg([0] * {length}, {code!r})"], \
+                f"<{self.cy(t)}>_p.waddr(_k{i})", f"[{conv} for x in _k{i}]"
         if p.intent == "out" and p.shape == "scalar" and r.kind == "pointer":
             target = r.pointee
             rt = types.resolve(target)
+            if rt.kind == "record" and rt.name in types.records and types.records[rt.name].size >= 0:
+                # A struct the call fills (ncclGetUniqueId): a fresh wrapper owns the memory.
+                cls = self.cls_of(rt.name)
+                return None, [f"_o{i} = {cls}()"], f"<{self.cy(t)}>(<Pointer>_o{i})._ptr", f"_o{i}"
             if types.is_handle(target):
                 return None, [f"cdef {self.cy(target, v)} = NULL"], f"&{v}", \
                     f"_p.wrap({self.handle_cls(target)}, <void*>{v})"
@@ -77,10 +95,10 @@ class FunctionEmitter:
         if p.intent == "inout" and p.shape == "scalar" and r.kind == "pointer":
             target, rt = r.pointee, types.resolve(r.pointee)
             if rt.kind == "enum":
-                return p.name, [f"cdef {self.cy(target, v)} = <{self.cy(target)}>_earg({self.cls_of(rt.name)}, {p.name})"], \
+                return p.name, [f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.enum_arg({self.cls_of(rt.name)}, {p.name})"], \
                     f"&{v}", f"_enum.member({self.cls_of(rt.name)}, {v})"
             if types.is_numeric(target):
-                conv = p.name if types.is_float(target) else f"_p.index({p.name})"
+                conv = p.name if types.is_float(target) else self.int_conv(target, p.name)
                 return p.name, [f"cdef {self.cy(target, v)} = {conv}"], f"&{v}", v
         if p.intent == "in" and p.shape == "ref" and r.kind == "pointer":
             # The value is the caller's; C takes its address (hiprtcDestroyProgram(&prog)).
@@ -88,7 +106,7 @@ class FunctionEmitter:
             if types.is_handle(target) or types.resolve(target).kind == "pointer":
                 return p.name, [f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.addr({p.name})"], f"&{v}", None
             if types.is_numeric(target):
-                return p.name, [f"cdef {self.cy(target, v)} = _p.index({p.name})"], f"&{v}", None
+                return p.name, [f"cdef {self.cy(target, v)} = {self.int_conv(target, p.name)}"], f"&{v}", None
         if p.intent != "in":
             raise ValueError(f"{fn.name}.{p.name}: unsupported intent {p.intent} {p.shape} for {types.tclass(t)}")
         # -- inputs ---------------------------------------------------------------------------------
@@ -96,6 +114,8 @@ class FunctionEmitter:
             return self.callback_param(fn, p, i, cb)
         if p.name == cb.get("data"):
             return p.name, [], f"_ud{i}", None   # filled by the callback converter
+        if p.shape == "number" and r.kind == "pointer":
+            return self.number_param(fn, p, i)
         if p.shape == "string":
             return p.name, [f"cdef const char* {v} = _p.cstr({p.name}, _keep)"], f"<{self.cy(t)}>{v}", None
         if p.shape == "string_array":
@@ -111,11 +131,11 @@ class FunctionEmitter:
         if types.is_handle(t):
             return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
         if r.kind == "enum":
-            return p.name, [], f"<{self.cy(t)}>_earg({self.cls_of(r.name)}, {p.name})", None
+            return p.name, [], f"<{self.cy(t)}>_p.enum_arg({self.cls_of(r.name)}, {p.name})", None
         if types.is_float(t):
             return f"{self.cy(t)} {p.name}", [], p.name, None
         if types.is_numeric(t):   # __index__ semantics: a float is a TypeError, not truncated
-            return p.name, [], f"_p.index({p.name})", None
+            return p.name, [], self.int_conv(t, p.name), None
         if r.kind == "record":
             cls = self.cls_of(r.name)
             return p.name, [f"_k{i} = _s.record_arg({cls}, {p.name})"], \
@@ -129,6 +149,26 @@ class FunctionEmitter:
         if r.kind == "funcptr":
             return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
         raise ValueError(f"{fn.name}.{p.name}: no conversion for {types.tclass(t)}")
+
+    def number_param(self, fn, p, i):
+        """`const T* alpha`: a Python number stored in a local T, or any pointer (device pointer mode)."""
+        types, t = self.types, p.type
+        target = types.resolve(t).pointee
+        rt = types.resolve(target)
+        local = ir.CType(**{**target.__dict__, "const": False})
+        if types.is_float(target):
+            kind, size = 2, f"sizeof({self.cy(local)})"
+        elif types.is_numeric(target):
+            kind, size = (1 if types.is_unsigned(target) else 0), f"sizeof({self.cy(local)})"
+        elif rt.kind == "record" and len(types.records[rt.name].fields) == 2 and \
+                all(types.is_float(f.type) for f in types.records[rt.name].fields):
+            # complex: two floating fields {x, y} / {real, imag}
+            kind, size = 3, f"sizeof({self.cy(local)}) // 2"
+        else:   # const void* alpha (its type set by another argument): pointers only
+            return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
+        v = f"_n{i}"
+        return p.name, [f"cdef {self.cy(local, v)}"], \
+            f"<{self.cy(t)}>_p.number_arg({p.name}, &{v}, {kind}, {size})", None
 
     def callback_param(self, fn, p, i, cb):
         tname = p.type.name
@@ -202,12 +242,13 @@ class FunctionEmitter:
             cargs[i] = f"_a{i}"
         res = types.resolve(fn.result)
         status_enum = self.spec.error_type
-        is_status = res.kind == "enum" and res.name == status_enum
+        status_resolved = types.resolve(ir.CType("typedef", status_enum)).name if status_enum else ""
+        is_status = res.kind == "enum" and res.name in (status_enum, status_resolved)
         body = []
         if any("_keep" in l or "_keep" in a for l in pre for a in cargs) or any("_keep" in a for a in cargs):
             body.append("_keep = []")
         body += pre
-        call = f"c.{fn.name}({', '.join(cargs)})"
+        call = f"_cl.{fn.name}({', '.join(cargs)})"
         if res.kind != "void":
             body.append(f"cdef {self.cy(fn.result, '_r')}")
         invoke = ["with nogil:", f"    {call if res.kind == 'void' else '_r = ' + call}"]
@@ -267,7 +308,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
            "from libc.stdint cimport *",
            "from libc.stddef cimport wchar_t",
            "from cpython.ref cimport Py_INCREF, Py_DECREF",
-           f"from hip cimport {spec.cimport_module} as c"]
+           f"from hip cimport {spec.cimport_module} as _cl"]
     for dep in spec.depends:
         out.append(f"from hip cimport {all_specs[dep].cimport_module} as {common.dep_alias(dep)}")
         out.append(f"from hip import {all_specs[dep].python_module} as _{dep}")
@@ -313,13 +354,13 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
     if c_layout:
         out.append('cdef extern from *:\n    """\n    #include <stddef.h>\n' + c_layout + '\n    """')
         for r, arr, cols, defaults in recs:
-            out.append(f"    const size_t {arr}[{len(cols) * 2 + 1}]")
+            out.append(f"    const size_t {arr}[{max(len(cols) * 2 + 1, 1)}]")
     owned = {r.name for r in module.records}
     for r, arr, cols, defaults in recs:
         cols = [_qualify_sub(c, fe) for c in cols]
         doc = common.docstring(r.comment, 800)
-        out.append(f"{r.name} = _struct.define({r.name!r}, {arr}[0], (\n    " + ",\n    ".join(cols) +
-                   (",)" if len(cols) == 1 else ")") + f", __name__, \"\"\"{doc}\"\"\", {defaults!r})")
+        table = "()" if not cols else "(\n    " + ",\n    ".join(cols) + (",)" if len(cols) == 1 else ")")
+        out.append(f"{r.name} = _struct.define({r.name!r}, {arr}[0], {table}, __name__, \"\"\"{doc}\"\"\", {defaults!r})")
     # Opaque records without a handle typedef still get a class (used as pointer targets)
     for r in module.records:
         if r.size < 0 and r.name not in handle_names.values() and not r.name.startswith("_anon_"):
@@ -341,14 +382,10 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
     out.append("\n# -- functions " + "-" * 55)
     if spec.error_type:
         out += [f"cdef dict _status_members = {spec.error_type}._value2member_",
-                "cdef inline object _status(int v):",
+                "cdef object _status(int v):",
                 "    m = _status_members.get(v)",
                 f"    return m if m is not None else _enum.member({spec.error_type}, v)", ""]
-    out += ["cdef inline int _earg(cls, v) except? -1:",
-            "    if type(v) is cls:",
-            "        return v",
-            "    return _enum.check_arg(cls, v)", "",
-            "cdef _device_pointer(void* p, size_t n):",
+    out += ["cdef _device_pointer(void* p, size_t n):",
             "    cdef DevicePointer d = DevicePointer.__new__(DevicePointer)",
             "    d._ptr = p",
             "    d.nbytes = n",

@@ -50,6 +50,11 @@ def emit(module: ir.Module, types: TypeIndex, spec) -> tuple[str, str]:
     for r in common.records_in_order(module):
         if r.size < 0:
             continue
+        if not r.public:   # a C++ class with protected fields (__half): no offsetof, a sized value only
+            arr = f"hip_py_layout_{r.name}"
+            c_lines.append(f"    static const size_t {arr}[] = {{sizeof({r.c_name or r.name})}};")
+            py_lines.append((r, arr, [], None))
+            continue
         if r.c_name:
             root, base = r.c_name, ""
         elif r.name in paths:

@@ -48,8 +48,10 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
             r = types.resolve(p.type)
             if p.intent == "out":
                 tgt = r.pointee
-                outs.append(_pytype(tgt, types) if not types.resolve(tgt).kind in ("pointer", "void")
-                            else ("DevicePointer" if fn.name in spec.device_allocations else "Pointer"))
+                if types.is_handle(tgt) or types.resolve(tgt).kind not in ("pointer", "void"):
+                    outs.append(_pytype(tgt, types))
+                else:
+                    outs.append("DevicePointer" if fn.name in spec.device_allocations else "Pointer")
             else:
                 params.append(f"{p.name}: {_pytype(p.type, types) if (types.is_numeric(p.type) or types.resolve(p.type).kind == 'enum') else 'Any'}")
         res = types.resolve(fn.result)
