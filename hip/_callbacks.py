@@ -25,8 +25,10 @@ def callback_context(fn, data, once: bool):
 
 def unraisable(exc: BaseException, fn) -> None:
     """An exception in a callback cannot propagate into C: report it like Python does."""
-    hook = sys.unraisablehook
-    hook(sys.UnraisableHookArgs(type(exc), exc, exc.__traceback__, f"Exception in HIP callback {fn!r}", fn))
+    # sys.UnraisableHookArgs cannot be built from Python; hooks read these five attributes.
+    from types import SimpleNamespace
+    sys.unraisablehook(SimpleNamespace(exc_type=type(exc), exc_value=exc, exc_traceback=exc.__traceback__,
+                                       err_msg=f"Exception in HIP callback {fn!r}", object=fn))
 
 
 def deprecated(message: str) -> None:

@@ -392,6 +392,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
             "    return d", ""]
     funcs = [fe.function(f) for f in common.bound_functions(module)]
     out += list(fe.trampolines.values())
+    # Addresses of the trampolines, by callback type: lets tests drive them as the runtime would.
+    out.append("_callback_trampolines = {" + ", ".join(
+        f"{n[len('_tramp_'):]!r}: <size_t>{n}" for n in fe.trampolines) + "}")
     out.append("")
     out += [f + "\n" for f in funcs]
     if spec.error_string:
