@@ -108,12 +108,38 @@ if [ $use_venv = 1 ]; then
   step "installed into .venv (editable: $site/hip_bindings_checkout.pth -> $ROOT)"
 fi
 
-# 6. Show it working -----------------------------------------------------------------------
+# 6. The NVIDIA platform: HIP on CUDA (when a CUDA toolkit is here) -------------------------
+cuda_root=""
+for d in "${CUDA_PATH:-}" /usr/local/cuda; do
+  if [ -n "$d" ] && [ -f "$d/include/cuda_runtime_api.h" ]; then cuda_root=$d; break; fi
+done
+if [ -n "$cuda_root" ]; then
+  # One layer library per HIP library whose CUDA headers this toolkit has.
+  nv_libs=$("$PY" - "$cuda_root/include" "$libs" <<'PYEOF'
+import os, sys
+sys.path.insert(0, ".")
+from codegen.nvidia import nvspec
+inc, wanted = sys.argv[1], sys.argv[2].split(",")
+dirs = [inc, "/usr/include"]
+ok = [l for l in nvspec.all_libraries() if l in wanted
+      and all(any(os.path.exists(os.path.join(d, h)) for d in dirs) for h in nvspec.load(l).cuda_headers)]
+print(",".join(ok))
+PYEOF
+)
+  if [ -n "$nv_libs" ]; then
+    step "CUDA at $cuda_root: generating and building the HIP-on-CUDA layer ($nv_libs) into hip/_nvidia"
+    rm -rf hip/_nvidia
+    "$PY" -m codegen.nvidia --hip-include "$include" --cuda-include "$cuda_root/include" \
+      --libs "$nv_libs" --out build/nvidia --build hip/_nvidia --cuda-lib "$cuda_root/lib64" -j "$jobs"
+  fi
+fi
+
+# 7. Show it working -----------------------------------------------------------------------
 step "python -m hip"
 (cd /tmp && "$PY" -m hip) || (cd "$ROOT" && "$PY" -m hip)
 step "built in $(( $(date +%s) - t0 )) s"
 
-# 7. Tests ---------------------------------------------------------------------------------
+# 8. Tests ---------------------------------------------------------------------------------
 if [ $run_tests = 1 ]; then
   if ! have_headers build/rocm-bookworm/usr/include; then
     step "fetching Debian bookworm's ROCm 5.2 headers (the generator is tested on 5.x and 6.x)"

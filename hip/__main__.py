@@ -22,7 +22,14 @@ def built_libraries() -> list[dict]:
 
 def main() -> int:
     print(f"hip-bindings {hip.__version__} (Python {sys.version.split()[0]})")
-    print(f"platform: {os.environ.get('HIP_PLATFORM', 'amd')}")
+    from hip import _loader
+    try:
+        plat = _loader.platform() or "automatic (ROCm if found, else the NVIDIA layer)"
+    except ValueError as e:
+        plat = f"invalid: {e}"
+    layers = sorted(n[len("libhip-nvidia-"):-3] for n in os.listdir(_loader.NVIDIA_DIR)) \
+        if os.path.isdir(_loader.NVIDIA_DIR) else []
+    print(f"platform: {plat}; NVIDIA layer built for: {', '.join(layers) or 'none'}")
     reports = built_libraries()
     if not reports:
         print("no library modules are built (run ./build_pkgs.sh)")

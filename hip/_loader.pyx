@@ -22,6 +22,23 @@ cdef extern from "<dlfcn.h>" nogil:
     int RTLD_LOCAL
 
 
+NVIDIA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_nvidia")
+
+
+def platform() -> str:
+    """HIP_PLATFORM: 'amd' (ROCm), 'nvidia' (our HIP-on-CUDA layer), or '' (automatic: ROCm when
+    found, else the NVIDIA layer when it is built)."""
+    p = os.environ.get("HIP_PLATFORM", "").strip().lower()
+    if p not in ("", "amd", "nvidia"):
+        raise ValueError(f"HIP_PLATFORM={p!r}: expected 'amd' or 'nvidia'")
+    return p
+
+
+def nvidia_layer(str name) -> str:
+    """Where the HIP-on-CUDA layer for library `name` is built (codegen.nvidia)."""
+    return os.path.join(NVIDIA_DIR, f"libhip-nvidia-{name}.so")
+
+
 def search_dirs():
     """Directories searched (in order) before the dynamic linker."""
     dirs = []
@@ -47,8 +64,12 @@ cdef class Library:
         cdef const char* cpath
         attempts = []
         override = os.environ.get(self.env)
+        plat = platform()
+        layer = nvidia_layer(self.name)
         if override:
             attempts.append(override)
+        elif plat == "nvidia":
+            attempts.append(layer)
         else:
             for n in self.candidates:
                 for d in search_dirs():
@@ -56,6 +77,8 @@ cdef class Library:
                     if os.path.exists(p):
                         attempts.append(p)
             attempts.extend(self.candidates)   # the dynamic linker's search
+            if plat == "" and os.path.exists(layer):
+                attempts.append(layer)             # no ROCm: HIP on CUDA
         for p in attempts:
             b = os.fsencode(p)
             cpath = b
@@ -67,7 +90,9 @@ cdef class Library:
                 return 0
             err = dlerror()
             tried.append((p, err.decode(errors="replace") if err != NULL else "not found"))
-        if not override:
+        if plat == "nvidia" and not override:
+            tried.append((layer, "HIP_PLATFORM=nvidia: build the layer with ./build_pkgs.sh (needs CUDA)"))
+        elif not override:
             tried.append((", ".join(search_dirs()), "searched; no candidate file there"))
         raise LibraryNotFoundError(self.name, self.env, tried)
 

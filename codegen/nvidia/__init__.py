@@ -1,0 +1,11 @@
+"""The HIP-on-CUDA layer generator (the `nvidia` platform).
+
+For each HIP library it writes one C file that exports the HIP functions with
+HIP's ABI (types from the same ROCm headers the bindings come from) and
+implements them with the matching CUDA library: names, enumerators and struct
+fields are matched by rules in codegen/specs/nvidia/*.yaml; irregular cases
+are hand-written in codegen/nvidia/manual/<lib>.c.
+
+Modules: nvspec (spec files), cuda_ir (CUDA headers -> IR), match (name
+matching), convert (type-pair conversions), emit_c (the C file), build (gcc).
+"""

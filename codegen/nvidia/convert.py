@@ -1,0 +1,297 @@
+"""Type pairs: how a HIP value becomes the CUDA value and back.
+
+`Converter` answers, for a HIP type and the CUDA type in the same place, whether
+the bits can be passed as they are (a cast), need a generated converter
+(enumerators by name, struct fields by name), or cannot be bridged (with why).
+It also spells both sides in C: HIP types get the `hipabi_` prefix (their layout
+comes from the ROCm headers), CUDA types keep their names (the CUDA headers are
+included).
+"""
+from __future__ import annotations
+
+from .. import ir
+from ..types import TypeIndex
+from . import match
+from .nvspec import NvSpec
+
+PREFIX = "hipabi_"
+
+_SIZES = {"_Bool": 1, "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2,
+          "int": 4, "unsigned int": 4, "long": 8, "unsigned long": 8, "long long": 8,
+          "unsigned long long": 8, "float": 4, "double": 8, "long double": 16, "size_t": 8, "ssize_t": 8,
+          "ptrdiff_t": 8, "intptr_t": 8, "uintptr_t": 8, "__fp16": 2, "_Float16": 2,
+          **{f"{s}int{n}_t": n // 8 for s in ("", "u") for n in (8, 16, 32, 64)}}
+_FLOATS = {"float", "double", "long double", "__fp16", "_Float16"}
+
+
+def has_overlap(rec: ir.Record) -> bool:
+    """Fields of an anonymous union (libclang lists them flat, at one offset)."""
+    offs = [f.offset_bits for f in rec.fields if f.bit_width < 0]
+    return rec.kind == "struct" and len(offs) != len(set(offs))
+
+
+class NoBridge(Exception):
+    """This HIP declaration has no faithful CUDA counterpart (the message says why)."""
+
+
+class Converter:
+    def __init__(self, hip: TypeIndex, cuda: TypeIndex, spec: NvSpec):
+        self.h, self.c, self.spec = hip, cuda, spec
+        self.enum_maps: dict[tuple[str, str], dict[int, str]] = {}
+        self.converters: dict[str, str] = {}          # C function name -> definition
+        self.needed_records: set[str] = set()         # HIP records whose full definition the C file needs
+        self.unmatched_fields: dict[str, list[str]] = {}
+
+    # -- classification -------------------------------------------------------------
+    @staticmethod
+    def _num(ti: TypeIndex, t: ir.CType):
+        r = ti.resolve(t)
+        if r.kind in ("builtin", "typedef") and r.name in _SIZES:
+            return _SIZES[r.name], r.name in _FLOATS
+        return None
+
+    def _rec(self, ti: TypeIndex, t: ir.CType) -> ir.Record | None:
+        r = ti.resolve(t)
+        return ti.records.get(r.name) if r.kind == "record" else None
+
+    def _enum(self, ti: TypeIndex, t: ir.CType) -> ir.Enum | None:
+        r = ti.resolve(t)
+        return ti.enums.get(r.name) if r.kind == "enum" else None
+
+    def status_enum(self) -> str:
+        return self.spec.status.get("type", "")
+
+    # -- enumerators ----------------------------------------------------------------
+    def enum_map(self, he: ir.Enum, ce: ir.Enum) -> dict[str, str]:
+        key = (he.name, ce.name)
+        if key not in self.enum_maps:
+            self.enum_maps[key] = match.enumerator_pairs([(k.name, k.value) for k in he.constants],
+                                                         [(k.name, k.value) for k in ce.constants],
+                                                         self.spec.enumerators)
+        return self.enum_maps[key]
+
+    def enum_identity(self, he: ir.Enum, ce: ir.Enum) -> bool:
+        """Every matched pair has the same value and every CUDA value is matched: bits pass as they are."""
+        m = self.enum_map(he, ce)
+        cval = {k.name: k.value for k in ce.constants}
+        hval = {k.name: k.value for k in he.constants}
+        return bool(m) and all(hval[hn] == cval[cn] for hn, cn in m.items()) \
+            and {cval[c] for c in m.values()} == set(cval.values())
+
+    def enum_to_cuda(self, he: ir.Enum, ce: ir.Enum) -> str:
+        fn = f"hipnv_{ce.name}_from_{he.name}"
+        if fn not in self.converters:
+            m = self.enum_map(he, ce)
+            seen, cases = set(), []
+            for k in he.constants:
+                if k.name in m and k.value not in seen:
+                    seen.add(k.value)
+                    cases.append(f"    case {k.value}: return {m[k.name]};  /* {k.name} */")
+            self.converters[fn] = "\n".join([
+                f"static inline int {fn}(int v, int* ok) {{", "    switch (v) {", *cases,
+                "    default: *ok = 0; return 0;", "    }", "}"])
+        return fn
+
+    def enum_to_hip(self, he: ir.Enum, ce: ir.Enum) -> str:
+        fn = f"hipnv_{he.name}_from_{ce.name}"
+        if fn not in self.converters:
+            m = self.enum_map(he, ce)
+            cval = {k.name: k.value for k in ce.constants}
+            back: dict[int, tuple[str, int]] = {}
+            for k in he.constants:           # first HIP name for each CUDA value
+                if k.name in m:
+                    back.setdefault(cval[m[k.name]], (k.name, k.value))
+            default = "v"
+            if he.name == self.status_enum() and self.spec.status.get("unknown"):
+                default = str(self.enumerator_value(he, self.spec.status["unknown"]))
+            cases = [f"    case {cv}: return {hv};  /* {cn} -> {hn} */"
+                     for cv, (hn, hv) in sorted(back.items())
+                     for cn in [next(c for h_, c in m.items() if cval[c] == cv)]]
+            self.converters[fn] = "\n".join([
+                f"static inline int {fn}(int v) {{", "    switch (v) {", *cases,
+                f"    default: return {default};", "    }", "}"])
+        return fn
+
+    @staticmethod
+    def enumerator_value(e: ir.Enum, name: str) -> int:
+        for k in e.constants:
+            if k.name == name:
+                return k.value
+        raise KeyError(f"{name} is not an enumerator of {e.name}")
+
+    # -- compatibility ----------------------------------------------------------------
+    def same_bits(self, ht: ir.CType, ct: ir.CType, depth: int = 0) -> bool:
+        """Whether a HIP value of type ht can be reinterpreted as CUDA's ct unchanged."""
+        h, c = self.h.resolve(ht), self.c.resolve(ct)
+        if depth > 8:
+            return False
+        hn, cn = self._num(self.h, h), self._num(self.c, c)
+        he, ce = self._enum(self.h, h), self._enum(self.c, c)
+        if hn and cn:
+            return hn == cn
+        if he and ce:
+            return self.enum_identity(he, ce)
+        if (he and cn) or (hn and ce):
+            return (hn or (4, False)) == (cn or (4, False))
+        if h.kind == "pointer" and c.kind == "pointer":
+            return self.same_pointee(h.pointee, c.pointee, depth + 1)
+        if (h.kind == "pointer" and cn == (8, False)) or (c.kind == "pointer" and hn == (8, False)):
+            return True   # hipDeviceptr_t (void*) ~ CUdeviceptr (unsigned long long)
+        if h.kind == "array" and c.kind == "array":
+            return h.count == c.count and self.same_bits(h.pointee, c.pointee, depth + 1)
+        hr, cr = self._rec(self.h, h), self._rec(self.c, c)
+        if hr and cr:
+            return self.same_layout(hr, cr, depth + 1)
+        if h.kind == "funcptr" and c.kind == "funcptr":
+            return len(h.params) == len(c.params) and all(
+                self.same_bits(a, b, depth + 1) for a, b in zip(h.params, c.params)) and (
+                (h.result.kind == "void" and c.result.kind == "void") or self.same_bits(h.result, c.result, depth + 1))
+        if h.kind == "void" and c.kind == "void":
+            return True
+        return False
+
+    def same_pointee(self, hp: ir.CType, cp: ir.CType, depth: int) -> bool:
+        h, c = self.h.resolve(hp), self.c.resolve(cp)
+        if h.kind == "void" or c.kind == "void":
+            return True
+        hr, cr = self._rec(self.h, h), self._rec(self.c, c)
+        if hr and hr.name in self.spec.opaque and (cr is None or cr.size < 0):
+            return True   # HIP defines the struct, but programs only hold pointers to it
+        if (hr and hr.size < 0) and (cr is None or cr.size < 0):
+            return True   # opaque handles on both sides (ihipStream_t* ~ CUstream_st*)
+        if hr and cr is None and c.kind == "record":
+            return hr.size < 0
+        return self.same_bits(h, c, depth)
+
+    def same_layout(self, hr: ir.Record, cr: ir.Record, depth: int = 0) -> bool:
+        if hr.size < 0 or cr.size < 0:
+            return hr.size < 0 and cr.size < 0
+        if hr.size != cr.size or len(hr.fields) != len(cr.fields):
+            return False
+        return all(a.offset_bits == b.offset_bits and a.bit_width == b.bit_width
+                   and self.same_bits(a.type, b.type, depth + 1) for a, b in zip(hr.fields, cr.fields))
+
+    # -- struct converters (field by field, by name) ---------------------------------
+    def record_converter(self, hr: ir.Record, cr: ir.Record, to_cuda: bool) -> str:
+        fn = f"hipnv_{cr.name if to_cuda else hr.name}_from_{hr.name if to_cuda else cr.name}"
+        if fn in self.converters:
+            return fn
+        if has_overlap(hr) or has_overlap(cr):
+            raise NoBridge(f"{hr.name} holds an anonymous union")
+        self.converters[fn] = ""   # recursion guard
+        self.need(hr.name)
+        over = self.spec.fields.get(hr.name, {})
+        cfields = [f.name for f in cr.fields]
+        cby = {f.name: f for f in cr.fields}
+        lines, unmatched = [], []
+        for f in hr.fields:
+            cname = match.field_for(f.name, cfields, over)
+            if cname is None:
+                unmatched.append(f.name)
+                continue
+            cf = cby[cname]
+            dst, src = (f"d->{cname}", f"s->{f.name}") if to_cuda else (f"d->{f.name}", f"s->{cname}")
+            try:
+                lines += self.assign(f.type, cf.type, dst, src, to_cuda)
+            except NoBridge as e:
+                unmatched.append(f"{f.name} ({e})")
+        if unmatched:
+            self.unmatched_fields[hr.name] = unmatched
+        dtype = self.cspell_c(ir.CType("record", cr.name)) if to_cuda else self.hspell(ir.CType("record", hr.name))
+        stype = self.hspell(ir.CType("record", hr.name)) if to_cuda else self.cspell_c(ir.CType("record", cr.name))
+        self.converters[fn] = "\n".join([f"static void {fn}({dtype}* d, const {stype}* s) {{",
+                                         *(["    " + l for l in lines] or ["    (void)d; (void)s;"]), "}"])
+        return fn
+
+    def assign(self, ht: ir.CType, ct: ir.CType, dst: str, src: str, to_cuda: bool) -> list[str]:
+        """C statements copying one field between the two layouts."""
+        h, c = self.h.resolve(ht), self.c.resolve(ct)
+        if h.kind == "array" and c.kind == "array":
+            if self.same_bits(h.pointee, c.pointee):
+                return [f"memcpy({dst}, {src}, sizeof({dst}) < sizeof({src}) ? sizeof({dst}) : sizeof({src}));"]
+            if h.count == c.count:
+                inner = self.assign(h.pointee, c.pointee, f"{dst}[i]", f"{src}[i]", to_cuda)
+                return [f"for (int i = 0; i < {h.count}; i++) {{ {' '.join(inner)} }}"]
+            raise NoBridge("arrays of different element types and lengths")
+        hr, cr = self._rec(self.h, h), self._rec(self.c, c)
+        if hr and cr:
+            if self.same_layout(hr, cr):
+                self.need(hr.name)
+                return [f"memcpy(&{dst}, &{src}, sizeof({dst}));"]
+            if hr.kind == "union" or cr.kind == "union" or has_overlap(hr) or has_overlap(cr):
+                raise NoBridge("unions with different layouts")
+            if not cr.c_name or hr.anonymous:
+                # An anonymous nested struct has no type name to give a converter: assign its fields here.
+                lines = []
+                for f in hr.fields:
+                    cname = match.field_for(f.name, [x.name for x in cr.fields], self.spec.fields.get(hr.name))
+                    if cname is None:
+                        continue
+                    cf = next(x for x in cr.fields if x.name == cname)
+                    d, s_ = (f"{dst}.{cname}", f"{src}.{f.name}") if to_cuda else (f"{dst}.{f.name}", f"{src}.{cname}")
+                    lines += self.assign(f.type, cf.type, d, s_, to_cuda)
+                return lines
+            return [f"{self.record_converter(hr, cr, to_cuda)}(&{dst}, &{src});"]
+        he, ce = self._enum(self.h, h), self._enum(self.c, c)
+        if he and ce and not self.enum_identity(he, ce):
+            if to_cuda:
+                return [f"{{ int ok = 1; {dst} = {self.enum_to_cuda(he, ce)}((int){src}, &ok); }}"]
+            return [f"{dst} = {self.enum_to_hip(he, ce)}((int){src});"]
+        if self.same_bits(h, c) or (self._num(self.h, h) and self._num(self.c, c)):
+            target = self.cspell_c(ct) if to_cuda else self.hspell(ht)
+            if h.kind == "pointer" or c.kind == "pointer":
+                return [f"{dst} = ({target})(uintptr_t){src};"]
+            return [f"{dst} = ({target}){src};"]
+        raise NoBridge(f"{self.h.tclass(ht)} vs {self.c.tclass(ct)}")
+
+    def need(self, name: str) -> None:
+        """The C file must define HIP record `name` (and what it holds by value)."""
+        if name in self.needed_records:
+            return
+        self.needed_records.add(name)
+        for f in self.h.records[name].fields:
+            t = self.h.resolve(f.type)
+            while t.kind == "array":
+                t = self.h.resolve(t.pointee)
+            if t.kind == "record" and t.name in self.h.records:
+                self.need(t.name)
+
+    # -- spelling ----------------------------------------------------------------------
+    def hspell(self, t: ir.CType, name: str = "") -> str:
+        return self._spell(t, name, self._hbase)
+
+    def cspell_c(self, t: ir.CType, name: str = "") -> str:
+        return self._spell(t, name, self._cbase)
+
+    def _hbase(self, t: ir.CType) -> str:
+        if t.kind == "record":
+            rec = self.h.records.get(t.name)
+            return f"{rec.kind if rec else 'struct'} {PREFIX}{t.name}"
+        if t.kind in ("typedef", "enum") and (t.name in self.h.typedefs or t.name in self.h.enums):
+            return PREFIX + t.name
+        return {"_Float16": "unsigned short", "__fp16": "unsigned short"}.get(t.name, t.name) or "void"
+
+    def _cbase(self, t: ir.CType) -> str:
+        if t.kind == "record" and t.name in self.c.records:
+            rec = self.c.records[t.name]
+            return rec.c_name or f"{rec.kind} {t.name}"
+        if t.kind == "enum" and t.name in self.c.enums:
+            return self.c.enums[t.name].c_name or t.name
+        return t.name or "void"
+
+    def _spell(self, t: ir.CType, name: str, base) -> str:
+        const = "const " if t.const and t.kind != "pointer" else ""
+        if t.kind == "pointer":
+            inner = t.pointee
+            decl = f"* const {name}".rstrip() if t.const else f"*{name}"
+            if inner.kind == "array":
+                decl = f"(*{name})"
+            return self._spell(inner, decl, base)
+        if t.kind == "array":
+            return self._spell(t.pointee, f"{name}[{t.count or ''}]", base)
+        if t.kind == "funcptr":
+            args = ", ".join(self._spell(p, "", base) for p in t.params) or "void"
+            return f"{self._spell(t.result, '', base)} (*{name})({args})"
+        if t.kind == "void":
+            return f"{const}void {name}".rstrip()
+        return f"{const}{base(t)} {name}".rstrip()

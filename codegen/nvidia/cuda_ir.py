@@ -1,0 +1,70 @@
+"""CUDA headers -> the same IR the HIP side uses (one module per layer library)."""
+from __future__ import annotations
+
+import os
+import re
+
+from .. import clang_parse, ir
+from ..ir_builder import Builder
+
+
+def cuda_version(include_dirs: list[str]) -> str:
+    for d in include_dirs:
+        p = os.path.join(d, "cuda.h")
+        if os.path.exists(p):
+            m = re.search(r"#define CUDA_VERSION (\d+)", open(p).read())
+            if m:
+                v = int(m.group(1))
+                return f"{v // 1000}.{v % 1000 // 10}"
+    return "unknown"
+
+
+def find_header(include_dirs: list[str], header: str) -> str:
+    for d in include_dirs:
+        p = os.path.join(d, header)
+        if os.path.exists(p):
+            return p
+    raise FileNotFoundError(f"CUDA header {header} not found in {', '.join(include_dirs)}")
+
+
+def build(headers: list[str], include_dirs: list[str], defines=()) -> ir.Module:
+    """Parse `headers` in C mode; every declaration under the include dirs belongs to 'cuda'."""
+    paths = [find_header(include_dirs, h) for h in headers]
+    tus = [clang_parse.parse(p, include_dirs, list(defines), "c") for p in paths]
+    # Owner by path: every file under the (first) dir holding each header is CUDA's.
+    roots = sorted({os.path.dirname(p) for p in paths})
+    wrapped = _wrapped_aliases(tus)
+    mod = None
+    for root in roots:   # several dirs (PyPI wheels ship one include dir per package)
+        m = Builder("cuda", root, {"": "cuda"}, None, set()).build(tus, headers, cuda_version(include_dirs), "c")
+        if mod is None:
+            mod = m
+        else:
+            _merge(mod, m)
+    names = {f.name for f in mod.functions}
+    for k, v in wrapped.items():
+        if v in names and k not in names:
+            mod.aliases.setdefault(k, v)
+    return mod
+
+
+def _wrapped_aliases(tus) -> dict[str, str]:
+    """`#define cuMemcpyHtoD __CUDA_API_PTDS(cuMemcpyHtoD_v2)`: a name wrapped in a function-like macro."""
+    import clang.cindex as ci
+    out = {}
+    for tu in tus:
+        for c in tu.cursor.get_children():
+            if c.kind != ci.CursorKind.MACRO_DEFINITION:
+                continue
+            t = [x.spelling for x in c.get_tokens()]
+            if len(t) == 5 and t[2] == "(" and t[4] == ")" and t[1].startswith("__") and t[3].isidentifier():
+                out[t[0]] = t[3]
+    return out
+
+
+def _merge(into: ir.Module, other: ir.Module) -> None:
+    for attr in ("enums", "records", "typedefs", "functions", "macros"):
+        have = {x.name for x in getattr(into, attr)}
+        getattr(into, attr).extend(x for x in getattr(other, attr) if x.name not in have)
+    for k, v in other.aliases.items():
+        into.aliases.setdefault(k, v)

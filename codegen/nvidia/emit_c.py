@@ -1,0 +1,343 @@
+"""Writes one layer library's C source and its coverage report.
+
+Layout of the file: CUDA headers; HIP's types re-declared with the `hipabi_`
+prefix (sizes and offsets asserted against libclang's layout); enum and struct
+converters; the hand-written part (manual/<lib>.c); one exported function per
+HIP function: a bridge to its CUDA counterpart, or a stub returning the
+library's not-supported status.
+"""
+from __future__ import annotations
+
+import re
+
+from .. import ir
+from ..types import TypeIndex
+from .convert import PREFIX, Converter, NoBridge
+from .nvspec import NvSpec
+
+
+class Layer:
+    def __init__(self, module: ir.Module, hip_types: TypeIndex, cuda_module: ir.Module, spec: NvSpec):
+        self.m, self.spec, self.cuda = module, spec, cuda_module
+        self.h = hip_types
+        self.c = TypeIndex(cuda_module)
+        self.cv = Converter(self.h, self.c, spec)
+        self.cfuncs = {f.name: f for f in cuda_module.functions}
+        self.coverage: dict[str, dict] = {}
+        self.aliases: list[str] = []
+        st = spec.status.get("type", "")
+        if st in self.h.typedefs:   # hiprandStatus_t names the enum hiprandStatus
+            spec.status["type"] = self.h.resolve(ir.CType("typedef", st)).name
+        for pair in spec.require:
+            self._enum_pair(*pair)
+
+    # -- lookups ---------------------------------------------------------------------
+    def _enum_pair(self, hname: str, cname: str):
+        he = self.cv._enum(self.h, ir.CType("typedef" if hname in self.h.typedefs else "enum", hname))
+        ce = self.cv._enum(self.c, ir.CType("typedef" if cname in self.c.typedefs else "enum", cname))
+        if he is None or ce is None:
+            raise ValueError(f"{self.spec.library}: 'require' names no enum pair: {hname}, {cname}")
+        to_h, to_c = self.cv.enum_to_hip(he, ce), self.cv.enum_to_cuda(he, ce)
+        # The spec's names for the hand-written part (CUresult's enum is cudaError_enum in the IR).
+        for alias, fn in ((f"hipnv_{hname}_from_{cname}", to_h), (f"hipnv_{cname}_from_{hname}", to_c)):
+            if alias != fn:
+                self.aliases.append(f"#define {alias} {fn}")
+
+    def cuda_function(self, f: ir.Function) -> tuple[ir.Function | None, list[str]]:
+        names = [f.name] + sorted(a for a, t in self.m.aliases.items() if t == f.name)
+        tried = self.spec.cuda_candidates(names)
+        for n in tried:
+            seen = 0
+            while n in self.cuda.aliases and n not in self.cfuncs and seen < 8:   # cuMemcpyHtoD -> cuMemcpyHtoD_v2
+                n, seen = self.cuda.aliases[n], seen + 1
+            if n in self.cfuncs:
+                return self.cfuncs[n], tried
+        return None, tried
+
+    def status_value(self, key: str) -> int | None:
+        st = self.spec.status
+        if not st.get(key):
+            return None
+        return Converter.enumerator_value(self.h.enums[st["type"]], st[key])
+
+    def returns_status(self, f: ir.Function) -> bool:
+        r = self.h.resolve(f.result)
+        return r.kind == "enum" and r.name == self.spec.status.get("type")
+
+    # -- one function ----------------------------------------------------------------
+    def signature(self, f: ir.Function) -> str:
+        for t in [f.result] + [p.type for p in f.params]:
+            r = self.h.resolve(t)
+            if r.kind == "record" and r.name in self.h.records:
+                self.cv.need(r.name)   # passed by value: C needs its definition
+        params = ", ".join(self.cv.hspell(p.type, p.name or f"a{i}") for i, p in enumerate(f.params)) or "void"
+        return f"HIPNV_EXPORT {self.cv.hspell(f.result, f.name + '(' + params + ')')}"
+
+    def zero_return(self, f: ir.Function, status_key: str) -> str:
+        r = self.h.resolve(f.result)
+        if r.kind == "void":
+            return "return;"
+        if self.returns_status(f):
+            return f"return {self.status_value(status_key)};"
+        if r.kind == "record":
+            return f"{{ {self.cv.hspell(f.result, 'z')}; memset(&z, 0, sizeof z); return z; }}"
+        return f"return ({self.cv.hspell(f.result)})0;"
+
+    def bridge(self, f: ir.Function, cf: ir.Function) -> str:
+        if f.variadic or cf.variadic:
+            raise NoBridge("variadic")
+        if len(f.params) != len(cf.params):
+            raise NoBridge(f"{cf.name} takes {len(cf.params)} parameters, HIP's {len(f.params)}")
+        cv, h, c = self.cv, self.h, self.c
+        invalid = self.zero_return(f, "invalid")
+        pre, args, post = [], [], []
+        for i, (p, cp) in enumerate(zip(f.params, cf.params)):
+            x = p.name or f"a{i}"
+            ht, ct = h.resolve(p.type), c.resolve(cp.type)
+            cspell = cv.cspell_c(cp.type)
+            t = f"hipnv_t{i}"
+            if cv.same_bits(p.type, cp.type):
+                if ht.kind == "record":
+                    cv.need(ht.name)
+                    args.append(f"*({cspell}*)&{x}")
+                elif (ht.kind == "pointer") != (ct.kind == "pointer"):
+                    args.append(f"({cspell})(uintptr_t){x}")
+                else:
+                    args.append(f"({cspell}){x}")
+                continue
+            he, ce = cv._enum(h, ht), cv._enum(c, ct)
+            hn, cn = cv._num(h, ht), cv._num(c, ct)
+            if he and ce:
+                pre += [f"int ok{i} = 1;",
+                        f"{cspell} {t} = ({cspell}){cv.enum_to_cuda(he, ce)}((int){x}, &ok{i});",
+                        f"if (!ok{i}) {invalid}"]
+                args.append(t)
+                continue
+            if (he or hn) and (ce or cn):
+                args.append(f"({cspell}){x}")
+                continue
+            if (ht.kind == "pointer" and cn and not cn[1]) or (ct.kind == "pointer" and hn and not hn[1]):
+                args.append(f"({cspell})(intptr_t){x}")   # hipfftHandle (a pointer) ~ cufftHandle (an int)
+                continue
+            hr, cr = cv._rec(h, ht), cv._rec(c, ct)
+            if hr and cr:
+                pre += [f"{cspell} {t}; memset(&{t}, 0, sizeof {t});",
+                        f"{cv.record_converter(hr, cr, True)}(&{t}, &{x});"]
+                args.append(t)
+                continue
+            if ht.kind == "pointer" and ct.kind == "pointer":
+                hp, cpt = h.resolve(ht.pointee), c.resolve(ct.pointee)
+                if p.shape not in ("scalar", "ref", "number"):
+                    raise NoBridge(f"parameter {x}: an array of {h.tclass(hp)} that CUDA lays out differently")
+                cinner = cv.cspell_c(ct.pointee).replace("const ", "")
+                hinner = cv.hspell(ht.pointee).replace("const ", "")
+                hr, cr = cv._rec(h, hp), cv._rec(c, cpt)
+                he, ce = cv._enum(h, hp), cv._enum(c, cpt)
+                hn, cn = cv._num(h, hp), cv._num(c, cpt)
+                # C decides the direction: a pointer to non-const may be written (whatever the
+                # Python API takes); only what the caller fills in is converted on the way in.
+                do_in, do_out = p.intent != "out", not ht.pointee.const
+                if hr and cr and hr.size > 0 and cr.size > 0:
+                    to_c, to_h = (cv.record_converter(hr, cr, True) if do_in else None,
+                                  cv.record_converter(hr, cr, False) if do_out else None)
+                    pre.append(f"{cinner} {t}; memset(&{t}, 0, sizeof {t});")
+                    if to_c:
+                        pre.append(f"if ({x}) {to_c}(&{t}, {x});")
+                    if to_h:
+                        post.append(f"if ({x}) {{ memset({x}, 0, sizeof *{x}); {to_h}({x}, &{t}); }}")
+                elif (he or hn) and (ce or cn):
+                    pre.append(f"{cinner} {t}; memset(&{t}, 0, sizeof {t});")
+                    if do_in:
+                        if he and ce:
+                            pre += [f"int ok{i} = 1;",
+                                    f"if ({x}) {t} = ({cinner}){cv.enum_to_cuda(he, ce)}((int)*{x}, &ok{i});"]
+                            if not do_out:   # an inout value may hold anything before the call
+                                pre.append(f"if (!ok{i}) {invalid}")
+                        else:
+                            pre.append(f"if ({x}) {t} = ({cinner})*{x};")
+                    if do_out:
+                        conv = f"{cv.enum_to_hip(he, ce)}((int){t})" if he and ce else t
+                        post.append(f"if ({x}) *{x} = ({hinner}){conv};")
+                elif hp.kind == "pointer" and cn and not cn[1]:   # hipfftHandle* ~ cufftHandle*
+                    pre.append(f"{cinner} {t} = 0;")
+                    if do_in:
+                        pre.append(f"if ({x}) {t} = ({cinner})(intptr_t)*{x};")
+                    if do_out:
+                        post.append(f"if ({x}) *{x} = ({hinner})(intptr_t){t};")
+                else:
+                    raise NoBridge(f"parameter {x}: {h.tclass(p.type)} vs CUDA's {c.tclass(cp.type)}")
+                args.append(f"{x} ? &{t} : NULL")
+                continue
+            raise NoBridge(f"parameter {x}: {h.tclass(p.type)} vs CUDA's {c.tclass(cp.type)}")
+        # The result.
+        hres, cres = h.resolve(f.result), c.resolve(cf.result)
+        call = f"{cf.name}({', '.join(args)})"
+        body = [*pre]
+        prologue = [s for rx, s in self.spec.prologue.items() if re.match(rx, cf.name)]
+        if hres.kind == "void":
+            body.append(f"{call};")
+            ret = None
+        elif self.returns_status(f) and cres.kind == "void":
+            body.append(f"{call};")
+            ret = str(self.status_value("success"))
+        elif cv._enum(h, hres) and cv._enum(c, cres):
+            body.append(f"{cv.cspell_c(cf.result)} r_ = {call};")
+            ret = f"({cv.hspell(f.result)}){cv.enum_to_hip(cv._enum(h, hres), cv._enum(c, cres))}((int)r_)"
+        elif cv.same_bits(f.result, cf.result) or (cv._num(h, hres) and cv._num(c, cres)):
+            body.append(f"{cv.cspell_c(cf.result)} r_ = {call};")
+            ret = f"({cv.hspell(f.result)})r_"
+        elif cv._rec(h, hres) and cv._rec(c, cres):   # hipCreateChannelDesc: a struct by value
+            conv = cv.record_converter(cv._rec(h, hres), cv._rec(c, cres), False)
+            body += [f"{cv.cspell_c(cf.result)} r_ = {call};",
+                     f"{cv.hspell(f.result, 'hr_')}; memset(&hr_, 0, sizeof hr_); {conv}(&hr_, &r_);"]
+            ret = "hr_"
+        else:
+            raise NoBridge(f"result: {h.tclass(f.result)} vs CUDA's {c.tclass(cf.result)}")
+        after = self.spec.after.get(f.name)
+        if ret is not None and ret != "hr_":
+            body.append(f"{cv.hspell(f.result, 'hr_')} = {ret};")
+        body += post
+        if after:
+            body.append(after)
+        if ret is not None:
+            body.append("return hr_;")
+        lines = [self.signature(f) + " {", *["    " + s for s in prologue + body], "}"]
+        return "\n".join(lines)
+
+    def stub(self, f: ir.Function, reason: str) -> str:
+        params = [p.name or f"a{i}" for i, p in enumerate(f.params)]
+        unused = " ".join(f"(void){n};" for n in params)
+        return "\n".join([f"/* Not supported on CUDA: {reason.replace('*/', '* /')} */",
+                          self.signature(f) + " {", f"    {unused}".rstrip(),
+                          f"    {self.zero_return(f, 'not_supported')}", "}"])
+
+    # -- the file --------------------------------------------------------------------
+    def functions(self) -> list[str]:
+        out = []
+        for f in self.m.functions:
+            if f.name in self.spec.manual:
+                self.coverage[f.name] = {"status": "manual", "reason": self.spec.manual[f.name]}
+                continue
+            if f.name in self.spec.unsupported:
+                reason = self.spec.unsupported[f.name]
+                self.coverage[f.name] = {"status": "not_supported", "reason": reason}
+                out.append(self.stub(f, reason))
+                continue
+            cf, tried = self.cuda_function(f)
+            if cf is None:
+                reason = f"no CUDA counterpart (tried {', '.join(dict.fromkeys(tried)) or 'nothing'})"
+                self.coverage[f.name] = {"status": "not_supported", "reason": reason}
+                out.append(self.stub(f, reason))
+                continue
+            try:
+                text = self.bridge(f, cf)
+                self.coverage[f.name] = {"status": "bridged", "cuda": cf.name}
+            except NoBridge as e:
+                reason = f"{cf.name}: {e}"
+                self.coverage[f.name] = {"status": "not_supported", "cuda": cf.name, "reason": reason}
+                text = self.stub(f, reason)
+            out.append(text)
+        return out
+
+    def declarations(self) -> list[str]:
+        h = self.h
+        out = ["/* HIP's types with HIP's layout (from the ROCm headers), prefixed to sit beside CUDA's. */"]
+        for name in sorted(h.records):
+            out.append(f"{h.records[name].kind} {PREFIX}{name};")
+        for name in sorted(h.enums):
+            out.append(f"typedef {h.enums[name].underlying} {PREFIX}{name};")
+        for t in h.typedefs.values():
+            if t.name in h.enums or t.name in h.records:
+                continue
+            out.append(f"typedef {self.cv.hspell(t.type, PREFIX + t.name)};")
+        # Enumerators of this library's enums, for the hand-written part (hipabi_hipSuccess ...).
+        for e in self.m.enums:
+            for k in e.constants:
+                out.append(f"#define {PREFIX}{k.name} ({k.value})")
+        for name in self.spec.name_tables:
+            seen, cases = set(), []
+            for k in h.enums[name].constants:
+                if k.value not in seen:
+                    seen.add(k.value)
+                    cases.append(f'    case {k.value}: return "{k.name}";')
+            out += [f"static const char* hipnv_name_{name}(int v) {{", "    switch (v) {", *cases,
+                    "    default: return NULL;", "    }", "}"]
+        return out
+
+    def record_definitions(self) -> list[str]:
+        h, done, out = self.h, set(), []
+
+        def visit(name):
+            if name in done:
+                return
+            done.add(name)
+            rec = h.records[name]
+            for f in rec.fields:
+                t = h.resolve(f.type)
+                while t.kind == "array":
+                    t = h.resolve(t.pointee)
+                if t.kind == "record" and t.name in h.records:
+                    visit(t.name)
+            fields, i = [], 0
+            fl = rec.fields
+            if not rec.public or not fl:   # a C++ class with private members (__half): its bytes
+                fl = []
+                fields = [f"    unsigned char hipnv_bytes[{rec.size}];"]
+            while i < len(fl):
+                # libclang lists an anonymous union's members flat, at one offset: group them again.
+                j = i + 1
+                while rec.kind == "struct" and fl[i].bit_width < 0 and j < len(fl) \
+                        and fl[j].offset_bits == fl[i].offset_bits:
+                    j += 1
+                group = [self._field(f, k) for k, f in enumerate(fl[i:j], i)]
+                fields += group if j == i + 1 else ["    union {", *["    " + g for g in group], "    };"]
+                i = j
+            out.append(f"{rec.kind} {PREFIX}{name} {{\n" + "\n".join(fields) +
+                       f"\n}} __attribute__((aligned({rec.align})));")
+            out.append(f"_Static_assert(sizeof({rec.kind} {PREFIX}{name}) == {rec.size}, \"{name}: HIP's size\");")
+            for f in fl:
+                if f.bit_width < 0 and f.name:
+                    out.append(f"_Static_assert(offsetof({rec.kind} {PREFIX}{name}, {f.name}) == "
+                               f"{f.offset_bits // 8}, \"{name}.{f.name}: HIP's offset\");")
+        for n in sorted(self.cv.needed_records):
+            if h.records[n].size >= 0:
+                visit(n)
+        return out
+
+    def _field(self, f: ir.Field, i: int) -> str:
+        bits = f" : {f.bit_width}" if f.bit_width >= 0 else ""
+        return f"    {self.cv.hspell(f.type, f.name or f'hipnv_anon{i}')}{bits};"
+
+    def emit(self, hip_version: str, cuda_version: str, cuda_headers: list[str]) -> str:
+        funcs = self.functions()          # plans everything: converters and needed records follow
+        manual = ""
+        if self.spec.manual_source:
+            manual = open(self.spec.manual_source).read()
+        for name in self.spec.manual:
+            if not re.search(rf"\b{re.escape(name)}\s*\(", manual):
+                raise ValueError(f"{self.spec.library}: manual function {name} is not defined in "
+                                 f"{self.spec.manual_source}")
+        conv = [c.split(" {", 1)[0] + ";" for _, c in sorted(self.cv.converters.items())] + [""] + \
+            [c for _, c in sorted(self.cv.converters.items())] + self.aliases
+        records = self.record_definitions()
+        head = [f"/* Generated by codegen.nvidia from ROCm {hip_version} headers ({', '.join(self.m.headers)}) "
+                f"and CUDA {cuda_version} headers ({', '.join(cuda_headers)}); do not edit. */",
+                "#include <stddef.h>", "#include <stdint.h>", "#include <string.h>",
+                *[f"#include <{x}>" for x in cuda_headers],
+                '#define HIPNV_EXPORT __attribute__((visibility("default")))', ""]
+        return "\n".join(head + self.declarations() + [""] + records + [""] + conv + [""] +
+                         ["/* ---- hand-written part: codegen/nvidia/manual/" + f"{self.spec.library}.c ---- */",
+                          manual, "/* ---- generated bridges ---- */"] + funcs) + "\n"
+
+    def coverage_report(self, hip_version: str, cuda_version: str) -> dict:
+        st = [v["status"] for v in self.coverage.values()]
+        counterpart = [k for k, v in self.coverage.items() if "cuda" in v or v["status"] == "manual"]
+        bridged = [k for k in counterpart if self.coverage[k]["status"] in ("bridged", "manual")]
+        return {
+            "library": self.spec.library, "rocm_version": hip_version, "cuda_version": cuda_version,
+            "summary": {"functions": len(st), "bridged": st.count("bridged"), "manual": st.count("manual"),
+                        "not_supported": st.count("not_supported"), "with_cuda_counterpart": len(counterpart),
+                        "bridged_of_counterpart_pct": round(100 * len(bridged) / max(1, len(counterpart)), 1)},
+            "functions": dict(sorted(self.coverage.items())),
+            "struct_fields_not_bridged": dict(sorted(self.cv.unmatched_fields.items())),
+        }

@@ -1,0 +1,37 @@
+"""Driver: ROCm + CUDA headers -> build/nvidia/<lib>/hipnv_<lib>.c and coverage JSON."""
+from __future__ import annotations
+
+import json
+import os
+
+from .. import spec as bindspec
+from ..generate import _write, analyse, build_ir, header_version
+from . import cuda_ir, nvspec
+from .emit_c import Layer
+
+
+def generate(hip_include: str, cuda_includes: list[str], libraries: list[str], out_dir: str) -> list[str]:
+    all_specs = {n: bindspec.load(n) for n in bindspec.all_libraries()}
+    wanted = set(libraries)
+    for lib in libraries:
+        wanted.update(all_specs[lib].depends)
+    modules, types, written = {}, {}, []
+    hip_version = header_version(hip_include)
+    cuda_version = cuda_ir.cuda_version(cuda_includes)
+    for lib in bindspec.all_libraries():
+        if lib not in wanted:
+            continue
+        s = all_specs[lib]
+        deps = [modules[d] for d in s.depends]
+        modules[lib] = build_ir(s, hip_include, all_specs, deps)
+        types[lib] = analyse(modules[lib], s, deps)
+    os.makedirs(out_dir, exist_ok=True)
+    for lib in libraries:
+        ns = nvspec.load(lib)
+        cuda = cuda_ir.build(ns.cuda_headers, cuda_includes, ns.defines)
+        layer = Layer(modules[lib], types[lib], cuda, ns)
+        text = layer.emit(hip_version, cuda_version, ns.cuda_headers)
+        _write(os.path.join(out_dir, f"hipnv_{lib}.c"), text, written)
+        report = layer.coverage_report(hip_version, cuda_version)
+        _write(os.path.join(out_dir, f"hipnv_{lib}.json"), json.dumps(report, indent=1) + "\n", written)
+    return written
