@@ -86,12 +86,14 @@ class Layer:
     def bridge(self, f: ir.Function, cf: ir.Function) -> str:
         if f.variadic or cf.variadic:
             raise NoBridge("variadic")
-        if len(f.params) != len(cf.params):
-            raise NoBridge(f"{cf.name} takes {len(cf.params)} parameters, HIP's {len(f.params)}")
+        dropped = {n for rx, names in self.spec.drop.items() if re.fullmatch(rx, f.name) for n in names}
+        kept = [(i, p) for i, p in enumerate(f.params) if p.name not in dropped]
+        if len(kept) != len(cf.params):
+            raise NoBridge(f"{cf.name} takes {len(cf.params)} parameters, HIP's {len(kept)}")
         cv, h, c = self.cv, self.h, self.c
         invalid = self.zero_return(f, "invalid")
-        pre, args, post = [], [], []
-        for i, (p, cp) in enumerate(zip(f.params, cf.params)):
+        pre, args, post = [f"(void){p.name};" for p in f.params if p.name in dropped], [], []
+        for (i, p), cp in zip(kept, cf.params):
             x = p.name or f"a{i}"
             ht, ct = h.resolve(p.type), c.resolve(cp.type)
             cspell = cv.cspell_c(cp.type)

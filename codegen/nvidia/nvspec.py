@@ -32,6 +32,7 @@ class NvSpec:
     fields: dict[str, dict[str, str]] = field(default_factory=dict)  # HIP record -> {HIP field: CUDA field}
     prologue: dict[str, str] = field(default_factory=dict)        # regex over CUDA name -> C statement
     defines: list[str] = field(default_factory=list)
+    drop: dict[str, list[str]] = field(default_factory=dict)    # regex over HIP name -> params CUDA lacks
     opaque: list[str] = field(default_factory=list)            # HIP records used only through pointers
     require: list[list[str]] = field(default_factory=list)       # [HIP enum, CUDA enum] converters to emit
     name_tables: list[str] = field(default_factory=list)         # HIP enums given a value -> name function
@@ -63,7 +64,7 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> NvSpec:
                   manual=d.get("manual") or {}, unsupported=d.get("unsupported") or {},
                   after=d.get("after") or {}, enumerators=d.get("enumerators") or {},
                   fields=d.get("fields") or {}, prologue=d.get("prologue") or {},
-                  defines=d.get("defines") or [], require=d.get("require") or [], opaque=d.get("opaque") or [],
+                  defines=d.get("defines") or [], require=d.get("require") or [], opaque=d.get("opaque") or [], drop=d.get("drop") or {},
                   name_tables=d.get("name_tables") or [], soname=d.get("soname", f"libhip-nvidia-{library}.so"))
 
 

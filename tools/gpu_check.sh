@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Build and test the NVIDIA platform on a CUDA machine in one go (the device machines:
+# shared/device-notes.md). Generates the bindings from ROCm headers, builds them and the
+# HIP-on-CUDA layer, then runs the GPU tests, the examples and the GPU benchmarks.
+#
+#   tools/gpu_check.sh ROCM_INCLUDE [OUT_DIR]
+#
+# Needs libclang and PyYAML importable (wheels in .dev/whl are installed to /tmp/site if not),
+# a CUDA toolkit at $CUDA_PATH or /usr/local/cuda. Logs go to OUT_DIR (default build/gpu-check).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+INC=${1:?usage: tools/gpu_check.sh ROCM_INCLUDE [OUT_DIR]}
+OUT=${2:-build/gpu-check}
+mkdir -p "$OUT"
+CUDA=${CUDA_PATH:-/usr/local/cuda}
+JOBS=$(nproc)
+step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*" | tee -a "$OUT/summary.txt"; }
+
+if ! python3 -c "import clang.cindex, yaml" 2>/dev/null && ls .dev/whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site .dev/whl/*.whl
+  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee -a "$OUT/summary.txt"
+
+step "generate the bindings"
+python3 -m codegen --include "$INC" 2>&1 | tee -a "$OUT/summary.txt"
+step "build the bindings ($JOBS jobs)"
+t=$(date +%s)
+HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_JOBS=$JOBS python3 setup.py -q build_ext --inplace -j "$JOBS" \
+  > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
+echo "built in $(( $(date +%s) - t )) s" | tee -a "$OUT/summary.txt"
+
+step "generate and build the HIP-on-CUDA layer"
+libs=hip,hiprtc,hipblas,hiprand,hipfft,hipsparse,hipsolver
+python3 -m codegen.nvidia --hip-include "$INC" --cuda-include "$CUDA/include" --libs "$libs" \
+  --out build/nvidia --build hip/_nvidia --cuda-lib "$CUDA/lib64" -j "$JOBS" 2>&1 | tee -a "$OUT/summary.txt"
+cp build/nvidia/*.json "$OUT/" 2>/dev/null
+
+export HIP_PLATFORM=nvidia
+step "python -m hip"
+python3 -m hip 2>&1 | tee -a "$OUT/summary.txt"
+
+step "GPU tests and examples"
+python3 -m pytest -q -p no:cacheprovider -rs tests/gpu tests/test_examples.py 2>&1 | tee "$OUT/pytest.log" | tail -60
+tail -3 "$OUT/pytest.log" >> "$OUT/summary.txt"
+
+step "GPU benchmarks"
+if [ -f benchmarks/gpu/bench_nvidia.py ]; then
+  timeout 240 python3 benchmarks/gpu/bench_nvidia.py 2>&1 | tee "$OUT/bench.log" | tail -40
+  tail -25 "$OUT/bench.log" >> "$OUT/summary.txt"
+fi
+step "done"
