@@ -163,6 +163,8 @@ cdef void* _addr(object o, int flags) except? NULL:
         return (<Pointer>o)._ptr
     if o is None:
         return NULL
+    if isinstance(o, bool):   # an int subclass, but True is no address (it would be 0x1)
+        raise TypeError("cannot use bool as a pointer")
     if isinstance(o, int):
         if o < 0:
             raise OverflowError(f"a pointer cannot be negative: {o}")
@@ -228,7 +230,14 @@ cdef const void* number_arg(object o, void* local, int kind, int nbytes) except?
     cdef unsigned long long u
     cdef double d
     cdef float f
-    if isinstance(o, bool) or not isinstance(o, (int, float, complex)):
+    if isinstance(o, bool):
+        raise TypeError("expected a number (or a pointer), got bool")
+    if not isinstance(o, (int, float, complex)):
+        # NumPy scalars (np.float32(2), np.int64(3), np.complex64(1j)) are numbers: taking their
+        # buffer's address instead would read a value of the wrong type (np.int64(2) as a float).
+        np = sys.modules.get("numpy")
+        if np is not None and isinstance(o, np.generic) and isinstance(o, (np.number, np.bool_)):
+            return number_arg(o.item(), local, kind, nbytes)
         return addr(o)
     if kind == 0 or kind == 1:
         if isinstance(o, int):
@@ -353,7 +362,11 @@ cdef object seq_arg(object o, str typecode):
         from array import array   # imported on first use: keeps `import hip.hip` fast
         if typecode == "P":
             return array("Q" if sizeof(void*) == 8 else "I", [<size_t>addr(x) for x in o])
-        return array(typecode, [int(x) if typecode not in "fd" else x for x in o])
+        if typecode in "fd":
+            return array(typecode, o)
+        # Integer elements: __index__ semantics, as for integer arguments (int(8.5) would
+        # truncate to 8 and int('8') would parse a string); array() range-checks each one.
+        return array(typecode, [index(x) for x in o])
     return o
 
 
@@ -388,7 +401,8 @@ cdef class KernelArgs:
                 data, align = (<size_t>addr(a)).to_bytes(sizeof(void*), sys.byteorder), sizeof(void*)
             buf += bytes(-len(buf) % align)
             buf += data
-        buf += bytes(-len(buf) % 8)
+        # No padding after the last argument: CUDA checks the size against the kernel's parameter
+        # size exactly (a padded size fails with "too many resources requested for launch").
         self._buf = buf
         self._size = len(buf)
         self._extra[0] = HIP_PY_LAUNCH_PARAM_BUFFER_POINTER

@@ -196,13 +196,16 @@ def test_kernel_args_packing_matches_c_struct_layout(run_c):
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <stddef.h>
 struct args { int8_t a; double b; void* c; int16_t d; float e; int64_t f; uint8_t g; };
 int main(void) {
     struct args v; size_t i;
     memset(&v, 0, sizeof v);
     v.a = -3; v.b = 2.5; v.c = (void*)0x1234; v.d = -2; v.e = 1.25f; v.f = -(1LL << 40); v.g = 200;
-    printf("%zu ", sizeof v);
-    for (i = 0; i < sizeof v; i++) printf("%02x", ((unsigned char*)&v)[i]);
+    /* A kernel's parameter space ends with its last parameter (no trailing padding). */
+    size_t end = offsetof(struct args, g) + sizeof v.g;
+    printf("%zu ", end);
+    for (i = 0; i < end; i++) printf("%02x", ((unsigned char*)&v)[i]);
     printf("\n");
     return 0;
 }

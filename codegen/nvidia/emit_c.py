@@ -25,6 +25,7 @@ class Layer:
         self.cfuncs = {f.name: f for f in cuda_module.functions}
         self.coverage: dict[str, dict] = {}
         self.aliases: list[str] = []
+        self.weak: set[str] = set()
         st = spec.status.get("type", "")
         if st in self.h.typedefs:   # hiprandStatus_t names the enum hiprandStatus
             spec.status["type"] = self.h.resolve(ir.CType("typedef", st)).name
@@ -203,8 +204,24 @@ class Layer:
             body.append(after)
         if ret is not None:
             body.append("return hr_;")
-        lines = [self.signature(f) + " {", *["    " + s for s in prologue + body], "}"]
+        # Declared weak: a function the headers declare but this CUDA's library lacks (cuSPARSE
+        # dropped many) leaves the layer loadable and answers "not supported".
+        self.weak.add(cf.name)
+        guard = [f"if (!&{cf.name}) {self.zero_return(f, 'not_supported')}"]
+        lines = [self.signature(f) + " {", *["    " + s for s in guard + prologue + body], "}"]
         return "\n".join(lines)
+
+    def zero_outputs(self, f: ir.Function, reason: str) -> str:
+        body = []
+        for i, p in enumerate(f.params):
+            t = self.h.resolve(p.type)
+            # Only the outputs the specs name (lwork): the other pointers may be device memory.
+            if p.intent == "out" and t.kind == "pointer" and self.cv._num(self.h, t.pointee):
+                body.append(f"if ({p.name or f'a{i}'}) *{p.name or f'a{i}'} = 0;")
+            else:
+                body.append(f"(void){p.name or f'a{i}'};")
+        return "\n".join([f"/* {reason} */", self.signature(f) + " {", *["    " + b for b in body],
+                          f"    {self.zero_return(f, 'success')}", "}"])
 
     def stub(self, f: ir.Function, reason: str) -> str:
         params = [p.name or f"a{i}" for i, p in enumerate(f.params)]
@@ -224,6 +241,11 @@ class Layer:
                 reason = self.spec.unsupported[f.name]
                 self.coverage[f.name] = {"status": "not_supported", "reason": reason}
                 out.append(self.stub(f, reason))
+                continue
+            zero = next((why for rx, why in self.spec.zero_outputs.items() if re.fullmatch(rx, f.name)), None)
+            if zero:
+                self.coverage[f.name] = {"status": "bridged", "cuda": "", "reason": zero}
+                out.append(self.zero_outputs(f, zero))
                 continue
             cf, tried = self.cuda_function(f)
             if cf is None:
@@ -329,7 +351,8 @@ class Layer:
                 '#define HIPNV_EXPORT __attribute__((visibility("default")))', ""]
         return "\n".join(head + self.declarations() + [""] + records + [""] + conv + [""] +
                          ["/* ---- hand-written part: codegen/nvidia/manual/" + f"{self.spec.library}.c ---- */",
-                          manual, "/* ---- generated bridges ---- */"] + funcs) + "\n"
+                          manual, "/* ---- generated bridges ---- */"] +
+                         [f"#pragma weak {n}" for n in sorted(self.weak)] + funcs) + "\n"
 
     def coverage_report(self, hip_version: str, cuda_version: str) -> dict:
         st = [v["status"] for v in self.coverage.values()]

@@ -73,4 +73,8 @@ def field_for(hip_field: str, cuda_fields: list[str], overrides: dict[str, str] 
     for c in cuda_fields:
         if norm(c) == n:
             return c
+    n = norm(re.sub("hip", "cuda", hip_field, flags=re.IGNORECASE))   # sparseHipArraySupported
+    for c in cuda_fields:
+        if norm(c) == n:
+            return c
     return None

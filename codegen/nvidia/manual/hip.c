@@ -28,6 +28,9 @@ static void hipnv_device_prop_fixup(struct hipabi_hipDeviceProp_tR0600* p, int d
         p->kernelExecTimeoutEnabled = v;
     if (cudaDeviceGetAttribute(&v, cudaDevAttrSingleToDoublePrecisionPerfRatio, dev) == cudaSuccess)
         p->singleToDoublePrecisionPerfRatio = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrGpuOverlap, dev) == cudaSuccess) p->deviceOverlap = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxTexture1DLinearWidth, dev) == cudaSuccess)
+        p->maxTexture1DLinear = v;
     p->cooperativeMultiDeviceLaunch = 0;
     p->maxSharedMemoryPerMultiProcessor = p->sharedMemPerMultiprocessor;
     p->isLargeBar = 0;
