@@ -130,6 +130,7 @@ PYEOF
     step "CUDA at $cuda_root: generating and building the HIP-on-CUDA layer ($nv_libs) into hip/_nvidia"
     rm -rf hip/_nvidia
     "$PY" -m codegen.nvidia --hip-include "$include" --cuda-include "$cuda_root/include" \
+      $([ -f /usr/include/nccl.h ] && echo --cuda-include /usr/include) \
       --libs "$nv_libs" --out build/nvidia --build hip/_nvidia --cuda-lib "$cuda_root/lib64" -j "$jobs"
   fi
 fi
@@ -145,9 +146,14 @@ if [ $run_tests = 1 ]; then
     step "fetching Debian bookworm's ROCm 5.2 headers (the generator is tested on 5.x and 6.x)"
     tools/fetch_rocm_headers.sh bookworm build/rocm-bookworm >/dev/null
   fi
+  if [ ! -f build/cuda-pypi/include/cuda_runtime_api.h ] || [ ! -f build/cuda-pypi/include/nccl.h ]; then
+    step "fetching CUDA headers from PyPI (the HIP-on-CUDA layer is generated and compiled in the tests)"
+    tools/fetch_cuda_headers.sh build/cuda-pypi/include
+  fi
   step "running the tests"
   set +e
   HIP_PYTHON_INCLUDE=$include HIP_PYTHON_INCLUDE_ROCM5=$ROOT/build/rocm-bookworm/usr/include \
+    HIP_PYTHON_CUDA_INCLUDE=$ROOT/build/cuda-pypi/include \
     "$PY" -m pytest -q -p no:cacheprovider tests/
   rc=$?
   set -e

@@ -97,9 +97,14 @@ def member(cls, value: int):
 
 
 def check_arg(cls, value) -> int:
-    """Validate an enum argument: a member of `cls`, or an int that is one of its values."""
+    """Validate an enum argument: a member of `cls`, or an int that is one of its values.
+
+    A member of a same-named class of another module is the same C type declared by two headers
+    (hipsolver.h repeats hipblas.h's hipblasOperation_t): accepted when the member agrees."""
     if isinstance(value, Enum) and not isinstance(value, cls):
-        raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}.{value.name}")
+        if not (type(value).__name__ == cls.__name__
+                and cls._name2member_.get(value._name_) == int(value)):
+            raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}.{value.name}")
     if not isinstance(value, int):
         raise TypeError(f"expected {cls.__name__} or int, got {type(value).__name__}")
     if value not in cls._value2member_:

@@ -56,21 +56,24 @@ def include_any(request) -> str:
 
 
 # -- C programs ----------------------------------------------------------------------------------
-def compile_and_run(workdir: Path, source: str, include: str | None = None, name: str = "prog") -> str:
-    """Compile a C program with gcc (-D__HIP_PLATFORM_AMD__ -I<include>), run it, return its stdout."""
-    cc = shutil.which("gcc") or shutil.which("cc")
+def compile_and_run(workdir: Path, source: str, include: str | None = None, name: str = "prog",
+                    language: str = "c") -> str:
+    """Compile a C (or, language="c++", a C++) program with gcc/g++ (-D__HIP_PLATFORM_AMD__
+    -I<include>), run it, return its stdout."""
+    cpp = language == "c++"
+    cc = (shutil.which("g++") or shutil.which("c++")) if cpp else (shutil.which("gcc") or shutil.which("cc"))
     if cc is None:
-        pytest.skip("no C compiler (gcc) on PATH")
+        pytest.skip(f"no {'C++' if cpp else 'C'} compiler ({'g++' if cpp else 'gcc'}) on PATH")
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    src = workdir / f"{name}.c"
+    src = workdir / f"{name}.{'cpp' if cpp else 'c'}"
     exe = workdir / name
     src.write_text(source)
-    cmd = [cc, "-std=gnu11", "-D__HIP_PLATFORM_AMD__", "-w", "-o", str(exe), str(src)]
+    cmd = [cc, "-std=c++17" if cpp else "-std=gnu11", "-D__HIP_PLATFORM_AMD__", "-w", "-o", str(exe), str(src)]
     if include:
         cmd[1:1] = [f"-I{include}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
-    assert r.returncode == 0, f"gcc failed:\n{r.stderr[-4000:]}"
+    assert r.returncode == 0, f"{os.path.basename(cc)} failed:\n{r.stderr[-4000:]}"
     r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, f"{exe} exited {r.returncode}:\n{r.stderr[-2000:]}"
     return r.stdout

@@ -7,7 +7,8 @@ thing borrowed from codegen is `builtin_include_dir()` (where the compiler's
 stddef.h lives: the PyPI libclang wheel has no resource headers).
 
 Values (sizes, offsets, enumerator and macro values) never come from here:
-the tests print them from a C program compiled with gcc.
+the tests print them from a C program compiled with gcc (C++ with g++ for
+hiprand.h, which only parses as C++).
 """
 from __future__ import annotations
 
@@ -23,11 +24,35 @@ from codegen.clang_parse import builtin_include_dir
 K = ci.CursorKind
 T = ci.TypeKind
 
-# library -> (header it is generated from, predicate over the header-relative path of a declaration)
+
+def _under(*prefixes):
+    return lambda rel: rel.startswith(prefixes)
+
+
+@dataclass(frozen=True)
+class Library:
+    header: str                  # the header the library is generated from
+    owns: object                 # predicate over a declaration's header-relative path: functions, macros
+    language: str = "c"          # hiprand.h needs C++ (__half is C++-only outside a HIP compiler)
+    owns_types: object = None    # predicate for records/enums (default: `owns`)
+
+    def types(self, rel: str) -> bool:
+        return (self.owns_types or self.owns)(rel)
+
+
+# Ownership follows the ROCm include layout (each library's own folder), not codegen's specs.
 LIBRARIES = {
-    "hip": ("hip/hip_runtime_api.h", lambda rel: rel.startswith("hip/") and rel != "hip/hiprtc.h"),
-    "hiprtc": ("hip/hiprtc.h", lambda rel: rel == "hip/hiprtc.h"),
+    "hip": Library("hip/hip_runtime_api.h", lambda rel: rel.startswith("hip/") and rel != "hip/hiprtc.h"),
+    "hiprtc": Library("hip/hiprtc.h", lambda rel: rel == "hip/hiprtc.h"),
+    "hipblas": Library("hipblas/hipblas.h", _under("hipblas/", "hipblas-common/")),
+    # hipRAND's handles and enums are rocRAND's types (rocrand/), its functions are its own.
+    "hiprand": Library("hiprand/hiprand.h", _under("hiprand/"), "c++", _under("hiprand/", "rocrand/")),
+    "hipsparse": Library("hipsparse/hipsparse.h", _under("hipsparse/")),
+    "hipfft": Library("hipfft/hipfft.h", _under("hipfft/")),
+    "hipsolver": Library("hipsolver/hipsolver.h", _under("hipsolver/")),
+    "rccl": Library("rccl/rccl.h", _under("rccl/")),
 }
+SIX = ["hipblas", "hiprand", "hipsparse", "hipfft", "hipsolver", "rccl"]
 
 
 class HeaderError(RuntimeError):
@@ -35,8 +60,9 @@ class HeaderError(RuntimeError):
 
 
 @functools.lru_cache(maxsize=None)
-def translation_unit(include: str, header: str) -> ci.TranslationUnit:
-    args = ["-x", "c", "-std=c11", "-D__HIP_PLATFORM_AMD__", f"-I{include}", "-isystem", builtin_include_dir()]
+def translation_unit(include: str, header: str, language: str = "c") -> ci.TranslationUnit:
+    lang = ["-x", "c", "-std=c11"] if language == "c" else ["-x", "c++", "-std=c++17"]
+    args = lang + ["-D__HIP_PLATFORM_AMD__", f"-I{include}", "-isystem", builtin_include_dir()]
     tu = ci.Index.create().parse(os.path.join(include, header), args=args,
                                  options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
                                  | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
@@ -50,35 +76,105 @@ def _rel(cursor, include: str) -> str | None:
     f = cursor.location.file
     if f is None:
         return None
+    return _rel_path(f.name, include)
+
+
+@functools.lru_cache(maxsize=None)
+def _rel_path(name: str, include: str) -> str | None:
     root = os.path.realpath(include) + os.sep
-    path = os.path.realpath(f.name)
+    path = os.path.realpath(name)
     return path[len(root):] if path.startswith(root) else None
 
 
-def _top(cursor):
+def _top(cursor, c_linkage=False):
+    """Top-level declarations, with whether each sits inside `extern "C"` (C++ mode)."""
     for c in cursor.get_children():
-        if c.kind in (K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
-            yield from _top(c)
+        if c.kind == K.LINKAGE_SPEC:
+            yield from _top(c, True)
+        elif c.kind == K.UNEXPOSED_DECL:
+            yield from _top(c, c_linkage)
         else:
-            yield c
+            yield c, c_linkage
 
 
-def owned_decls(include: str, library: str):
-    header, owns = LIBRARIES[library]
-    tu = translation_unit(include, header)
-    for c in _top(tu.cursor):
+def owned_decls(include: str, library: str, types: bool = False):
+    """Declarations of `library` (types=True: the records/enums it defines)."""
+    lib = LIBRARIES[library]
+    owns = lib.types if types else lib.owns
+    tu = translation_unit(include, lib.header, lib.language)
+    for c, c_linkage in _top(tu.cursor):
         rel = _rel(c, include)
         if rel is not None and owns(rel):
+            if lib.language != "c" and c.kind == K.FUNCTION_DECL and not c_linkage:
+                continue   # C++ linkage: a mangled name no dlsym finds
             yield c
 
 
 # -- functions -------------------------------------------------------------------------------
+@dataclass
+class ParamFact:
+    """One parameter, classified from C's own types (for the intent tests)."""
+    name: str
+    spelling: str                # the C type as written
+    pointer: bool                # a pointer (or array) parameter
+    const: bool                  # a pointer to const
+    pointee: str                 # what a pointer points at: int | float | complex | record | enum |
+                                 # handle (a typedef of a pointer: hipblasHandle_t) | pointer | void | other
+    pointee_name: str = ""       # the pointee as written (typedef name, record name)
+
+
 @dataclass
 class FunctionFact:
     name: str
     nparams: int
     deprecated: bool
     file: str
+    params: list[ParamFact] = field(default_factory=list)
+
+
+_INTS = {T.BOOL, T.CHAR_U, T.UCHAR, T.CHAR16, T.CHAR32, T.USHORT, T.UINT, T.ULONG, T.ULONGLONG, T.CHAR_S,
+         T.SCHAR, T.WCHAR, T.SHORT, T.INT, T.LONG, T.LONGLONG}
+_FLOATS = {T.FLOAT, T.DOUBLE}
+
+
+def _classify(t) -> str:
+    """The kind of a pointee type (see ParamFact.pointee)."""
+    s = _strip(t)
+    if s.kind == T.TYPEDEF and s.get_canonical().kind == T.POINTER:
+        return "handle"
+    c = t.get_canonical()
+    if c.kind in _INTS:
+        return "int"
+    if c.kind in _FLOATS:
+        return "float"
+    if c.kind == T.ENUM:
+        return "enum"
+    if c.kind == T.POINTER:
+        return "pointer"
+    if c.kind == T.VOID:
+        return "void"
+    if c.kind == T.RECORD:
+        fields = [f.type.get_canonical().kind for f in c.get_fields()]
+        if len(fields) == 2 and fields[0] == fields[1] and fields[0] in _FLOATS:
+            return "complex"   # {float x, y} / {double real, imag}: hipblasComplex, hipComplex, ...
+        return "record"
+    return "other"
+
+
+def _param(a) -> ParamFact:
+    t = a.type
+    s = _strip(t)
+    c = t.get_canonical()
+    if c.kind in (T.POINTER, T.CONSTANTARRAY, T.INCOMPLETEARRAY):
+        pt = c.get_pointee() if c.kind == T.POINTER else c.element_type
+        # the pointee as written (keeps typedef names: hipblasHandle_t*)
+        written = s.get_pointee() if s.kind == T.POINTER else (
+            s.element_type if s.kind in (T.CONSTANTARRAY, T.INCOMPLETEARRAY) else pt)
+        if written.kind == T.INVALID:
+            written = pt
+        return ParamFact(a.spelling, t.spelling, True, pt.is_const_qualified(), _classify(written),
+                         _strip(written).spelling.replace("const ", ""))
+    return ParamFact(a.spelling, t.spelling, False, False, "", "")
 
 
 @functools.lru_cache(maxsize=None)
@@ -92,8 +188,9 @@ def functions(include: str, library: str) -> dict[str, FunctionFact]:
             a.kind == K.UNEXPOSED_ATTR and "deprecated" in " ".join(t.spelling for t in a.get_tokens())
             for a in c.get_children())
         prev = out.get(c.spelling)
-        out[c.spelling] = FunctionFact(c.spelling, len(list(c.get_arguments())),
-                                       dep or (prev.deprecated if prev else False), _rel(c, include))
+        args = list(c.get_arguments())
+        out[c.spelling] = FunctionFact(c.spelling, len(args), dep or (prev.deprecated if prev else False),
+                                       _rel(c, include), [_param(a) for a in args])
     return out
 
 
@@ -113,9 +210,12 @@ def _base_record(t):
 
 
 def _tagged(decl) -> bool:
-    """`struct tag {...}` (True) or `struct {...}` (False), from the type's own C spelling."""
-    s = decl.type.spelling
-    return bool(re.fullmatch(r"(struct|union|enum) [A-Za-z_]\w*", s))
+    """`struct tag {...}` (True) or `struct {...}` (False): from the type's C spelling ("struct tag"),
+    or in C++ (where the spelling is the bare name) from the declaration's own tokens."""
+    if re.fullmatch(r"(struct|union|enum) [A-Za-z_]\w*", decl.type.spelling):
+        return True
+    toks = [t.spelling for _, t in zip(range(2), decl.get_tokens())]
+    return len(toks) == 2 and toks[0] in ("struct", "union", "enum") and toks[1] == decl.spelling
 
 
 @dataclass
@@ -161,7 +261,7 @@ def _fields(decl, c_prefix: str, names: list[str], rec: RecordFact):
 @functools.lru_cache(maxsize=None)
 def records(include: str, library: str) -> dict[str, RecordFact]:
     """Complete structs/unions that C can name (a tag or a typedef), keyed by C spelling."""
-    decls = list(owned_decls(include, library))
+    decls = list(owned_decls(include, library, types=True))
     typedef_names: dict[int, list[str]] = {}
     for c in decls:
         if c.kind == K.TYPEDEF_DECL:
@@ -207,7 +307,7 @@ class EnumFact:
 
 @functools.lru_cache(maxsize=None)
 def enums(include: str, library: str) -> list[EnumFact]:
-    decls = list(owned_decls(include, library))
+    decls = list(owned_decls(include, library, types=True))
     typedef_names: dict[int, list[str]] = {}
     for c in decls:
         if c.kind == K.TYPEDEF_DECL:
@@ -262,3 +362,51 @@ def macros(include: str, library: str) -> tuple[dict[str, list[str]], dict[str, 
         if all(_INT.fullmatch(t) or t in _OPS or t in ints for t in toks):
             ints.setdefault(c.spelling, toks)
     return ints, aliases
+
+
+# -- names C gives types the library uses ----------------------------------------------------
+def _decls_by_name(include: str, library: str) -> dict[str, object]:
+    lib = LIBRARIES[library]
+    tu = translation_unit(include, lib.header, lib.language)
+    out = {}
+    for c, _ in _top(tu.cursor):
+        if c.kind == K.TYPEDEF_DECL:
+            out.setdefault(c.spelling, c)
+        elif c.kind in (K.STRUCT_DECL, K.UNION_DECL) and c.is_definition() and _tagged(c):
+            out.setdefault(c.spelling, c)
+    return out
+
+
+def c_type_spelling(include: str, library: str, name: str) -> str | None:
+    """How a program including the library's header names the record `name` (a typedef name, or
+    `struct name` for a bare C tag); None when its translation unit declares no such type."""
+    d = _decls_by_name(include, library).get(name)
+    if d is None:
+        return None
+    return d.spelling if d.kind == K.TYPEDEF_DECL else d.type.spelling
+
+
+@functools.lru_cache(maxsize=None)
+def enum_typedef_aliases(include: str, library: str) -> dict[str, str]:
+    """`typedef hipblasOperation_t hipsolverOperation_t`: typedef names of the library whose type is
+    an enum through another typedef -> the name of that enum (tag, or its first typedef)."""
+    decls = list(owned_decls(include, library, types=True))
+    first_name: dict[int, str] = {}
+    for c in decls:
+        if c.kind == K.ENUM_DECL and c.is_definition() and _tagged(c):
+            first_name.setdefault(c.hash, c.spelling)
+    for c in decls:
+        if c.kind == K.TYPEDEF_DECL:
+            u = _strip(c.underlying_typedef_type)
+            if u.kind == T.ENUM:
+                first_name.setdefault(u.get_declaration().hash, c.spelling)
+    out = {}
+    for c in decls:
+        if c.kind != K.TYPEDEF_DECL or _strip(c.underlying_typedef_type).kind != T.TYPEDEF:
+            continue
+        canon = c.underlying_typedef_type.get_canonical()
+        if canon.kind == T.ENUM:
+            target = first_name.get(canon.get_declaration().hash)
+            if target and target != c.spelling:
+                out[c.spelling] = target
+    return out

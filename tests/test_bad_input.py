@@ -112,4 +112,4 @@ for w in wrong:
 """
     r = run_python(script)
     assert r.returncode == 0, f"interpreter died (exit {r.returncode}):\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
-    assert "WRONG" in r.stdout
+    assert "WRONG 0\n" in r.stdout, r.stdout[-3000:]

@@ -2,7 +2,9 @@
 
 A tiny .pyx is compiled (cython + gcc, a few seconds) against hip/chip.pxd and
 hip/chiprtc.pxd and imported; its answers are compared with ctypes calls into
-the library the package loads.
+the library the package loads. A second one cimports the six library C layers
+(chipblas, chiprand, chipsparse, chipfft, chipsolver, crccl) in one C++ module
+(hiprand.h is C++-only).
 """
 from __future__ import annotations
 
@@ -102,3 +104,169 @@ def test_cimport_hiprtc_version(cimported):
 def test_cimport_types_match_python_layer(cimported):
     from hip import hip
     assert cimported.dim3_size() == hip.dim3._size_
+
+
+# -- the six libraries ---------------------------------------------------------------------------
+PYX_LIBS = '''
+# cython: language_level=3
+from hip cimport chipblas, chiprand, chipsparse, chipfft, chipsolver, crccl
+
+def hiprand_version():
+    cdef int v = -1
+    cdef chiprand.hiprandStatus_t err
+    with nogil:
+        err = chiprand.hiprandGetVersion(&v)
+    return int(err), v
+
+def hiprand_create_generator(int rng):
+    cdef chiprand.hiprandGenerator_t g = NULL
+    cdef chiprand.hiprandStatus_t err
+    with nogil:
+        err = chiprand.hiprandCreateGenerator(&g, <chiprand.hiprandRngType_t>rng)
+    if err == chiprand.HIPRAND_STATUS_SUCCESS:
+        chiprand.hiprandDestroyGenerator(g)
+    return int(err), <size_t>g
+
+def hipsparse_version(size_t handle):
+    cdef int v = -1
+    cdef chipsparse.hipsparseStatus_t err
+    with nogil:
+        err = chipsparse.hipsparseGetVersion(<chipsparse.hipsparseHandle_t>handle, &v)
+    return int(err), v
+
+def hipblas_create():
+    cdef chipblas.hipblasHandle_t h = NULL
+    cdef chipblas.hipblasStatus_t err
+    with nogil:
+        err = chipblas.hipblasCreate(&h)
+    if err == chipblas.HIPBLAS_STATUS_SUCCESS:
+        chipblas.hipblasDestroy(h)
+    return int(err)
+
+def hipfft_version():
+    cdef int v = -1
+    cdef chipfft.hipfftResult err
+    with nogil:
+        err = chipfft.hipfftGetVersion(&v)
+    return int(err), v
+
+def hipsolver_create():
+    cdef chipsolver.hipsolverHandle_t h = NULL
+    cdef chipsolver.hipsolverStatus_t err
+    with nogil:
+        err = chipsolver.hipsolverCreate(&h)
+    if err == chipsolver.HIPSOLVER_STATUS_SUCCESS:
+        chipsolver.hipsolverDestroy(h)
+    return int(err)
+
+def nccl_version():
+    cdef int v = -1
+    cdef crccl.ncclResult_t err
+    with nogil:
+        err = crccl.ncclGetVersion(&v)
+    return int(err), v
+
+def sizes():
+    return {("hipblas", "hipblasComplex"): sizeof(chipblas.hipblasComplex),
+            ("hipblas", "hipblasDoubleComplex"): sizeof(chipblas.hipblasDoubleComplex),
+            ("hiprand", "rocrand_discrete_distribution_st"): sizeof(chiprand.rocrand_discrete_distribution_st),
+            ("rccl", "ncclUniqueId"): sizeof(crccl.ncclUniqueId)}
+
+def enum_values():
+    return {("hipblas", "hipblasOperation_t", "HIPBLAS_OP_T"): chipblas.HIPBLAS_OP_T,
+            ("hiprand", "hiprandRngType", "HIPRAND_RNG_PSEUDO_DEFAULT"): chiprand.HIPRAND_RNG_PSEUDO_DEFAULT,
+            ("hipsparse", "hipsparseIndexBase_t", "HIPSPARSE_INDEX_BASE_ONE"): chipsparse.HIPSPARSE_INDEX_BASE_ONE,
+            ("hipfft", "hipfftType_t", "HIPFFT_C2C"): chipfft.HIPFFT_C2C,
+            ("hipsolver", "hipsolverEigMode_t", "HIPSOLVER_EIG_MODE_VECTOR"): chipsolver.HIPSOLVER_EIG_MODE_VECTOR,
+            ("rccl", "ncclDataType_t", "ncclFloat32"): crccl.ncclFloat32}
+'''
+
+
+@pytest.fixture(scope="module")
+def cimported_libs(include64, tmp_path_factory):
+    """One C++ extension cimporting the six library C layers (cython ~8 s, g++ ~2 s)."""
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("no g++")
+    d = tmp_path_factory.mktemp("cimport_libs")
+    name = "hip_cimport_libs_probe"
+    (d / f"{name}.pyx").write_text(PYX_LIBS)
+    r = subprocess.run([sys.executable, "-m", "cython", "-3", "--cplus", "-I", str(ROOT), f"{name}.pyx"],
+                       cwd=d, capture_output=True, text=True)
+    assert r.returncode == 0, f"cython failed:\n{r.stderr[-4000:]}"
+    so = d / (name + sysconfig.get_config_var("EXT_SUFFIX"))
+    cmd = [gxx, "-shared", "-fPIC", "-O0", "-w", "-std=c++17", "-D__HIP_PLATFORM_AMD__",
+           f"-I{sysconfig.get_paths()['include']}", f"-I{include64}", f"-I{ROOT}",
+           f"{name}.cpp", "-o", str(so)]
+    r = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
+    assert r.returncode == 0, f"g++ failed:\n{r.stderr[-4000:]}"
+    sys.path.insert(0, str(d))
+    try:
+        yield importlib.import_module(name)
+    finally:
+        sys.path.remove(str(d))
+
+
+def _loadable(lib):
+    """The library's path if the package can load it here, else None (decided by trying)."""
+    import hip as pkg
+    mod = importlib.import_module(f"hip.{lib}")
+    try:
+        return mod._library.load()
+    except pkg.LibraryNotFoundError:
+        return None
+
+
+def test_cimport_libs_types_match_python_layer(cimported_libs):
+    for (lib, cls), size in cimported_libs.sizes().items():
+        assert getattr(importlib.import_module(f"hip.{lib}"), cls)._size_ == size, cls
+    for (lib, enum, member), value in cimported_libs.enum_values().items():
+        py = getattr(getattr(importlib.import_module(f"hip.{lib}"), enum), member)
+        assert int(py) == value, member
+
+
+def test_cimport_hiprand_matches_c(cimported_libs):
+    path = _loadable("hiprand")
+    if path is None:
+        pytest.skip("no hipRAND library here")
+    ref = ctypes.CDLL(path)
+    v = ctypes.c_int(-1)
+    rc = ref.hiprandGetVersion(ctypes.byref(v))
+    assert cimported_libs.hiprand_version() == (rc, v.value)
+    from hip import hiprand
+    rng = int(hiprand.hiprandRngType.HIPRAND_RNG_PSEUDO_DEFAULT)
+    g = ctypes.c_void_p()
+    rc = ref.hiprandCreateGenerator(ctypes.byref(g), rng)
+    if rc == 0:
+        ref.hiprandDestroyGenerator(g)
+    err, gen = cimported_libs.hiprand_create_generator(rng)
+    assert err == rc
+    from conftest import gpu_available
+    if not gpu_available()[0]:
+        assert err != 0 and gen == 0      # no device: an error status, no generator
+
+
+def test_cimport_hipsparse_matches_c(cimported_libs):
+    path = _loadable("hipsparse")
+    if path is None:
+        pytest.skip("no hipSPARSE library here")
+    ref = ctypes.CDLL(path)
+    v = ctypes.c_int(-1)
+    rc = ref.hipsparseGetVersion(None, ctypes.byref(v))
+    assert cimported_libs.hipsparse_version(0) == (rc, v.value)
+    assert rc != 0                         # a NULL handle is refused
+
+
+@pytest.mark.parametrize("lib,call", [("hipblas", "hipblas_create"), ("hipfft", "hipfft_version"),
+                                      ("hipsolver", "hipsolver_create"), ("rccl", "nccl_version")])
+def test_cimport_missing_library_raises(cimported_libs, lib, call):
+    """Through the C layer too, a library that is not installed is a LibraryNotFoundError
+    (the `except?` status of every C-layer function carries it out of `nogil` code)."""
+    import hip as pkg
+    if _loadable(lib) is not None:
+        result = getattr(cimported_libs, call)()
+        assert isinstance(result, (int, tuple))
+        return
+    with pytest.raises(pkg.LibraryNotFoundError) as ei:
+        getattr(cimported_libs, call)()
+    assert ei.value.library == lib

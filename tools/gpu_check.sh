@@ -31,10 +31,15 @@ HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_JOBS=$JOBS python3 setup.py -q build_ext --in
 echo "built in $(( $(date +%s) - t )) s" | tee -a "$OUT/summary.txt"
 
 step "generate and build the HIP-on-CUDA layer"
-libs=hip,hiprtc,hipblas,hiprand,hipfft,hipsparse,hipsolver
-python3 -m codegen.nvidia --hip-include "$INC" --cuda-include "$CUDA/include" --libs "$libs" \
+libs=hip,hiprtc,hipblas,hiprand,hipfft,hipsparse,hipsolver,rccl
+python3 -m codegen.nvidia --hip-include "$INC" --cuda-include "$CUDA/include" --cuda-include /usr/include --libs "$libs" \
   --out build/nvidia --build hip/_nvidia --cuda-lib "$CUDA/lib64" -j "$JOBS" 2>&1 | tee -a "$OUT/summary.txt"
-cp build/nvidia/*.json "$OUT/" 2>/dev/null
+python3 - <<'PYEOF' | tee -a "$OUT/summary.txt"
+import json, glob
+for p in sorted(glob.glob("build/nvidia/hipnv_*.json")):
+    r = json.load(open(p))
+    print(r["library"], r["summary"])
+PYEOF
 
 export HIP_PLATFORM=nvidia
 step "python -m hip"
@@ -42,7 +47,8 @@ python3 -m hip 2>&1 | tee -a "$OUT/summary.txt"
 
 step "GPU tests and examples"
 python3 -m pytest -q -p no:cacheprovider -rs tests/gpu tests/test_examples.py 2>&1 | tee "$OUT/pytest.log" | tail -60
-tail -3 "$OUT/pytest.log" >> "$OUT/summary.txt"
+grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" >> "$OUT/summary.txt"
+NCCL_DEBUG=WARN python3 examples/rccl_allreduce.py >> "$OUT/summary.txt" 2>&1
 
 step "GPU benchmarks"
 if [ -f benchmarks/gpu/bench_nvidia.py ]; then

@@ -67,7 +67,12 @@ class FunctionEmitter:
             target = r.pointee
             code = self.typecode(target)
             conv = f"_p.wrap({self.handle_cls(target)}, <void*><size_t>x)" if types.is_handle(target) else "x"
-            return None, [f"_k{i} = _p.seq_arg([0] * {length}, {code!r})"], \
+            # The length converts (and is range-checked) as its C parameter would before anything
+            # is allocated: `[0] * n` with an unchecked n is a MemoryError for 2**40, a TypeError
+            # with a confusing message for None. A negative length gives an empty array (C rejects it).
+            lp = next((q for q in fn.params if q.name == length), None)
+            n = self.int_conv(lp.type, length) if lp is not None and types.is_numeric(lp.type) else length
+            return None, [f"_k{i} = _p.seq_arg([0] * max(0, {n}), {code!r})"], \
                 f"<{self.cy(t)}>_p.waddr(_k{i})", f"[{conv} for x in _k{i}]"
         if p.intent == "out" and p.shape == "scalar" and r.kind == "pointer":
             target = r.pointee

@@ -42,6 +42,10 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
     for m in module.macros:
         out.append(f"{m.name}: {type(m.value).__name__}")
     status = spec.error_type or "Any"
+    # The status enum's own name (hiprandStatus for `typedef enum hiprandStatus hiprandStatus_t`):
+    # a function returning either spelling returns the status, not an extra output.
+    status_names = {spec.error_type, types.resolve(ir.CType("typedef", spec.error_type)).name} \
+        if spec.error_type else set()
     for fn in common.bound_functions(module):
         params, outs = [], []
         for p in fn.params:
@@ -49,16 +53,22 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
             if p.intent == "out":
                 tgt = r.pointee
                 if types.is_handle(tgt) or types.resolve(tgt).kind not in ("pointer", "void"):
-                    outs.append(_pytype(tgt, types))
+                    value = _pytype(tgt, types)
                 else:
-                    outs.append("DevicePointer" if fn.name in spec.device_allocations else "Pointer")
+                    value = "DevicePointer" if fn.name in spec.device_allocations else "Pointer"
+                # "out array[n]" (ncclCommInitAll's communicators): a list of n values.
+                outs.append(f"list[{value}]" if p.shape.startswith("array[") else value)
             else:
                 params.append(f"{p.name}: {_pytype(p.type, types) if (types.is_numeric(p.type) or types.resolve(p.type).kind == 'enum') else 'Any'}")
         res = types.resolve(fn.result)
-        if not (res.kind == "enum" and res.name == spec.error_type) and res.kind != "void":
+        if not (res.kind == "enum" and res.name in status_names) and res.kind != "void":
             outs.insert(0, "bytes | None" if res.kind == "pointer" else _pytype(fn.result, types))
         ret = f"tuple[{', '.join([status] + outs)}]"
         out.append(f"def {fn.name}({', '.join(params)}) -> {ret}: ...")
     for a, t in module.aliases.items():
-        out.append(f"{a} = {t}")
+        e = types.enumerators.get(t)
+        if e is not None:   # `#define HIPSOLVER_OP_N HIPBLAS_OP_N`: an enum member (a constant if anonymous)
+            out.append(f"{a}: {'int' if e.anonymous else e.name}")
+        else:
+            out.append(f"{a} = {t}")
     return "\n".join(out) + "\n"

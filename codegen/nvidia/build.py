@@ -24,7 +24,9 @@ def command(lib: str, src_dir: str, out_dir: str, includes: list[str], lib_dirs:
     if lib_dirs:
         stubs = [os.path.join(d, "stubs") for d in lib_dirs if os.path.isdir(os.path.join(d, "stubs"))]
         cmd += [f"-L{d}" for d in lib_dirs + stubs] + [f"-Wl,-rpath,{d}" for d in lib_dirs]
-        cmd += [a for a in (link_arg(l, lib_dirs + stubs) for l in ns.link) if a]
+        # --no-as-needed: the CUDA functions are referenced weakly, and with --as-needed (Ubuntu's
+        # default) weak references alone would drop libcublas & co. from the layer's dependencies.
+        cmd += ["-Wl,--no-as-needed"] + [a for a in (link_arg(l, lib_dirs + stubs) for l in ns.link) if a]
     return cmd
 
 

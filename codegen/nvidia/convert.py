@@ -78,8 +78,16 @@ class Converter:
         return bool(m) and all(hval[hn] == cval[cn] for hn, cn in m.items()) \
             and {cval[c] for c in m.values()} == set(cval.values())
 
+    @staticmethod
+    def conv_name(dst: str, src: str, to_cuda: bool) -> str:
+        """hipnv_<dst>_from_<src>; where both sides share a name (RCCL's and NCCL's ncclDataType_t),
+        the CUDA side is marked."""
+        if dst == src:
+            return f"hipnv_cuda_{dst}_from_{src}" if to_cuda else f"hipnv_{dst}_from_cuda_{src}"
+        return f"hipnv_{dst}_from_{src}"
+
     def enum_to_cuda(self, he: ir.Enum, ce: ir.Enum) -> str:
-        fn = f"hipnv_{ce.name}_from_{he.name}"
+        fn = self.conv_name(ce.name, he.name, True)
         if fn not in self.converters:
             m = self.enum_map(he, ce)
             seen, cases = set(), []
@@ -93,7 +101,7 @@ class Converter:
         return fn
 
     def enum_to_hip(self, he: ir.Enum, ce: ir.Enum) -> str:
-        fn = f"hipnv_{he.name}_from_{ce.name}"
+        fn = self.conv_name(he.name, ce.name, False)
         if fn not in self.converters:
             m = self.enum_map(he, ce)
             cval = {k.name: k.value for k in ce.constants}
@@ -173,7 +181,7 @@ class Converter:
 
     # -- struct converters (field by field, by name) ---------------------------------
     def record_converter(self, hr: ir.Record, cr: ir.Record, to_cuda: bool) -> str:
-        fn = f"hipnv_{cr.name if to_cuda else hr.name}_from_{hr.name if to_cuda else cr.name}"
+        fn = self.conv_name(cr.name if to_cuda else hr.name, hr.name if to_cuda else cr.name, to_cuda)
         if fn in self.converters:
             return fn
         if has_overlap(hr) or has_overlap(cr):

@@ -33,6 +33,9 @@ class NvSpec:
     prologue: dict[str, str] = field(default_factory=dict)        # regex over CUDA name -> C statement
     defines: list[str] = field(default_factory=list)
     drop: dict[str, list[str]] = field(default_factory=dict)    # regex over HIP name -> params CUDA lacks
+    # Call CUDA's library through dlopen/dlsym instead of linking it: RCCL and NCCL export the
+    # same names (ncclAllReduce), so a linked call would land on the layer's own export.
+    dlopen: list[str] = field(default_factory=list)
     zero_outputs: dict[str, str] = field(default_factory=dict)  # regex -> why: succeed, outputs 0
     opaque: list[str] = field(default_factory=list)            # HIP records used only through pointers
     require: list[list[str]] = field(default_factory=list)       # [HIP enum, CUDA enum] converters to emit
@@ -66,6 +69,7 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> NvSpec:
                   after=d.get("after") or {}, enumerators=d.get("enumerators") or {},
                   fields=d.get("fields") or {}, prologue=d.get("prologue") or {},
                   defines=d.get("defines") or [], require=d.get("require") or [], opaque=d.get("opaque") or [], drop=d.get("drop") or {}, zero_outputs=d.get("zero_outputs") or {},
+                  dlopen=d.get("dlopen") or [],
                   name_tables=d.get("name_tables") or [], soname=d.get("soname", f"libhip-nvidia-{library}.so"))
 
 

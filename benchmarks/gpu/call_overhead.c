@@ -1,0 +1,127 @@
+/* Per-call cost of the HIP-on-CUDA layer against calling CUDA directly, in C (no Python).
+ *
+ *   call_overhead LAYER.so [CUDART[:CUDART...]] [N] [REPEAT]
+ *
+ * dlopens the layer (libhip-nvidia-hip.so) and the CUDA runtime, then times N calls of
+ * hipGetDevice vs cudaGetDevice and hipPeekAtLastError vs cudaPeekAtLastError, REPEAT rounds
+ * alternating which goes first; prints the best ns/call of each as one JSON line.
+ * The CUDA runtime used is the one the layer already loaded (found by soname), else the first
+ * of the given paths that opens, else libcudart.so.13/.12/.so from the linker's search.
+ * Built by benchmarks/gpu/bench_nvidia.py: gcc -O2 -std=gnu11 call_overhead.c -ldl
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int (*get_device_fn)(int*);
+typedef int (*status_fn)(void);
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static const char* path_of(void* h) {
+    struct link_map* m = NULL;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &m) == 0 && m && m->l_name && m->l_name[0]) return m->l_name;
+    return "?";
+}
+
+static void* sym(void* h, const char* lib, const char* name) {
+    void* p = dlsym(h, name);
+    if (!p) {
+        fprintf(stderr, "call_overhead: %s has no %s\n", lib, name);
+        exit(3);
+    }
+    return p;
+}
+
+/* Each loop checks the status (as a caller would) and keeps the device in a volatile sink. */
+static volatile int sink;
+
+static double time_get_device(get_device_fn f, long n) {
+    int dev = -1, bad = 0;
+    double t0 = now();
+    for (long i = 0; i < n; i++) bad |= f(&dev);
+    double t = now() - t0;
+    if (bad) { fprintf(stderr, "call_overhead: a GetDevice call failed\n"); exit(4); }
+    sink = dev;
+    return t / (double)n * 1e9;
+}
+
+static double time_status(status_fn f, long n) {
+    int bad = 0;
+    double t0 = now();
+    for (long i = 0; i < n; i++) bad |= f();
+    double t = now() - t0;
+    sink = bad;
+    return t / (double)n * 1e9;
+}
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s LAYER.so [CUDART[:CUDART...]] [N] [REPEAT]\n", argv[0]);
+        return 2;
+    }
+    const char* layer_path = argv[1];
+    const char* cudart_list = argc > 2 ? argv[2] : "";
+    long n = argc > 3 ? atol(argv[3]) : 10000000L;
+    int repeat = argc > 4 ? atoi(argv[4]) : 5;
+
+    void* layer = dlopen(layer_path, RTLD_NOW | RTLD_LOCAL);
+    if (!layer) { fprintf(stderr, "call_overhead: %s\n", dlerror()); return 3; }
+
+    const char* sonames[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};
+    void* cudart = NULL;
+    const char* how = "already loaded by the layer";
+    for (int i = 0; sonames[i] && !cudart; i++) cudart = dlopen(sonames[i], RTLD_NOW | RTLD_NOLOAD);
+    if (!cudart && cudart_list[0]) {
+        char* list = strdup(cudart_list);
+        for (char* p = strtok(list, ":"); p && !cudart; p = strtok(NULL, ":")) cudart = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+        free(list);
+        how = "opened from the given path";
+    }
+    for (int i = 0; sonames[i] && !cudart; i++) {
+        cudart = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+        how = "opened by soname";
+    }
+    if (!cudart) { fprintf(stderr, "call_overhead: no CUDA runtime could be opened\n"); return 3; }
+
+    get_device_fn hip_get = (get_device_fn)sym(layer, "layer", "hipGetDevice");
+    get_device_fn cuda_get = (get_device_fn)sym(cudart, "cudart", "cudaGetDevice");
+    status_fn hip_peek = (status_fn)sym(layer, "layer", "hipPeekAtLastError");
+    status_fn cuda_peek = (status_fn)sym(cudart, "cudart", "cudaPeekAtLastError");
+
+    /* Initialize both (the first call creates the runtime's state) and warm the caches. */
+    int dev = -1;
+    if (hip_get(&dev) != 0 || cuda_get(&dev) != 0) { fprintf(stderr, "call_overhead: GetDevice failed\n"); return 4; }
+    time_get_device(hip_get, n / 10 + 1);
+    time_get_device(cuda_get, n / 10 + 1);
+
+    double best[4] = {1e300, 1e300, 1e300, 1e300};
+    for (int r = 0; r < repeat; r++) {
+        double t[4];
+        if (r % 2 == 0) {
+            t[0] = time_get_device(hip_get, n);
+            t[1] = time_get_device(cuda_get, n);
+            t[2] = time_status(hip_peek, n);
+            t[3] = time_status(cuda_peek, n);
+        } else {
+            t[1] = time_get_device(cuda_get, n);
+            t[0] = time_get_device(hip_get, n);
+            t[3] = time_status(cuda_peek, n);
+            t[2] = time_status(hip_peek, n);
+        }
+        for (int i = 0; i < 4; i++) if (t[i] < best[i]) best[i] = t[i];
+    }
+    printf("{\"layer\": \"%s\", \"cudart\": \"%s\", \"cudart_how\": \"%s\", \"calls\": %ld, \"repeat\": %d, "
+           "\"hipGetDevice\": %.3f, \"cudaGetDevice\": %.3f, \"hipPeekAtLastError\": %.3f, "
+           "\"cudaPeekAtLastError\": %.3f}\n",
+           path_of(layer), path_of(cudart), how, n, repeat, best[0], best[1], best[2], best[3]);
+    return 0;
+}

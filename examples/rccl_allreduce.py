@@ -1,0 +1,72 @@
+"""All-reduce (sum) across every visible GPU from one process with RCCL (needs a GPU and librccl).
+
+ncclCommInitAll creates one communicator per device; the per-device ncclAllReduce calls sit between
+ncclGroupStart and ncclGroupEnd, so one thread can issue them all. With a single GPU it still runs,
+with one rank."""
+import sys
+
+import numpy as np
+
+import hip
+from hip import hip as h, rccl
+
+
+def skip(why):
+    print(f"skipped: {why}")
+    sys.exit(77)
+
+
+try:
+    err, ndev = h.hipGetDeviceCount()
+except hip.LibraryNotFoundError as e:
+    skip(f"no HIP runtime ({e})")
+if err != h.hipError_t.hipSuccess or ndev == 0:
+    skip(f"no GPU ({err.name})")
+try:
+    rccl._library.load()
+except hip.LibraryNotFoundError as e:
+    skip(f"the {e.library} library cannot be loaded (set {e.env})")
+
+count = 1 << 16
+base = np.arange(count, dtype=np.float32)
+nbytes = base.nbytes
+H2D, D2H = h.hipMemcpyKind.hipMemcpyHostToDevice, h.hipMemcpyKind.hipMemcpyDeviceToHost
+
+devices = list(range(ndev))
+comms = hip.check(rccl.ncclCommInitAll(ndev, devices))          # one communicator per device
+send, recv, streams = [], [], []
+try:
+    for dev in devices:
+        hip.check(h.hipSetDevice(dev))
+        send.append(hip.check(h.hipMalloc(nbytes)))
+        recv.append(hip.check(h.hipMalloc(nbytes)))
+        streams.append(hip.check(h.hipStreamCreate()))
+        hip.check(h.hipMemcpy(send[-1], base * (dev + 1), nbytes, H2D))   # rank r contributes (r + 1) * base
+    hip.check(rccl.ncclGroupStart())
+    for dev in devices:
+        hip.check(rccl.ncclAllReduce(send[dev], recv[dev], count, rccl.ncclDataType_t.ncclFloat32,
+                                     rccl.ncclRedOp_t.ncclSum, comms[dev], streams[dev]))
+    hip.check(rccl.ncclGroupEnd())
+    results = []
+    for dev in devices:
+        hip.check(h.hipSetDevice(dev))
+        hip.check(h.hipStreamSynchronize(streams[dev]))
+        out = np.empty_like(base)
+        hip.check(h.hipMemcpy(out, recv[dev], nbytes, D2H))
+        results.append(out)
+finally:
+    for dev in range(len(send)):
+        hip.check(h.hipSetDevice(dev))
+        hip.check(h.hipFree(send[dev]))
+        if dev < len(recv):
+            hip.check(h.hipFree(recv[dev]))
+        if dev < len(streams):
+            hip.check(h.hipStreamDestroy(streams[dev]))
+    for comm in comms:
+        hip.check(rccl.ncclCommDestroy(comm))
+
+expected = base * (ndev * (ndev + 1) // 2)
+for dev, out in enumerate(results):
+    assert np.array_equal(out, expected), (dev, out[:4], expected[:4])
+print(f"all-reduce of {count} floats over {ndev} GPU(s): every rank has the sum")
+print("ok")

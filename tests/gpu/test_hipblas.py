@@ -1,0 +1,156 @@
+"""hipBLAS against NumPy: gemm (column-major!), axpy, dot, nrm2, iamax, scal, vector helpers,
+handle, stream, pointer and math modes, argument errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hip
+from hip import hip as h, hipblas
+
+from ._util import require_library
+
+pytestmark = pytest.mark.gpu
+
+B = hipblas
+OP_N = B.hipblasOperation_t.HIPBLAS_OP_N
+OP_T = B.hipblasOperation_t.HIPBLAS_OP_T
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _libraries():
+    require_library(hipblas)
+
+
+@pytest.fixture(scope="module")
+def handle():
+    hd = hip.check(B.hipblasCreate())
+    assert int(hd) != 0
+    yield hd
+    hip.check(B.hipblasDestroy(hd))
+
+
+def colmajor(a: np.ndarray) -> np.ndarray:
+    """The column-major storage of matrix `a` as a flat array."""
+    return a.ravel(order="F")
+
+
+def from_colmajor(flat: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    return flat.reshape((rows, cols), order="F")
+
+
+@pytest.mark.parametrize("dtype,fn,tol", [(np.float32, "hipblasSgemm", 1e-4), (np.float64, "hipblasDgemm", 1e-12)])
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_gemm(handle, mem, rng, dtype, fn, tol, ta, tb):
+    m, n, k = 67, 45, 33
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)   # stored as op(A)'s source
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
+    c = rng.standard_normal((m, n)).astype(dtype)
+    alpha, beta = 1.5, -0.5
+    da, db, dc = mem.put(colmajor(a)), mem.put(colmajor(b)), mem.put(colmajor(c))
+    hip.check(getattr(B, fn)(handle, OP_T if ta else OP_N, OP_T if tb else OP_N, m, n, k,
+                             alpha, da, a.shape[0], db, b.shape[0], beta, dc, m))
+    got = from_colmajor(mem.get(dc, m * n, dtype), m, n)
+    ref = alpha * (a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64) + beta * c
+    np.testing.assert_allclose(got, ref, rtol=tol, atol=tol * np.abs(ref).max())
+
+
+def test_sgemm_row_major_trick(handle, mem, rng):
+    """Row-major C = A @ B is column-major C^T = B^T A^T: swap the operands, keep the buffers."""
+    m, n, k = 20, 30, 40
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    da, db, dc = mem.put(a), mem.put(b), mem.alloc(m * n * 4)
+    hip.check(B.hipblasSgemm(handle, OP_N, OP_N, n, m, k, 1.0, db, n, da, k, 0.0, dc, n))
+    np.testing.assert_allclose(mem.get(dc, (m, n), np.float32), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_sgemm_on_a_stream(handle, mem, rng, stream):
+    hip.check(B.hipblasSetStream(handle, stream))
+    try:
+        assert int(hip.check(B.hipblasGetStream(handle))) == int(stream)
+        n = 128
+        a = rng.standard_normal((n, n)).astype(np.float32)
+        da, dc = mem.put(colmajor(a)), mem.alloc(n * n * 4)
+        hip.check(B.hipblasSgemm(handle, OP_N, OP_T, n, n, n, 1.0, da, n, da, n, 0.0, dc, n))
+        hip.check(h.hipStreamSynchronize(stream))
+        np.testing.assert_allclose(from_colmajor(mem.get(dc, n * n, np.float32), n, n), a @ a.T, rtol=1e-4, atol=1e-3)
+    finally:
+        hip.check(B.hipblasSetStream(handle, None))
+    assert int(hip.check(B.hipblasGetStream(handle))) == 0
+
+
+def test_saxpy(handle, mem, rng):
+    n = 10_001
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    dx, dy = mem.put(x), mem.put(y)
+    hip.check(B.hipblasSaxpy(handle, n, 3.0, dx, 1, dy, 1))
+    np.testing.assert_allclose(mem.get(dy, n, np.float32), 3.0 * x + y, rtol=1e-6, atol=1e-6)
+    # strided: every other element
+    dy2 = mem.put(y)
+    hip.check(B.hipblasSaxpy(handle, n // 2, -1.0, dx, 2, dy2, 2))
+    expect = y.copy()
+    expect[0:2 * (n // 2):2] -= x[0:2 * (n // 2):2]
+    np.testing.assert_allclose(mem.get(dy2, n, np.float32), expect, rtol=1e-6, atol=1e-6)
+
+
+def test_sdot_result_to_host(handle, mem, rng):
+    n = 4096
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    assert hip.check(B.hipblasGetPointerMode(handle)) == B.hipblasPointerMode_t.HIPBLAS_POINTER_MODE_HOST
+    r = hip.check(B.hipblasSdot(handle, n, mem.put(x), 1, mem.put(y), 1))
+    assert isinstance(r, float)
+    assert r == pytest.approx(float(np.dot(x.astype(np.float64), y.astype(np.float64))), rel=1e-4, abs=1e-3)
+
+
+def test_ddot_nrm2_iamax_scal(handle, mem, rng):
+    n = 999
+    x = rng.standard_normal(n)
+    y = rng.standard_normal(n)
+    dx, dy = mem.put(x), mem.put(y)
+    assert hip.check(B.hipblasDdot(handle, n, dx, 1, dy, 1)) == pytest.approx(float(x @ y), rel=1e-12)
+    xs = x.astype(np.float32)
+    dxs = mem.put(xs)
+    assert hip.check(B.hipblasSnrm2(handle, n, dxs, 1)) == pytest.approx(float(np.linalg.norm(x)), rel=1e-5)
+    assert hip.check(B.hipblasIsamax(handle, n, dxs, 1)) == int(np.argmax(np.abs(xs))) + 1   # 1-based
+    hip.check(B.hipblasSscal(handle, n, 0.5, dxs, 1))
+    np.testing.assert_array_equal(mem.get(dxs, n, np.float32), xs * np.float32(0.5))
+
+
+def test_set_get_vector(mem):
+    n = 100
+    x = np.arange(n, dtype=np.float32)
+    d = mem.alloc(n * 4)
+    hip.check(B.hipblasSetVector(n, 4, x, 1, d, 1))
+    out = np.zeros(n, np.float32)
+    hip.check(B.hipblasGetVector(n, 4, d, 1, out, 1))
+    np.testing.assert_array_equal(out, x)
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)
+    dm = mem.alloc(a.nbytes)
+    hip.check(B.hipblasSetMatrix(3, 4, 8, colmajor(a), 3, dm, 3))
+    back = np.zeros(12)
+    hip.check(B.hipblasGetMatrix(3, 4, 8, dm, 3, back, 3))
+    np.testing.assert_array_equal(from_colmajor(back, 3, 4), a)
+
+
+def test_math_mode_default(handle):
+    mode = hip.check(B.hipblasGetMathMode(handle))
+    assert mode == B.hipblasMath_t.HIPBLAS_DEFAULT_MATH, mode
+
+
+def test_invalid_argument_status(handle, mem):
+    d = mem.alloc(16)
+    err, = B.hipblasSgemm(handle, OP_N, OP_N, -1, 1, 1, 1.0, d, 1, d, 1, 0.0, d, 1)
+    assert err == B.hipblasStatus_t.HIPBLAS_STATUS_INVALID_VALUE, err
+    with pytest.raises(hip.HipError) as e:
+        hip.check(B.hipblasSgemm(handle, OP_N, OP_N, 2, 2, 2, 1.0, d, 1, d, 2, 0.0, d, 2))   # lda < m
+    assert e.value.code == B.hipblasStatus_t.HIPBLAS_STATUS_INVALID_VALUE
+
+
+def test_create_destroy_many():
+    handles = [hip.check(B.hipblasCreate()) for _ in range(4)]
+    assert len({int(x) for x in handles}) == 4
+    for x in handles:
+        hip.check(B.hipblasDestroy(x))

@@ -1,0 +1,450 @@
+"""Parameter intent of the six libraries matches how they are used.
+
+* alpha/beta (`const T* alpha`) take Python numbers; complex ones (hipblasComplex, hipComplex,
+  hipDoubleComplex, ...) take Python complex;
+* results (hipblasSdot's `result`), created handles (hipblasCreate, hiprandCreateGenerator,
+  hipsparseCreate*, hipsolverCreate), FFT plans (hipfftPlan*), workspace sizes (lwork,
+  ...bufferSize, workSize), ncclGetUniqueId's id and ncclCommInitAll's communicators are outputs:
+  not parameters of the Python function, but values it returns.
+
+Which functions and parameters to check comes from the headers (tests/header_facts.py); what the
+bindings make of them is read from the stubs (hip/<lib>.pyi: the Python signature and the returned
+tuple) and observed by calling them: against a missing library (every argument must convert before
+the library is loaded: LibraryNotFoundError, not TypeError), and against a small fake library built
+here from the real headers' prototypes (tests/fakelib/fake_libraries.c) that reflects what it got.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import re
+import shutil
+import subprocess
+import textwrap
+
+import pytest
+
+import header_facts
+from conftest import ROOT, run_python
+
+LIBS = header_facts.SIX
+ENV = {lib: f"HIP_PYTHON_{lib.upper()}_LIBRARY" for lib in LIBS}
+
+
+@functools.lru_cache(maxsize=None)
+def stubs(lib: str) -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
+    """{function: ([(parameter, annotation)], [returned tuple's element types])} from hip/<lib>.pyi."""
+    tree = ast.parse((ROOT / "hip" / f"{lib}.pyi").read_text())
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            params = [(a.arg, ast.unparse(a.annotation) if a.annotation else "") for a in node.args.args]
+            ret = node.returns
+            elts = ret.slice.elts if isinstance(ret, ast.Subscript) and isinstance(ret.slice, ast.Tuple) else \
+                [ret.slice] if isinstance(ret, ast.Subscript) else []
+            out[node.name] = (params, [ast.unparse(e) for e in elts])
+    return out
+
+
+def _facts(include64, lib):
+    listed = json.loads((ROOT / "hip" / "_coverage" / f"{lib}.json").read_text())["functions"]
+    return {n: f for n, f in header_facts.functions(include64, lib).items()
+            if listed.get(n, {}).get("status") == "bound"}
+
+
+def _inputs(lib, fn):
+    return [p for p, _ in stubs(lib)[fn][0]]
+
+
+def _outputs(lib, fn):
+    return stubs(lib)[fn][1][1:]     # after the status
+
+
+# -- what the stubs say, for every function the headers declare ----------------------------------
+NUMBER_PARAMS = re.compile(r"alpha|beta")
+
+
+def _number_params(include64):
+    """(lib, function, parameter, kind) for every `const T* alpha/beta` with T a number or complex."""
+    out = []
+    for lib in LIBS:
+        for name, f in _facts(include64, lib).items():
+            for p in f.params:
+                if NUMBER_PARAMS.fullmatch(p.name) and p.pointer and p.const and \
+                        p.pointee in ("int", "float", "complex"):
+                    out.append((lib, name, p.name, p.pointee))
+    return out
+
+
+def test_header_walk_finds_number_params(include64):
+    found = {(lib, fn, p) for lib, fn, p, _ in _number_params(include64)}
+    assert {("hipblas", "hipblasSaxpy", "alpha"), ("hipblas", "hipblasZgemm", "beta"),
+            ("hipblas", "hipblasCaxpy_v2", "alpha"), ("hipsparse", "hipsparseScsrmv", "beta")} <= found
+    kinds = {k for *_, k in _number_params(include64)}
+    assert {"float", "complex"} <= kinds
+    assert len(found) > 300
+
+
+def test_alpha_beta_are_inputs(include64):
+    wrong = [f"{lib}.{fn}({p})" for lib, fn, p, _ in _number_params(include64) if p not in _inputs(lib, fn)]
+    assert wrong == [], f"alpha/beta not a parameter of the Python function: {wrong[:20]}"
+
+
+def _pointer_outputs(include64, pick):
+    """(lib, function, parameter) of non-const pointer parameters `pick(lib, fn, param)` selects."""
+    return [(lib, name, p.name) for lib in LIBS for name, f in _facts(include64, lib).items()
+            for p in f.params if p.pointer and not p.const and pick(lib, name, p)]
+
+
+def _not_inputs(found):
+    return [f"{lib}.{fn}({p})" for lib, fn, p in found if p in _inputs(lib, fn)]
+
+
+def test_results_are_returned(include64):
+    """hipblasSdot/Snrm2/Isamax...: `result` (host pointer mode) is returned, not passed."""
+    found = _pointer_outputs(include64, lambda lib, fn, p: lib == "hipblas" and p.name == "result"
+                             and p.pointee in ("int", "float", "complex"))
+    assert ("hipblas", "hipblasSdot", "result") in found and len(found) > 50
+    assert _not_inputs(found) == []
+    for lib, fn, _ in found:
+        assert len(_outputs(lib, fn)) == 1, f"{fn} returns {_outputs(lib, fn)}"
+    assert _outputs("hipblas", "hipblasSdot") == ["float"]
+    assert _outputs("hipblas", "hipblasIsamax") == ["int"]
+    assert _outputs("hipblas", "hipblasCdotc") == ["hipblasComplex"]
+
+
+def test_created_handles_are_returned(include64):
+    """`X_t* handle` of every Create/Plan/Init function (hipblasCreate, hipsparseCreateMatDescr,
+    hipfftPlan1d, hiprandCreateGenerator, hipsolverDnCreate, ncclCommInitRank, ...) is returned."""
+    creators = re.compile(r"\w*(Create|Plan\d?d|PlanMany|InitRank|InitRankMulti)\w*")
+    found = _pointer_outputs(include64, lambda lib, fn, p: creators.fullmatch(fn) and p.pointee == "handle")
+    names = {fn for _, fn, _ in found}
+    assert {"hipblasCreate", "hipsolverCreate", "hipsparseCreate", "hipsparseCreateCsr", "hiprandCreateGenerator",
+            "hipfftPlan1d", "hipfftPlanMany", "hipfftCreate", "ncclCommInitRank"} <= names
+    assert _not_inputs(found) == []
+    for lib, fn, _ in found:
+        outs = _outputs(lib, fn)
+        assert outs and outs[-1] not in ("int", "float", "Any"), f"{fn} returns {outs}"
+    assert _outputs("hipblas", "hipblasCreate") == ["hipblasHandle_t"]
+    assert _outputs("hipfft", "hipfftPlan1d") == ["hipfftHandle_t"]
+
+
+WORKSPACE = re.compile(r"(?i)lwork\w*|\w*buffer_?size\w*|\w*worksize\w*|\w*sizeinbytes")
+
+
+def test_workspace_sizes_are_returned(include64):
+    """lwork (hipsolver*_bufferSize), lworkOnDevice/lworkOnHost (hipsolverDnX*), pBufferSizeInBytes
+    (hipsparse), workSize (hipfftMakePlan*, hipfftGetSize*, hipfftEstimate*): returned."""
+    found = _pointer_outputs(include64, lambda lib, fn, p: WORKSPACE.fullmatch(p.name) and p.pointee == "int")
+    by_lib = {lib for lib, _, _ in found}
+    assert {"hipsolver", "hipsparse", "hipfft"} <= by_lib
+    assert ("hipsolver", "hipsolverDnXgetrf_bufferSize", "lworkOnHost") in found
+    assert _not_inputs(found) == []
+    assert _outputs("hipsolver", "hipsolverDgetrf_bufferSize") == ["int"]
+    assert _outputs("hipsolver", "hipsolverDnXgetrf_bufferSize") == ["int", "int"]
+    assert _outputs("hipfft", "hipfftMakePlan1d") == ["int"]
+
+
+def test_rccl_outputs():
+    assert _inputs("rccl", "ncclGetUniqueId") == [] and _outputs("rccl", "ncclGetUniqueId") == ["ncclUniqueId"]
+    assert _inputs("rccl", "ncclCommInitAll") == ["ndev", "devlist"]
+    assert _outputs("rccl", "ncclCommInitAll") == ["list[ncclComm]"]
+    assert _inputs("rccl", "ncclCommInitRank") == ["nranks", "commId", "rank"]
+    # the profiling entry points convert the same way
+    for fn in ("GetUniqueId", "CommInitAll", "CommInitRank"):
+        assert stubs("rccl")[f"pnccl{fn}"] == stubs("rccl")[f"nccl{fn}"], fn
+
+
+def test_stub_returns_one_status():
+    """The returned tuple starts with exactly one status (a library whose status type is a typedef
+    of a differently named enum, hiprandStatus_t = enum hiprandStatus, must not list both)."""
+    status = {"hipblas": "hipblasStatus_t", "hiprand": "hiprandStatus_t", "hipsparse": "hipsparseStatus_t",
+              "hipfft": "hipfftResult", "hipsolver": "hipsolverStatus_t", "rccl": "ncclResult_t"}
+    from hip import hipfft, hiprand
+    aliases = {"hiprand": {"hiprandStatus", "hiprandStatus_t"}, "hipfft": {"hipfftResult", "hipfftResult_t"}}
+    assert hiprand.hiprandStatus_t is hiprand.hiprandStatus and hipfft.hipfftResult is hipfft.hipfftResult_t
+    wrong = []
+    for lib in LIBS:
+        names = aliases.get(lib, {status[lib]})
+        for fn, (_, ret) in stubs(lib).items():
+            if not ret or ret[0] not in names:
+                wrong.append(f"{fn} -> {ret}")
+            elif lib in aliases and any(r in names for r in ret[1:]):   # no function returns a 2nd status
+                wrong.append(f"{fn} -> {ret}")
+    assert wrong == [], wrong[:10]
+
+
+# -- calling: every argument converts before the library loads -----------------------------------
+def _call_script(cases_file):
+    """Calls each (lib, fn, [argument expressions]) of the JSON file; prints JSON
+    {case index: "LibraryNotFoundError" | "returned" | "<exception>: <message>"}."""
+    return textwrap.dedent(f"""
+        import json, importlib
+        import hip
+        from hip import hip as _hip
+        with open({str(cases_file)!r}) as f:
+            cases = json.load(f)
+        out = {{}}
+        for i, (lib, fn, args) in enumerate(cases):
+            mod = importlib.import_module("hip." + lib)
+            try:
+                getattr(mod, fn)(*[eval(a, {{"mod": mod, "_hip": _hip}}) for a in args])
+            except hip.LibraryNotFoundError:
+                out[i] = "LibraryNotFoundError"
+            except Exception as e:
+                out[i] = type(e).__name__ + ": " + str(e)[:200]
+            else:
+                out[i] = "returned"
+        print(json.dumps(out))
+    """)
+
+
+def _neutral(lib, fn, fact, overrides):
+    """Argument expressions for every Python parameter: numbers for ints/floats, an enum's first
+    member, a struct instance for a struct by value, None for pointers and handles."""
+    params = {p.name: p for p in fact.params}
+    args = []
+    for name, ann in stubs(lib)[fn][0]:
+        if name in overrides:
+            args.append(overrides[name])
+        elif ann == "int":
+            args.append("1")
+        elif ann == "float":
+            args.append("1.0")
+        elif ann not in ("Any", ""):
+            args.append(f"list(getattr(mod, {ann!r}, None) or getattr(_hip, {ann!r}))[0]")
+        elif params.get(name) is not None and not params[name].pointer:
+            tname = params[name].spelling.replace("const ", "").strip()
+            args.append(f"(getattr(mod, {tname!r}, None) or getattr(_hip, {tname!r}))()")
+        else:
+            args.append("None")
+    return args
+
+
+def _run_cases(cases, workdir):
+    """Run the calls in a fresh interpreter (a crash fails the test, not pytest) with every
+    library's HIP_PYTHON_<LIB>_LIBRARY pointing nowhere."""
+    cases_file, script = workdir / "cases.json", workdir / "calls.py"
+    cases_file.write_text(json.dumps(cases))
+    script.write_text(_call_script(cases_file))
+    env = {ENV[lib]: f"/nonexistent/lib{lib}.so" for lib in LIBS}
+    r = run_python("", env=env, timeout=300, args=[str(script)])
+    assert r.returncode == 0, f"interpreter died (exit {r.returncode}):\n{r.stderr[-3000:]}"
+    return {int(k): v for k, v in json.loads(r.stdout.strip().splitlines()[-1]).items()}
+
+
+@pytest.fixture(scope="module")
+def number_calls(include64, tmp_path_factory):
+    """Every alpha/beta function called with numbers (real: 2.5 or 2, complex: 1+2j), and the
+    wrong kinds (complex for a real alpha, bool, str)."""
+    cases, what = [], []
+    facts = {lib: _facts(include64, lib) for lib in LIBS}
+    for lib, fn, p, kind in _number_params(include64):
+        good = "(1+2j)" if kind == "complex" else ("2" if kind == "int" else "2.5")
+        bad = ["True", "'2.5'"] + (["(1+2j)"] if kind != "complex" else [])
+        others = [q for q in _inputs(lib, fn) if NUMBER_PARAMS.fullmatch(q) and q != p]
+        base = {q: "1" for q in others}      # a number is valid for every alpha/beta kind
+        cases.append((lib, fn, _neutral(lib, fn, facts[lib][fn], {**base, p: good})))
+        what.append((lib, fn, p, good, "LibraryNotFoundError"))
+        for b in bad:
+            cases.append((lib, fn, _neutral(lib, fn, facts[lib][fn], {**base, p: b})))
+            what.append((lib, fn, p, b, "TypeError"))
+    return what, _run_cases(cases, tmp_path_factory.mktemp("numbers"))
+
+
+def test_alpha_beta_accept_python_numbers(number_calls):
+    what, got = number_calls
+    wrong = [f"{lib}.{fn}({p}={v}): {got[i]}" for i, (lib, fn, p, v, want) in enumerate(what)
+             if want == "LibraryNotFoundError" and got[i] != want]
+    assert wrong == [], f"{len(wrong)} calls did not accept a number:\n" + "\n".join(wrong[:20])
+
+
+def test_alpha_beta_refuse_wrong_numbers(number_calls):
+    what, got = number_calls
+    wrong = [f"{lib}.{fn}({p}={v}): {got[i]}" for i, (lib, fn, p, v, want) in enumerate(what)
+             if want == "TypeError" and not got[i].startswith("TypeError")]
+    assert wrong == [], f"{len(wrong)} calls accepted a wrong value:\n" + "\n".join(wrong[:20])
+
+
+# -- calling a fake library: what C receives and what comes back ---------------------------------
+@pytest.fixture(scope="module")
+def fakelib(include64, tmp_path_factory):
+    cc = shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no gcc")
+    so = tmp_path_factory.mktemp("fakelib") / "libfake_rocm.so"
+    r = subprocess.run([cc, "-shared", "-fPIC", "-O0", "-D__HIP_PLATFORM_AMD__", f"-I{include64}",
+                        str(ROOT / "tests" / "fakelib" / "fake_libraries.c"), "-o", str(so)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, f"gcc failed:\n{r.stderr[-4000:]}"
+    return str(so)
+
+
+FAKE_CHECKS = r'''
+import ctypes, json
+import numpy as np
+import hip
+from hip import hip as h, hipblas as B, hipfft as F, hipsolver as S, hipsparse as SP, rccl as R
+
+FAKE = 0x5a5a0000
+checks = {}
+def check(fn):
+    checks[fn.__name__] = fn
+    return fn
+
+def raises(exc, f, *a):
+    try:
+        f(*a)
+    except exc:
+        return True
+    return False
+
+@check
+def hipblas_create_returns_the_handle():
+    handle = hip.check(B.hipblasCreate())
+    assert isinstance(handle, B.hipblasHandle_t) and int(handle) == FAKE, handle
+    assert hip.check(B.hipblasDestroy(handle)) is None
+
+@check
+def hipblas_saxpy_alpha_numbers():
+    handle = hip.check(B.hipblasCreate())
+    x = np.array([7.0], np.float32)
+    for alpha, want in [(2.5, 2.5), (3, 3.0), (np.float32(0.25), 0.25), (np.float64(1.5), 1.5), (np.int64(4), 4.0),
+                        (ctypes.c_float(6.5), 6.5), (np.array([8.5], np.float32), 8.5)]:
+        y = np.zeros(3, np.float32)
+        hip.check(B.hipblasSaxpy(handle, 1, alpha, x, 1, y, 1))
+        assert y[0] == want and y[1] == 7.0, (alpha, y)
+    y = np.zeros(3, np.float32)
+    for bad in (True, 1j, "2", np.bool_(True)):
+        assert raises(TypeError, B.hipblasSaxpy, handle, 1, bad, x, 1, y, 1), bad
+
+@check
+def hipblas_daxpy_alpha_numpy_float32_widens():
+    handle = hip.check(B.hipblasCreate())
+    y = np.zeros(3, np.float64)
+    hip.check(B.hipblasDaxpy(handle, 1, np.float32(0.1), None, 1, y, 1))
+    assert y[0] == float(np.float32(0.1)), y
+
+@check
+def hipblas_complex_alpha():
+    handle = hip.check(B.hipblasCreate())
+    for fn, dt in [(B.hipblasCaxpy, np.complex64), (B.hipblasZaxpy, np.complex128),
+                   (B.hipblasCaxpy_v2, np.complex64), (B.hipblasZaxpy_v2, np.complex128)]:
+        for alpha, want in [(1 + 2j, 1 + 2j), (3, 3 + 0j), (-0.5, -0.5 + 0j), (np.complex64(1 - 1j), 1 - 1j)]:
+            y = np.zeros(2, dt)
+            hip.check(fn(handle, 1, alpha, None, 1, y, 1))
+            assert y[0] == want, (fn.__name__, alpha, y)
+
+@check
+def hipblas_sgemm_alpha_beta_and_arguments():
+    handle = hip.check(B.hipblasCreate())
+    c = np.zeros(6, np.float32)
+    N, T = B.hipblasOperation_t.HIPBLAS_OP_N, B.hipblasOperation_t.HIPBLAS_OP_T
+    hip.check(B.hipblasSgemm(handle, T, N, 2, 3, 4, 1.5, None, 5, None, 6, -2, c, 7))
+    assert list(c) == [1.5, -2.0, int(T), int(N), 20304, 50607], c
+
+@check
+def hipblas_results_are_returned():
+    handle = hip.check(B.hipblasCreate())
+    x = np.array([1, 2, 3], np.float32)
+    y = np.array([4, 5, 6], np.float32)
+    assert hip.check(B.hipblasSdot(handle, 3, x, 1, y, 1)) == 32.0
+    assert hip.check(B.hipblasIsamax(handle, 5, x, 1)) == 12
+    r = hip.check(B.hipblasCdotc(handle, 1, None, 1, None, 1))
+    assert isinstance(r, B.hipblasComplex) and (r.x, r.y) == (1.5, -2.5), r
+    assert hip.check(B.hipblasGetPointerMode(handle)) is B.hipblasPointerMode_t.HIPBLAS_POINTER_MODE_DEVICE
+
+@check
+def hipfft_plans_are_returned():
+    C2C, R2C = F.hipfftType_t.HIPFFT_C2C, F.hipfftType_t.HIPFFT_R2C
+    plan = hip.check(F.hipfftPlan1d(8, C2C, 3))
+    assert int(plan) == 0x10000 + 8 * 16 + 3, plan
+    err, plan = F.hipfftPlan1d(8, R2C, 1)
+    assert err is F.hipfftResult.HIPFFT_INVALID_TYPE and not plan
+    plan = hip.check(F.hipfftPlanMany(2, [8, 4], None, 1, 0, None, 1, 0, C2C, 1))
+    assert int(plan) == 0x20000 + 0x2000 + 8 * 16 + 4, hex(int(plan))
+    assert int(hip.check(F.hipfftCreate())) == 0x30000
+    assert hip.check(F.hipfftMakePlan1d(plan, 16, C2C, 2)) == 16 * 2 * 8
+    assert hip.check(F.hipfftGetSize(plan)) == int(plan)
+    assert hip.check(F.hipfftGetVersion()) == 10042
+    assert F.hipfftDestroy(plan) == (F.hipfftResult.HIPFFT_SUCCESS,)
+
+@check
+def hipsolver_workspace_sizes_are_returned():
+    handle = hip.check(S.hipsolverCreate())
+    assert int(handle) == FAKE
+    assert hip.check(S.hipsolverDgetrf_bufferSize(handle, 3, 4, None, 5)) == 3045
+    assert hip.check(S.hipsolverDnXgetrf_bufferSize(handle, None, 3, 3, h.hipDataType.HIP_R_64F, None, 3,
+                                                   h.hipDataType.HIP_R_64F)) == (111, 222)
+    a, ipiv, info = np.zeros(1), np.zeros(1, np.int32), np.zeros(1, np.int32)
+    hip.check(S.hipsolverDgetrf(handle, 3, 4, a, 5, None, 77, ipiv, info))
+    assert (a[0], ipiv[0], info[0]) == (5.0, 304, 77), (a, ipiv, info)
+    assert hip.check(S.hipsolverDestroy(handle)) is None
+
+@check
+def hipsolver_takes_hipblas_operation():
+    """hipsolver.h re-declares hipblasOperation_t: either module's member is accepted."""
+    handle = hip.check(S.hipsolverCreate())
+    b, info = np.zeros(1), np.zeros(1, np.int32)
+    for op in (S.hipblasOperation_t.HIPBLAS_OP_T, B.hipblasOperation_t.HIPBLAS_OP_T, S.HIPSOLVER_OP_T, 112):
+        hip.check(S.hipsolverDgetrs(handle, op, 1, 5, None, 1, None, b, 1, None, 0, info))
+        assert info[0] == 112 and b[0] == 5.0, (op, info, b)
+    assert raises(TypeError, S.hipsolverDgetrs, handle, B.hipblasFillMode_t.HIPBLAS_FILL_MODE_UPPER, 1, 5, None,
+                  1, None, b, 1, None, 0, info)
+
+@check
+def hipsparse_alpha_beta_numbers():
+    for fn, dt, alpha, beta in [(SP.hipsparseScsrmv, np.float32, 2.5, -1), (SP.hipsparseDcsrmv, np.float64, 0.1, 3),
+                                (SP.hipsparseCcsrmv, np.complex64, 1 + 2j, 0.5),
+                                (SP.hipsparseZcsrmv, np.complex128, -1j, 2 - 3j)]:
+        y = np.zeros(2, dt)
+        hip.check(fn(None, SP.hipsparseOperation_t.HIPSPARSE_OPERATION_NON_TRANSPOSE, 1, 1, 1, alpha, None,
+                     None, None, None, None, beta, y))
+        assert y[0] == dt(alpha) and y[1] == dt(beta), (fn.__name__, y)
+
+@check
+def nccl_unique_id_is_returned_and_passed_by_value():
+    uid = hip.check(R.ncclGetUniqueId())
+    assert isinstance(uid, R.ncclUniqueId) and bytes(uid) == bytes(range(128)), bytes(uid)[:8]
+    comm = hip.check(R.ncclCommInitRank(2, uid, 1))
+    assert int(comm) == 0x100000 + sum(range(128)) * 16 + 1, hex(int(comm))
+    assert bytes(hip.check(R.pncclGetUniqueId())) == bytes(range(128))
+
+@check
+def nccl_comm_init_all_returns_a_list():
+    for fn in (R.ncclCommInitAll, R.pncclCommInitAll):
+        comms = hip.check(fn(3, [4, 5, 6]))
+        assert isinstance(comms, list) and len(comms) == 3 and all(isinstance(c, R.ncclComm) for c in comms)
+        assert [int(c) for c in comms] == [0x1004, 0x2005, 0x3006], comms
+        comms = hip.check(fn(2, None))
+        assert [int(c) for c in comms] == [0x10ff, 0x20ff], comms
+        assert [hip.check(R.ncclCommCount(c)) for c in comms] == [1, 2]
+        err, comms = fn(0, None)
+        assert err is R.ncclResult_t.ncclInvalidArgument and comms == []
+    assert hip.check(R.ncclGroupStart()) is None and hip.check(R.ncclGroupEnd()) is None
+    assert hip.check(R.ncclGetVersion()) == 22005
+
+failed = {}
+for name, fn in checks.items():
+    try:
+        fn()
+    except BaseException as e:
+        failed[name] = f"{type(e).__name__}: {e}"
+print(json.dumps({"ran": sorted(checks), "failed": failed}))
+'''
+FAKE_NAMES = re.findall(r"^@check\ndef (\w+)\(", FAKE_CHECKS, re.M)
+
+
+@pytest.fixture(scope="module")
+def fake_results(fakelib):
+    env = {v: fakelib for v in ENV.values() if v not in ("HIP_PYTHON_HIPRAND_LIBRARY",)}
+    r = run_python(FAKE_CHECKS, env=env, timeout=120)
+    assert r.returncode == 0, f"interpreter died (exit {r.returncode}):\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", FAKE_NAMES)
+def test_against_fake_library(fake_results, name):
+    assert name in fake_results["ran"]
+    assert name not in fake_results["failed"], fake_results["failed"].get(name)
