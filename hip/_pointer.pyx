@@ -232,6 +232,8 @@ cdef const void* number_arg(object o, void* local, int kind, int nbytes) except?
     cdef float f
     if isinstance(o, bool):
         raise TypeError("expected a number (or a pointer), got bool")
+    if o is None:   # alpha/beta are read, never optional: NULL would crash the library
+        raise TypeError("expected a number (or a pointer to one), got None")
     if not isinstance(o, (int, float, complex)):
         # NumPy scalars (np.float32(2), np.int64(3), np.complex64(1j)) are numbers: taking their
         # buffer's address instead would read a value of the wrong type (np.int64(2) as a float).

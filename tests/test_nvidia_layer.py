@@ -212,6 +212,30 @@ def test_generation_is_deterministic(layer, tmp_path):
     assert (tmp_path / "hipnv_hip.c").read_bytes() == (layer["dir"] / "src" / "hipnv_hip.c").read_bytes()
 
 
+def test_library_headers_apart_from_the_cuda_runtime(layer, tmp_path):
+    """nccl.h in a dir of its own (as /usr/include beside /usr/local/cuda/include): the CUDA
+    runtime's types it uses (cudaStream_t) still resolve, so the collectives are bridged."""
+    if "rccl" not in layer["libs"]:
+        pytest.skip("no nccl.h among the CUDA headers here")
+    own = tmp_path / "nccl-include"
+    own.mkdir()
+    src = next(os.path.join(d, "nccl.h") for d in layer["incs"] if os.path.isfile(os.path.join(d, "nccl.h")))
+    shutil.copy(src, own / "nccl.h")
+    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", layer["include"], "--libs", "rccl",
+            "--out", str(tmp_path / "src"), "--cuda-include", str(own)]
+    for d in layer["incs"]:
+        args += ["--cuda-include", d]
+    r = subprocess.run(args, capture_output=True, text=True, cwd=str(ROOT))
+    assert r.returncode == 0, r.stdout + r.stderr
+    funcs = json.loads((tmp_path / "src" / "hipnv_rccl.json").read_text())["functions"]
+    with_stream = [n for n, f in header_facts.functions(layer["include"], "rccl").items()
+                   if any("hipStream_t" in p.spelling for p in f.params)]
+    assert with_stream
+    refused = {n: funcs[n]["reason"] for n in with_stream if funcs[n]["status"] != "bridged" and funcs[n].get("cuda")}
+    assert refused == {}
+    assert funcs["ncclAllReduce"]["status"] == "bridged"
+
+
 # -- the loader's platform switch ------------------------------------------------------------------
 def test_hip_platform_nvidia_without_layer_says_how_to_get_it(tmp_path):
     r = run_python("""

@@ -6,7 +6,10 @@
 #   tools/gpu_check.sh ROCM_INCLUDE [OUT_DIR]
 #
 # Needs libclang and PyYAML importable (wheels in .dev/whl are installed to /tmp/site if not),
-# a CUDA toolkit at $CUDA_PATH or /usr/local/cuda. Logs go to OUT_DIR (default build/gpu-check).
+# a CUDA toolkit at $CUDA_PATH or /usr/local/cuda. Logs go to OUT_DIR (default build/gpu-check),
+# with the built modules as OUT_DIR/built.tgz. PREBUILT=FILE.tgz unpacks such an archive instead
+# of building the bindings (the layer is always rebuilt: it takes seconds), for a second run on a
+# fresh machine when only the layer, the tests or Python files changed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 INC=${1:?usage: tools/gpu_check.sh ROCM_INCLUDE [OUT_DIR]}
@@ -24,11 +27,17 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee -a "$
 
 step "generate the bindings"
 python3 -m codegen --include "$INC" 2>&1 | tee -a "$OUT/summary.txt"
-step "build the bindings ($JOBS jobs)"
-t=$(date +%s)
-HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_JOBS=$JOBS python3 setup.py -q build_ext --inplace -j "$JOBS" \
-  > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
-echo "built in $(( $(date +%s) - t )) s" | tee -a "$OUT/summary.txt"
+if [ -n "${PREBUILT:-}" ]; then
+  step "unpack the bindings built earlier ($PREBUILT)"
+  tar xzf "$PREBUILT"
+else
+  step "build the bindings ($JOBS jobs)"
+  t=$(date +%s)
+  HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_JOBS=$JOBS python3 setup.py -q build_ext --inplace -j "$JOBS" \
+    > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
+  echo "built in $(( $(date +%s) - t )) s" | tee -a "$OUT/summary.txt"
+  tar czf "$OUT/built.tgz" hip/*.so
+fi
 
 step "generate and build the HIP-on-CUDA layer"
 libs=hip,hiprtc,hipblas,hiprand,hipfft,hipsparse,hipsolver,rccl
@@ -42,13 +51,14 @@ for p in sorted(glob.glob("build/nvidia/hipnv_*.json")):
 PYEOF
 
 export HIP_PLATFORM=nvidia
+export NCCL_DEBUG=${NCCL_DEBUG:-WARN}   # NCCL says why when it refuses a call
 step "python -m hip"
 python3 -m hip 2>&1 | tee -a "$OUT/summary.txt"
 
 step "GPU tests and examples"
 python3 -m pytest -q -p no:cacheprovider -rs tests/gpu tests/test_examples.py 2>&1 | tee "$OUT/pytest.log" | tail -60
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" >> "$OUT/summary.txt"
-NCCL_DEBUG=WARN python3 examples/rccl_allreduce.py >> "$OUT/summary.txt" 2>&1
+PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} python3 examples/rccl_allreduce.py >> "$OUT/summary.txt" 2>&1
 
 step "GPU benchmarks"
 if [ -f benchmarks/gpu/bench_nvidia.py ]; then

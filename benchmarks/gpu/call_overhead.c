@@ -4,7 +4,10 @@
  *
  * dlopens the layer (libhip-nvidia-hip.so) and the CUDA runtime, then times N calls of
  * hipGetDevice vs cudaGetDevice and hipPeekAtLastError vs cudaPeekAtLastError, REPEAT rounds
- * alternating which goes first; prints the best ns/call of each as one JSON line.
+ * alternating which goes first; prints the best ns/call of each and the median over rounds of
+ * the paired difference (hip - cuda in the same round) as one JSON line. The paired median is
+ * the figure to read: a call that costs ~1 us drifts by more than the layer's cost between
+ * rounds, so the difference of two minima from different rounds is mostly noise.
  * The CUDA runtime used is the one the layer already loaded (found by soname), else the first
  * of the given paths that opens, else libcudart.so.13/.12/.so from the linker's search.
  * Built by benchmarks/gpu/bench_nvidia.py: gcc -O2 -std=gnu11 call_overhead.c -ldl
@@ -63,6 +66,15 @@ static double time_status(status_fn f, long n) {
     return t / (double)n * 1e9;
 }
 
+static int cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double* sorted, int n) {
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s LAYER.so [CUDART[:CUDART...]] [N] [REPEAT]\n", argv[0]);
@@ -104,6 +116,8 @@ int main(int argc, char** argv) {
     time_get_device(cuda_get, n / 10 + 1);
 
     double best[4] = {1e300, 1e300, 1e300, 1e300};
+    double* dget = calloc((size_t)repeat, sizeof(double));
+    double* dpeek = calloc((size_t)repeat, sizeof(double));
     for (int r = 0; r < repeat; r++) {
         double t[4];
         if (r % 2 == 0) {
@@ -118,10 +132,15 @@ int main(int argc, char** argv) {
             t[2] = time_status(hip_peek, n);
         }
         for (int i = 0; i < 4; i++) if (t[i] < best[i]) best[i] = t[i];
+        dget[r] = t[0] - t[1];
+        dpeek[r] = t[2] - t[3];
     }
+    qsort(dget, (size_t)repeat, sizeof(double), cmp_double);
+    qsort(dpeek, (size_t)repeat, sizeof(double), cmp_double);
     printf("{\"layer\": \"%s\", \"cudart\": \"%s\", \"cudart_how\": \"%s\", \"calls\": %ld, \"repeat\": %d, "
            "\"hipGetDevice\": %.3f, \"cudaGetDevice\": %.3f, \"hipPeekAtLastError\": %.3f, "
-           "\"cudaPeekAtLastError\": %.3f}\n",
-           path_of(layer), path_of(cudart), how, n, repeat, best[0], best[1], best[2], best[3]);
+           "\"cudaPeekAtLastError\": %.3f, \"getdevice_median_diff\": %.3f, \"peek_median_diff\": %.3f}\n",
+           path_of(layer), path_of(cudart), how, n, repeat, best[0], best[1], best[2], best[3],
+           median(dget, repeat), median(dpeek, repeat));
     return 0;
 }

@@ -31,8 +31,16 @@ def build(headers: list[str], include_dirs: list[str], defines=()) -> ir.Module:
     """Parse `headers` in C mode; every declaration under the include dirs belongs to 'cuda'."""
     paths = [find_header(include_dirs, h) for h in headers]
     tus = [clang_parse.parse(p, include_dirs, list(defines), "c") for p in paths]
-    # Owner by path: every file under the (first) dir holding each header is CUDA's.
-    roots = sorted({os.path.dirname(p) for p in paths})
+    # Owner by path: every file under the (first) dir holding each header is CUDA's, and so is
+    # the CUDA runtime's dir: its types (cudaStream_t, cudaDataType) are in every library's API,
+    # and a library's headers need not sit beside it (the toolkit in /usr/local/cuda/include,
+    # NCCL's nccl.h in /usr/include).
+    roots = {os.path.dirname(p) for p in paths}
+    try:
+        roots.add(os.path.dirname(find_header(include_dirs, "cuda_runtime_api.h")))
+    except FileNotFoundError:
+        pass
+    roots = sorted(roots)
     wrapped = _wrapped_aliases(tus)
     mod = None
     for root in roots:   # several dirs (PyPI wheels ship one include dir per package)

@@ -154,3 +154,43 @@ def test_create_destroy_many():
     assert len({int(x) for x in handles}) == 4
     for x in handles:
         hip.check(B.hipblasDestroy(x))
+
+
+@pytest.mark.parametrize("alpha", [2.5, 3, np.float32(0.25), np.float64(1.5), np.int64(4)], ids=repr)
+def test_alpha_accepts_python_and_numpy_numbers(handle, mem, alpha):
+    x = np.array([7.0, -1.0], np.float32)
+    y = np.array([1.0, 2.0], np.float32)
+    dx, dy = mem.put(x), mem.put(y)
+    hip.check(B.hipblasSaxpy(handle, 2, alpha, dx, 1, dy, 1))
+    np.testing.assert_array_equal(mem.get(dy, 2, np.float32), np.float32(alpha) * x + y)
+
+
+@pytest.mark.parametrize("bad", [True, 1j, "2", None], ids=repr)
+def test_alpha_refuses_what_is_not_a_real_number(handle, mem, bad):
+    d = mem.alloc(8)
+    with pytest.raises(TypeError):
+        B.hipblasSaxpy(handle, 2, bad, d, 1, d, 1)
+
+
+@pytest.mark.parametrize("fn,dtype", [("hipblasCaxpy", np.complex64), ("hipblasZaxpy", np.complex128),
+                                      ("hipblasCaxpy_v2", np.complex64), ("hipblasZaxpy_v2", np.complex128)])
+@pytest.mark.parametrize("alpha", [1 + 2j, 3, -0.5, np.complex64(1 - 1j)], ids=repr)
+def test_complex_alpha(handle, mem, rng, fn, dtype, alpha):
+    n = 33
+    x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+    y = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+    dx, dy = mem.put(x), mem.put(y)
+    hip.check(getattr(B, fn)(handle, n, alpha, dx, 1, dy, 1))
+    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    np.testing.assert_allclose(mem.get(dy, n, dtype), complex(alpha) * x + y, rtol=tol, atol=tol)
+
+
+def test_complex_result_is_a_struct(handle, mem, rng):
+    """hipblasCdotc's result is a hipblasComplex (x, y) read back from the host."""
+    n = 50
+    x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    y = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    r = hip.check(B.hipblasCdotc(handle, n, mem.put(x), 1, mem.put(y), 1))
+    assert isinstance(r, B.hipblasComplex)
+    want = np.vdot(x.astype(np.complex128), y.astype(np.complex128))
+    assert complex(r.x, r.y) == pytest.approx(want, rel=1e-4, abs=1e-4)

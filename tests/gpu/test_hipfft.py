@@ -136,3 +136,22 @@ def test_invalid_size():
 
 def test_version():
     assert hip.check(F.hipfftGetVersion()) > 0
+
+
+def test_plan_many_batched_2d(mem, rng):
+    """hipfftPlanMany with the dimensions as a list (inembed/onembed None: contiguous)."""
+    batch, nx, ny = 3, 16, 8
+    x = complex_input(rng, (batch, nx, ny))
+    plan = hip.check(F.hipfftPlanMany(2, [nx, ny], None, 1, 0, None, 1, 0, T.HIPFFT_C2C, batch))
+    try:
+        dx, dy = mem.put(x), mem.alloc(x.nbytes)
+        hip.check(F.hipfftExecC2C(plan, dx, dy, F.HIPFFT_FORWARD))
+        hip.check(h.hipDeviceSynchronize())
+        close(mem.get(dy, (batch, nx, ny), np.complex64), np.fft.fft2(x), 1e-5)
+    finally:
+        hip.check(F.hipfftDestroy(plan))
+
+
+def test_out_of_range_fft_type_is_refused():
+    with pytest.raises((TypeError, ValueError)):
+        F.hipfftPlan1d(8, 0x7777, 1)

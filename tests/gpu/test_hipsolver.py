@@ -183,3 +183,26 @@ def test_solver_on_a_stream(handle, mem, rng, stream):
     finally:
         hip.check(S.hipsolverSetStream(handle, None))
 
+
+
+def test_operation_from_either_module(handle, mem, rng):
+    """hipsolver.h re-declares hipblasOperation_t: hipsolver's, hipblas's and the plain value all work,
+    and another enum type is refused."""
+    from hip import hipblas
+    n = 8
+    a = rng.standard_normal((n, n)) + n * np.eye(n)
+    b = rng.standard_normal((n, 1))
+    da = mem.put(colmajor(a))
+    ipiv, info = mem.alloc(n * 4), mem.put(np.array([-7], np.int32))
+    lwork = hip.check(S.hipsolverDgetrf_bufferSize(handle, n, n, da, n))
+    work = mem.alloc(max(lwork, 1) * 8)
+    hip.check(S.hipsolverDgetrf(handle, n, n, da, n, work, lwork, ipiv, info))
+    for op in (S.hipblasOperation_t.HIPBLAS_OP_T, hipblas.hipblasOperation_t.HIPBLAS_OP_T, int(OP_T)):
+        dbx = mem.put(colmajor(b))
+        lwork = hip.check(S.hipsolverDgetrs_bufferSize(handle, op, n, 1, da, n, ipiv, dbx, n))
+        work = mem.alloc(max(lwork, 1) * 8)
+        hip.check(S.hipsolverDgetrs(handle, op, n, 1, da, n, ipiv, dbx, n, work, lwork, info))
+        np.testing.assert_allclose(fetch(mem, dbx, n, 1, np.float64), np.linalg.solve(a.T, b), rtol=1e-10)
+    with pytest.raises(TypeError):
+        S.hipsolverDgetrs(handle, hipblas.hipblasFillMode_t.HIPBLAS_FILL_MODE_UPPER, n, 1, da, n, ipiv, da, n,
+                          work, 0, info)

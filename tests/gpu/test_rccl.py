@@ -3,6 +3,8 @@ broadcast and all-gather inside ncclGroupStart/End with one stream per device; a
 all-reduce and a one-rank ncclCommInitRank run on any machine."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,19 @@ SUM = C.ncclRedOp_t.ncclSum
 @pytest.fixture(scope="module", autouse=True)
 def _libraries():
     require_library(rccl)
+
+
+@contextlib.contextmanager
+def group():
+    """ncclGroupStart/End around the body; the group is closed even when a call inside fails,
+    since NCCL's group depth is per thread and an open group would defer every later call."""
+    hip.check(C.ncclGroupStart())
+    try:
+        yield
+    except BaseException:
+        C.ncclGroupEnd()
+        raise
+    hip.check(C.ncclGroupEnd())
 
 
 def device_count() -> int:
@@ -98,10 +113,9 @@ def test_all_reduce(clique):
     base = np.arange(count, dtype=np.float32)
     send = [per.put(r, base * (r + 1)) for r in range(n)]
     recv = [per.put(r, np.zeros(count, np.float32)) for r in range(n)]
-    hip.check(C.ncclGroupStart())
-    for r in range(n):
-        hip.check(C.ncclAllReduce(send[r], recv[r], count, F32, SUM, comms[r], per.streams[r]))
-    hip.check(C.ncclGroupEnd())
+    with group():
+        for r in range(n):
+            hip.check(C.ncclAllReduce(send[r], recv[r], count, F32, SUM, comms[r], per.streams[r]))
     per.sync()
     expect = base * (n * (n + 1) // 2)
     for r in range(n):
@@ -112,10 +126,9 @@ def test_all_reduce_max_in_place(clique):
     n, comms, per = clique
     count = 1000
     bufs = [per.put(r, np.full(count, float(r), np.float32)) for r in range(n)]
-    hip.check(C.ncclGroupStart())
-    for r in range(n):
-        hip.check(C.ncclAllReduce(bufs[r], bufs[r], count, F32, C.ncclRedOp_t.ncclMax, comms[r], per.streams[r]))
-    hip.check(C.ncclGroupEnd())
+    with group():
+        for r in range(n):
+            hip.check(C.ncclAllReduce(bufs[r], bufs[r], count, F32, C.ncclRedOp_t.ncclMax, comms[r], per.streams[r]))
     per.sync()
     for r in range(n):
         assert (per.get(r, bufs[r], count) == n - 1).all()
@@ -128,10 +141,9 @@ def test_broadcast(clique):
     payload = np.random.default_rng(1).standard_normal(count).astype(np.float32)
     send = [per.put(r, payload if r == root else np.zeros(count, np.float32)) for r in range(n)]
     recv = [per.put(r, np.full(count, -1, np.float32)) for r in range(n)]
-    hip.check(C.ncclGroupStart())
-    for r in range(n):
-        hip.check(C.ncclBroadcast(send[r], recv[r], count, F32, root, comms[r], per.streams[r]))
-    hip.check(C.ncclGroupEnd())
+    with group():
+        for r in range(n):
+            hip.check(C.ncclBroadcast(send[r], recv[r], count, F32, root, comms[r], per.streams[r]))
     per.sync()
     for r in range(n):
         np.testing.assert_array_equal(per.get(r, recv[r], count), payload)
@@ -142,10 +154,9 @@ def test_all_gather(clique):
     count = 100
     send = [per.put(r, np.full(count, float(r + 1), np.float32)) for r in range(n)]
     recv = [per.put(r, np.zeros(count * n, np.float32)) for r in range(n)]
-    hip.check(C.ncclGroupStart())
-    for r in range(n):
-        hip.check(C.ncclAllGather(send[r], recv[r], count, F32, comms[r], per.streams[r]))
-    hip.check(C.ncclGroupEnd())
+    with group():
+        for r in range(n):
+            hip.check(C.ncclAllGather(send[r], recv[r], count, F32, comms[r], per.streams[r]))
     per.sync()
     expect = np.repeat(np.arange(1, n + 1, dtype=np.float32), count)
     for r in range(n):
