@@ -108,30 +108,55 @@ if [ $use_venv = 1 ]; then
   step "installed into .venv (editable: $site/hip_bindings_checkout.pth -> $ROOT)"
 fi
 
-# 6. The NVIDIA platform: HIP on CUDA (when a CUDA toolkit is here) -------------------------
-cuda_root=""
+# 6. The NVIDIA platform: HIP on CUDA (when CUDA is here) ---------------------------------
+# A CUDA toolkit ($CUDA_PATH, /usr/local/cuda) and NVIDIA's pip wheels in this Python
+# (nvidia-cuda-runtime, nvidia-cublas, ..., as PyTorch and CuPy install them: include/ and lib/
+# dirs under site-packages/nvidia). The toolkit comes first; the wheels add the libraries it lacks.
+cuda_incs=(); cuda_libdirs=(); cuda_from=()
 for d in "${CUDA_PATH:-}" /usr/local/cuda; do
-  if [ -n "$d" ] && [ -f "$d/include/cuda_runtime_api.h" ]; then cuda_root=$d; break; fi
+  if [ -n "$d" ] && [ -f "$d/include/cuda_runtime_api.h" ]; then
+    cuda_incs=("$d/include"); cuda_libdirs=("$d/lib64"); cuda_from=("the toolkit at $d"); break
+  fi
 done
-if [ -n "$cuda_root" ]; then
-  # One layer library per HIP library whose CUDA headers this toolkit has.
-  nv_libs=$("$PY" - "$cuda_root/include" "$libs" <<'PYEOF'
+nwheel=0
+while read -r kind dir; do
+  if [ "$kind" = inc ]; then cuda_incs+=("$dir"); nwheel=$((nwheel + 1)); else cuda_libdirs+=("$dir"); fi
+done < <("$PY" - <<'PYEOF'
+import importlib.util, os
+spec = importlib.util.find_spec("nvidia")
+for root in (list(spec.submodule_search_locations) if spec and spec.submodule_search_locations else []):
+    for dirpath, dirnames, files in sorted(os.walk(root)):
+        name = os.path.basename(dirpath)
+        if name == "include" and any(f.endswith(".h") for f in files):
+            print("inc", dirpath); dirnames[:] = []
+        elif name == "lib" and any(".so" in f for f in files):
+            print("lib", dirpath); dirnames[:] = []
+PYEOF
+)
+[ $nwheel -gt 0 ] && cuda_from+=("NVIDIA's pip wheels ($nwheel include dirs)")
+[ -f /usr/include/nccl.h ] && cuda_incs+=(/usr/include)
+if [ ${#cuda_from[@]} -gt 0 ]; then
+  # One layer library per HIP library whose CUDA headers are here.
+  nv_libs=$("$PY" - "$libs" "${cuda_incs[@]}" <<'PYEOF'
 import os, sys
 sys.path.insert(0, ".")
 from codegen.nvidia import nvspec
-inc, wanted = sys.argv[1], sys.argv[2].split(",")
-dirs = [inc, "/usr/include"]
+wanted, dirs = sys.argv[1].split(","), sys.argv[2:]
 ok = [l for l in nvspec.all_libraries() if l in wanted
       and all(any(os.path.exists(os.path.join(d, h)) for d in dirs) for h in nvspec.load(l).cuda_headers)]
 print(",".join(ok))
 PYEOF
 )
   if [ -n "$nv_libs" ]; then
-    step "CUDA at $cuda_root: generating and building the HIP-on-CUDA layer ($nv_libs) into hip/_nvidia"
+    step "CUDA from $(IFS=';'; echo "${cuda_from[*]}" | sed 's/;/ and /'): generating and building the HIP-on-CUDA layer ($nv_libs) into hip/_nvidia"
     rm -rf hip/_nvidia
-    "$PY" -m codegen.nvidia --hip-include "$include" --cuda-include "$cuda_root/include" \
-      $([ -f /usr/include/nccl.h ] && echo --cuda-include /usr/include) \
-      --libs "$nv_libs" --out build/nvidia --build hip/_nvidia --cuda-lib "$cuda_root/lib64" -j "$jobs"
+    nv_args=()
+    for d in "${cuda_incs[@]}"; do nv_args+=(--cuda-include "$d"); done
+    for d in "${cuda_libdirs[@]}"; do nv_args+=(--cuda-lib "$d"); done
+    # Optional platform: a layer that fails to build is reported, the AMD build stands.
+    "$PY" -m codegen.nvidia --hip-include "$include" "${nv_args[@]}" \
+      --libs "$nv_libs" --out build/nvidia --build hip/_nvidia -j "$jobs" \
+      || echo "build_pkgs.sh: warning: the HIP-on-CUDA layer did not build (above); ROCm use is unaffected" >&2
   fi
 fi
 

@@ -236,6 +236,17 @@ def test_library_headers_apart_from_the_cuda_runtime(layer, tmp_path):
     assert funcs["ncclAllReduce"]["status"] == "bridged"
 
 
+def test_link_arg_takes_versioned_libraries(tmp_path):
+    """NVIDIA's pip wheels ship libcublas.so.13 and no libcublas.so: link that file by name."""
+    from codegen.nvidia import build
+    (tmp_path / "libcublasLt.so.13").touch()
+    (tmp_path / "libcublas.so.13").touch()
+    (tmp_path / "libcublas.so.13.1.1").touch()
+    assert build.link_arg("cublas", [str(tmp_path)]) == "-l:libcublas.so.13"
+    (tmp_path / "libcublas.so").touch()
+    assert build.link_arg("cublas", [str(tmp_path)]) == "-lcublas"
+
+
 # -- the loader's platform switch ------------------------------------------------------------------
 def test_hip_platform_nvidia_without_layer_says_how_to_get_it(tmp_path):
     r = run_python("""

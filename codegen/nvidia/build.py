@@ -15,7 +15,8 @@ def command(lib: str, src_dir: str, out_dir: str, includes: list[str], lib_dirs:
     cc = os.environ.get("CC") or shutil.which("gcc") or "cc"
     cmd = [cc, "-shared", "-fPIC", "-O2", "-g0", "-std=gnu11", "-fvisibility=hidden", "-Wall",
            "-Wno-unused-function", "-fno-strict-aliasing",
-           "-Wno-deprecated-declarations",   # deprecated HIP functions bridge to deprecated CUDA ones "-Werror=implicit-function-declaration", "-Werror=incompatible-pointer-types",
+           "-Wno-deprecated-declarations",   # deprecated HIP functions bridge to deprecated CUDA ones
+           "-Werror=implicit-function-declaration", "-Werror=incompatible-pointer-types",
            "-Werror=int-conversion",
            *[f"-I{d}" for d in includes], os.path.join(src_dir, f"hipnv_{lib}.c"),
            "-o", os.path.join(out_dir, ns.soname)]
@@ -31,10 +32,16 @@ def command(lib: str, src_dir: str, out_dir: str, includes: list[str], lib_dirs:
 
 
 def link_arg(name: str, dirs: list[str]) -> str | None:
-    """-lNAME when libNAME.so is in `dirs`; else the file the dynamic linker knows (libcuda.so.1
+    """-lNAME when libNAME.so is in `dirs`; -l:libNAME.so.N when only a versioned file is (NVIDIA's
+    pip wheels ship no unversioned names); else the file the dynamic linker knows (libcuda.so.1
     comes with the driver, not the toolkit); else None (the symbols bind at load time)."""
     if any(os.path.exists(os.path.join(d, f"lib{name}.so")) for d in dirs):
         return f"-l{name}"
+    for d in dirs:
+        versioned = sorted((f for f in os.listdir(d) if f.startswith(f"lib{name}.so.")) if os.path.isdir(d) else [],
+                           key=lambda f: (f.count("."), f))
+        if versioned:
+            return f"-l:{versioned[0]}"
     try:
         out = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
     except OSError:
