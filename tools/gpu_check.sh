@@ -9,7 +9,8 @@
 # a CUDA toolkit at $CUDA_PATH or /usr/local/cuda. Logs go to OUT_DIR (default build/gpu-check),
 # with the built modules as OUT_DIR/built.tgz. PREBUILT=FILE.tgz unpacks such an archive instead
 # of building the bindings (the layer is always rebuilt: it takes seconds), for a second run on a
-# fresh machine when only the layer, the tests or Python files changed.
+# fresh machine when only the layer, the tests or Python files changed (REBUILD=lib,lib rebuilds
+# those libraries' modules too).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 INC=${1:?usage: tools/gpu_check.sh ROCM_INCLUDE [OUT_DIR]}
@@ -30,8 +31,9 @@ python3 -m codegen --include "$INC" 2>&1 | tee -a "$OUT/summary.txt"
 if [ -n "${PREBUILT:-}" ]; then
   step "unpack the bindings built earlier ($PREBUILT)"
   tar xzf "$PREBUILT"
-  # the shared helpers are hand-written and quick to build: always from this tree
-  HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_LIBS=none python3 setup.py -q build_ext --inplace > "$OUT/build.log" 2>&1 \
+  # the shared helpers are hand-written and quick to build: always from this tree, with the
+  # libraries named in REBUILD (comma list) whose generated code changed since the archive
+  HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_LIBS=${REBUILD:-none} python3 setup.py -q build_ext --inplace > "$OUT/build.log" 2>&1 \
     || { tail -50 "$OUT/build.log"; exit 1; }
 else
   step "build the bindings ($JOBS jobs)"

@@ -127,12 +127,14 @@ class FunctionEmitter:
             return p.name, [f"_k{i} = _p.as_string_array({p.name})"], f"<{self.cy(t)}>_p.addr(_k{i})", None
         if p.shape == "packed":
             return p.name, [], f"<{self.cy(t)}>_p.kernel_extra({p.name}, _keep)", None
-        if p.shape == "array" and r.kind == "pointer":
+        if p.shape.split("[")[0] == "array" and r.kind == "pointer":
             code = self.typecode(r.pointee)
             conv = "_p.addr" if r.pointee.const else "_p.waddr"
+            # "in array[n]": C reads n elements; a shorter list or array would be read past its end.
+            check = [] if p.shape == "array" else self.length_check(fn, p, p.shape[len("array["):-1])
             if not code:
-                return p.name, [], f"<{self.cy(t)}>{conv}({p.name})", None
-            return p.name, [f"_k{i} = _p.seq_arg({p.name}, {code!r})"], f"<{self.cy(t)}>{conv}(_k{i})", None
+                return p.name, check, f"<{self.cy(t)}>{conv}({p.name})", None
+            return p.name, check + [f"_k{i} = _p.seq_arg({p.name}, {code!r})"], f"<{self.cy(t)}>{conv}(_k{i})", None
         if types.is_handle(t):
             return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
         if r.kind == "enum":
@@ -154,6 +156,15 @@ class FunctionEmitter:
         if r.kind == "funcptr":
             return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
         raise ValueError(f"{fn.name}.{p.name}: no conversion for {types.tclass(t)}")
+
+    def length_check(self, fn, p, length):
+        """Lines raising ValueError when a sized argument (list, tuple, NumPy array) has fewer
+        elements than the length parameter says; pointers are the caller's word."""
+        lp = next((q for q in fn.params if q.name == length), None)
+        if lp is None or not self.types.is_numeric(lp.type):
+            raise ValueError(f"{fn.name}.{p.name}: array length {length!r} is not a numeric parameter")
+        return [f"if {p.name} is not None and hasattr({p.name}, '__len__') and len({p.name}) < {self.int_conv(lp.type, length)}:",
+                f"    raise ValueError(f\"{fn.name}: {p.name} has {{len({p.name})}} elements, {length}={{{length}}} needs that many\")"]
 
     def number_param(self, fn, p, i):
         """`const T* alpha`: a Python number stored in a local T, or any pointer (device pointer mode)."""
