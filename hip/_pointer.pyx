@@ -9,7 +9,7 @@ read-only buffers (writing into a `bytes` object would corrupt it silently).
 """
 import sys
 
-from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyObject_CheckBuffer, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_ANY_CONTIGUOUS
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyObject_CheckBuffer, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_ANY_CONTIGUOUS, PyBUF_RECORDS_RO
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.number cimport PyNumber_Index
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
@@ -369,7 +369,38 @@ cdef object seq_arg(object o, str typecode):
         # Integer elements: __index__ semantics, as for integer arguments (int(8.5) would
         # truncate to 8 and int('8') would parse a string); array() range-checks each one.
         return array(typecode, [index(x) for x in o])
+    if typecode != "P" and PyObject_CheckBuffer(o):
+        _check_elements(o, typecode)
     return o
+
+
+cdef int _check_elements(object o, str typecode) except -1:
+    """A typed buffer (NumPy array, array.array) whose elements are not the C type's is a
+    TypeError: C would reinterpret its bytes (int64 extents read as int32 pairs). Untyped bytes
+    ('B', 'b', 'c': bytearray, uint8 views) pass as raw memory."""
+    cdef Py_buffer view
+    if PyObject_GetBuffer(o, &view, PyBUF_RECORDS_RO) < 0:
+        return 0          # not describable with strides: addr() reports what it can take
+    fmt = (<bytes>view.format).decode("ascii", "replace").lstrip("@=<>!") if view.format != NULL else "B"
+    size = view.itemsize
+    PyBuffer_Release(&view)
+    if fmt in ("B", "b", "c"):
+        return 0
+    want = _ELEMENT_SIZE[typecode]
+    if typecode in ("f", "d"):
+        ok = fmt == typecode
+    else:
+        ok = fmt in _INTEGER_FORMATS and size == want
+    if not ok:
+        kind = "floating" if typecode in ("f", "d") else "integer"
+        raise TypeError(f"expected an array of {want}-byte {kind} elements (typecode {typecode!r}), "
+                        f"got one of format {fmt!r} ({size} bytes each); convert it (NumPy: .astype) first")
+    return 0
+
+
+_ELEMENT_SIZE = {"b": 1, "B": 1, "h": 2, "H": 2, "i": 4, "I": 4, "l": sizeof(long), "L": sizeof(long),
+                 "q": 8, "Q": 8, "f": 4, "d": 8}
+_INTEGER_FORMATS = frozenset("bBhHiIlLqQnN?")
 
 
 cdef extern from *:
