@@ -29,9 +29,10 @@ cdef enum:
     K_RECORD = 7   # nested struct/union (view into the parent)
     K_ENUM = 8     # enum of elsize bytes; sub is the enum class
     K_BITS = 9     # bitfield: bitoff/bitwidth inside an unsigned word of elsize bytes
+    K_BYTES = 10   # char[N] holding data -> all N bytes
 
 KINDS = {"int": K_INT, "uint": K_UINT, "float": K_FLOAT, "bool": K_BOOL, "ptr": K_PTR, "chars": K_CHARS,
-         "cstr": K_CSTR, "record": K_RECORD, "enum": K_ENUM, "bits": K_BITS}
+         "cstr": K_CSTR, "record": K_RECORD, "enum": K_ENUM, "bits": K_BITS, "bytes": K_BYTES}
 
 
 cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub):
@@ -135,6 +136,8 @@ cdef class Field:
         cdef uint64_t word = 0
         if self.kind == K_CHARS:
             return <bytes>p[:strnlen(p, self.count or 1)]
+        if self.kind == K_BYTES:
+            return <bytes>p[:self.count or 1]
         if self.kind == K_BITS:
             memcpy(&word, p, self.elsize)
             return (word >> self.bitoff) & ((1ULL << self.bitwidth) - 1)
@@ -151,7 +154,15 @@ cdef class Field:
         cdef char* p = <char*>s._ptr + self.offset
         cdef Py_ssize_t i
         cdef uint64_t word = 0, mask
-        if self.kind == K_CHARS:
+        if self.kind == K_BYTES:
+            if isinstance(value, str) or not isinstance(value, (bytes, bytearray, memoryview)):
+                raise TypeError(f"{self.name} holds {self.count} bytes of data: give bytes, not {type(value).__name__}")
+            b = bytes(value)
+            if len(b) > self.count:
+                raise ValueError(f"{self.name} holds {self.count} bytes, got {len(b)}")
+            memset(p, 0, self.count)
+            memcpy(p, <char*>b, len(b))
+        elif self.kind == K_CHARS:
             b = value.encode() if isinstance(value, str) else bytes(value)
             if len(b) >= self.count:
                 raise ValueError(f"{self.name} holds at most {self.count - 1} bytes, got {len(b)}")

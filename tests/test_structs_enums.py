@@ -9,6 +9,8 @@ import pytest
 from hip import hip, hiprtc
 from hip._pointer import Pointer
 
+from codegen.spec import load as _spec
+
 
 # -- structs --------------------------------------------------------------------------------------
 def test_dim3_defaults_and_iteration():
@@ -94,6 +96,28 @@ def test_char_array_field():
     assert p.name == b"ab"
     off = type(p).__dict__["name"].offset
     assert bytes(p)[off:off + 4] == b"ab\0\0"
+
+
+@pytest.mark.parametrize("lib,entry", [(lib, e) for lib in ("hip", "rccl") for e in _spec(lib).binary_fields])
+def test_binary_char_fields_keep_every_byte(lib, entry):
+    """char[] fields the spec calls data (UUIDs, IPC handles, NCCL ids) read back whole, NULs
+    included; text fields (hipDeviceProp_t.name) still end at their NUL."""
+    import importlib
+    mod = importlib.import_module(f"hip.{lib}")
+    record, field = entry.split(".")
+    cls = getattr(mod, record, None)
+    if cls is None:
+        pytest.skip(f"{record} is not in these headers")
+    obj = cls()
+    n = len(getattr(obj, field))
+    assert n >= 8
+    data = bytes([0, 1, 0, 2]) + bytes(range(5, n + 1))[: n - 4]
+    setattr(obj, field, data)
+    assert getattr(obj, field) == data
+    with pytest.raises(ValueError):
+        setattr(obj, field, bytes(n + 1))
+    with pytest.raises(TypeError):
+        setattr(obj, field, "text")
 
 
 def test_as_dict_and_properties():

@@ -81,7 +81,8 @@ def emit(module: ir.Module, types: TypeIndex, spec) -> tuple[str, str]:
             vals.append(f"offsetof({root}, {member}) - {off0}")
             r_t = types.resolve(t)
             if count and r_t.kind == "builtin" and r_t.name == "char" and f.type.pointee.kind != "array":
-                kind, sub = "chars", ""
+                # text up to its NUL, unless the spec says the bytes are data (UUIDs, IPC handles)
+                kind, sub = ("bytes" if f"{r.name}.{f.name}" in spec.binary_fields else "chars"), ""
             else:
                 kind, sub = field_kind(t, types, recs)
             elsize = f"sizeof({ref}.{f.name}{'[0]' * _dims(f.type)})" if not base else \
