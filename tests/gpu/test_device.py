@@ -190,13 +190,14 @@ def test_property_cuda13_dropped_matches_attribute(props, cuda, cuda_props, fiel
 def test_uuid_matches_cuda(cuda_props):
     u = h.hipUUID_t()
     hip.check(h.hipDeviceGetUuid(u, 0))
-    raw = ctypes.string_at(int(u), 16)                 # the struct's 16 bytes (its .bytes stops at a NUL)
+    raw = ctypes.string_at(int(u), 16)                 # the struct's 16 bytes
+    assert u.bytes == raw                              # all of them, NULs included
     cu = cuda_props.uuid.bytes
     cu = cu.encode("latin-1") if isinstance(cu, str) else bytes(cu)
     assert raw == cu[:16]
     props = h.hipDeviceProp_t()
     hip.check(h.hipGetDeviceProperties(props, 0))
-    assert ctypes.string_at(int(props.uuid), 16) == raw
+    assert props.uuid.bytes == raw
 
 
 @pytest.mark.parametrize("hip_name,cuda_name", ATTRIBUTES)
