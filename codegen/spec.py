@@ -51,6 +51,8 @@ class Spec:
     skip: dict[str, str] = field(default_factory=dict)
     struct_defaults: dict[str, dict] = field(default_factory=dict)
     binary_fields: list[str] = field(default_factory=list)   # 'Record.field': char[N] holding bytes, not text
+    # {query, device, functions}: refuse results returned through host locals in device pointer mode
+    pointer_mode_guard: dict = field(default_factory=dict)
     device_allocations: dict[str, str] = field(default_factory=dict)
     handles: list[str] = field(default_factory=list)   # void* typedefs that are opaque handles
     doc: str = ""
@@ -95,6 +97,7 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
                    for fn, params in (d.get("intent_overrides") or {}).items()},
         callbacks=d.get("callbacks") or {}, skip=d.get("skip") or {},
         struct_defaults=d.get("struct_defaults") or {}, binary_fields=d.get("binary_fields") or [],
+        pointer_mode_guard=d.get("pointer_mode_guard") or {},
         device_allocations=d.get("device_allocations") or {}, handles=d.get("handles") or [], doc=d.get("doc", ""))
     return spec
 

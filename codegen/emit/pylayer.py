@@ -7,6 +7,8 @@ shared helpers in hip/_enum.py, hip/_pointer.pyx and hip/_struct.pyx.
 """
 from __future__ import annotations
 
+import re
+
 from .. import ir
 from ..spec import Spec
 from ..types import TypeIndex
@@ -157,6 +159,34 @@ class FunctionEmitter:
             return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
         raise ValueError(f"{fn.name}.{p.name}: no conversion for {types.tclass(t)}")
 
+    def pointer_mode_guard(self, fn: ir.Function, cargs: list[str]) -> list[str]:
+        """Lines refusing the call when the handle is in device pointer mode and the function
+        returns a number through a host local: the GPU would write it there later, after the
+        local is gone. The spec names the query, its device mode and the functions."""
+        g = self.spec.pointer_mode_guard
+        if not g or fn.name == g["query"] or not re.search(g["functions"], fn.name) or not fn.params:
+            return []
+        query = next((f for f in self.module.functions if f.name == g["query"]), None)
+        if query is None or fn.params[0].type.name != query.params[0].type.name:
+            return []
+        types = self.types
+
+        def local_number(p):
+            if p.intent not in ("out", "inout") or p.shape != "scalar":
+                return False
+            pt = types.resolve(p.type)
+            if pt.kind != "pointer":
+                return False
+            return types.is_numeric(pt.pointee) or types.resolve(pt.pointee).kind == "record"
+        if not any(local_number(p) for p in fn.params):
+            return []
+        mode_t = types.resolve(query.params[1].type).pointee
+        return [f"cdef {self.cy(mode_t, '_pm')}",
+                f"if _cl.{g['query']}(_a0, &_pm) == 0 and _pm == _cl.{g['device']}:",
+                f"    raise ValueError(\"{fn.name}: the handle is in device pointer mode, where the result is "
+                f"written to device memory; the Python binding returns it through host memory, so use host "
+                f"pointer mode (or call {self.spec.cimport_module}.{fn.name} with a device pointer)\")"]
+
     def length_check(self, fn, p, length):
         """Lines raising ValueError when a sized argument (list, tuple, NumPy array) has fewer
         elements than the length parameter says; pointers are the caller's word."""
@@ -264,6 +294,7 @@ class FunctionEmitter:
         if any("_keep" in l or "_keep" in a for l in pre for a in cargs) or any("_keep" in a for a in cargs):
             body.append("_keep = []")
         body += pre
+        body += self.pointer_mode_guard(fn, cargs)
         call = f"_cl.{fn.name}({', '.join(cargs)})"
         if res.kind != "void":
             body.append(f"cdef {self.cy(fn.result, '_r')}")

@@ -194,3 +194,24 @@ def test_complex_result_is_a_struct(handle, mem, rng):
     assert isinstance(r, B.hipblasComplex)
     want = np.vdot(x.astype(np.complex128), y.astype(np.complex128))
     assert complex(r.x, r.y) == pytest.approx(want, rel=1e-4, abs=1e-4)
+
+
+def test_device_pointer_mode(handle, mem, rng):
+    """Device pointer mode: alpha may be a device pointer; results the binding would return
+    through host memory are refused (the GPU would write them after the call returned)."""
+    n = 64
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    dx, dy, dalpha = mem.put(x), mem.put(y), mem.put(np.array([2.0], np.float32))
+    hip.check(B.hipblasSetPointerMode(handle, B.hipblasPointerMode_t.HIPBLAS_POINTER_MODE_DEVICE))
+    try:
+        hip.check(B.hipblasSaxpy(handle, n, dalpha, dx, 1, dy, 1))
+        with pytest.raises(ValueError, match="device pointer mode"):
+            B.hipblasSdot(handle, n, dx, 1, dy, 1)
+        with pytest.raises(ValueError, match="device pointer mode"):
+            B.hipblasIsamax(handle, n, dx, 1)
+    finally:
+        hip.check(B.hipblasSetPointerMode(handle, B.hipblasPointerMode_t.HIPBLAS_POINTER_MODE_HOST))
+    hip.check(h.hipDeviceSynchronize())
+    np.testing.assert_allclose(mem.get(dy, n, np.float32), 2.0 * x + y, rtol=1e-6, atol=1e-6)
+    assert hip.check(B.hipblasIsamax(handle, n, dx, 1)) == int(np.argmax(np.abs(x))) + 1

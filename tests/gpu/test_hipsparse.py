@@ -136,3 +136,15 @@ def test_dn_vec_values(mem):
 
 def test_version(handle):
     assert hip.check(S.hipsparseGetVersion(handle)) > 0
+
+
+def test_device_pointer_mode_refuses_host_results(handle):
+    """nnz counts follow the pointer mode: in device mode the binding cannot return them."""
+    M = hipsparse
+    hip.check(M.hipsparseSetPointerMode(handle, M.hipsparsePointerMode_t.HIPSPARSE_POINTER_MODE_DEVICE))
+    try:
+        assert hip.check(M.hipsparseGetPointerMode(handle)) == M.hipsparsePointerMode_t.HIPSPARSE_POINTER_MODE_DEVICE
+        with pytest.raises(ValueError, match="device pointer mode"):
+            M.hipsparseSnnz(handle, M.hipsparseDirection_t.HIPSPARSE_DIRECTION_ROW, 1, 1, None, None, 1, None)
+    finally:
+        hip.check(M.hipsparseSetPointerMode(handle, M.hipsparsePointerMode_t.HIPSPARSE_POINTER_MODE_HOST))
