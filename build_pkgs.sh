@@ -54,7 +54,7 @@ if [ $use_venv = 1 ]; then
 fi
 step "installing build and test requirements"
 "$PY" -m pip install -q --disable-pip-version-check Cython PyYAML libclang==18.1.1 setuptools wheel \
-  $([ $run_tests = 1 ] && echo "pytest numpy")
+  $([ $run_tests = 1 ] && echo "pytest numpy sphinx")
 
 # 2. ROCm headers --------------------------------------------------------------------------
 have_headers() { [ -f "$1/hip/hip_runtime_api.h" ]; }

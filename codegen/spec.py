@@ -58,7 +58,7 @@ class Spec:
     doc: str = ""
 
 
-SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "ref", "number")
+SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number")
 
 
 def _intent(text: str) -> tuple[str, str]:

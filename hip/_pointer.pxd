@@ -25,6 +25,7 @@ cdef const char* cstr(object o, list keep) except? NULL
 cdef object seq_arg(object o, str typecode)
 cdef object as_string_array(object o)
 cdef void* kernel_extra(object o, list keep) except? NULL
+cdef object kernel_params(object o)
 cdef Pointer wrap(type cls, void* p)
 cdef object index(object o)
 cdef long long as_signed(object o, int nbytes) except? -1

@@ -452,6 +452,39 @@ cdef class KernelArgs:
         return <size_t>&self._extra[0]
 
 
+cdef object kernel_params(object o):
+    """`kernelParams` / `args` of the launch functions: one address per kernel argument, each
+    pointing at the argument's value in host memory (the driver copies the values from there).
+
+    A list/tuple becomes a C array: a ctypes value stands for its own storage (`c_void_p`
+    included: it holds a pointer argument), an int is taken as the address it is, buffers
+    (NumPy) by their data. Device memory is refused: it is the argument itself, and the driver
+    would read it as host memory (pass it in a `ctypes.c_void_p`, or use `extra=`). Anything
+    else is a ready `void**` address.
+    """
+    if not isinstance(o, (list, tuple)):
+        return o
+    from array import array
+    import ctypes
+    cdef list addrs = []
+    for i, x in enumerate(o):
+        if isinstance(x, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array, ctypes._Pointer)):
+            addrs.append(ctypes.addressof(x))
+        elif isinstance(x, DevicePointer) or hasattr(x, "__cuda_array_interface__") or _on_device(x):
+            raise TypeError(f"kernel argument {i}: {type(x).__name__} is device memory, but each item of "
+                            "kernelParams points to an argument's value in host memory; pass the pointer as "
+                            "ctypes.c_void_p(int(p)), or the arguments as extra=(...)")
+        else:
+            addrs.append(<size_t>addr(x))
+    return array("Q" if sizeof(void*) == 8 else "I", addrs)
+
+
+cdef bint _on_device(object x) except -1:
+    """True for a DLPack producer whose memory is not host-readable (kDLCPU 1, kDLCUDAHost 3)."""
+    dev = getattr(x, "__dlpack_device__", None)
+    return dev is not None and int(dev()[0]) not in (1, 3)
+
+
 cdef void* kernel_extra(object o, list keep) except? NULL:
     """`extra=` of hipModuleLaunchKernel: a tuple of arguments to pack, or a ready address."""
     if isinstance(o, (list, tuple)):

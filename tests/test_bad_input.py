@@ -44,6 +44,10 @@ CASES = [
     ("negative int as pointer", "hip.hipFree(-1)", "OverflowError"),
     ("Pointer from str", "Pointer('x')", "TypeError"),
     ("str in kernel argument list", "hip.hipModuleLaunchKernel(None, 1, 1, 1, 1, 1, 1, 0, None, ['x'], None)", "TypeError"),
+    # kernelParams items point at argument values in host memory: device memory there would be
+    # read by the driver as host memory (a crash), so it is refused
+    ("device array in kernelParams", "hip.hipModuleLaunchKernel(None, 1, 1, 1, 1, 1, 1, 0, None, [ctypes.c_int(1), CudaArray()], None)", "TypeError"),
+    ("DLPack device tensor in launch args", "hip.hipLaunchKernel(None, hip.dim3(), hip.dim3(), [DLPackOnDevice()], 0, None)", "TypeError"),
     # C strings
     ("embedded NUL in bytes path", "hip.hipModuleLoad(b'a\\x00b')", "ValueError"),
     ("embedded NUL in str path", "hip.hipModuleLoad('a\\x00b')", "ValueError"),
@@ -69,7 +73,18 @@ CASES = [
 ]
 
 PRELUDE = """
+import ctypes
 import numpy as np
+
+
+class CudaArray:
+    __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0x7f0000000000, False), "version": 3}
+
+
+class DLPackOnDevice:
+    def __dlpack_device__(self):
+        return (2, 0)   # kDLCUDA
+
 import hip as _pkg
 from hip import hip, hiprtc
 from hip._pointer import Pointer

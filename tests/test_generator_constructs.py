@@ -284,7 +284,9 @@ def test_intent_inputs(hip_ir):
     assert param(m, "hipMemcpy", "dst").intent == "in"
     assert param(m, "hipMemcpy", "src").intent == "in"
     kp = param(m, "hipModuleLaunchKernel", "kernelParams")
-    assert (kp.intent, kp.shape) == ("in", "array")
+    assert (kp.intent, kp.shape) == ("in", "kernel_params")
+    assert param(m, "hipLaunchKernel", "args").shape == "kernel_params"
+    assert param(m, "hipModuleLaunchKernel", "extra").shape == "packed"
     assert param(m, "hipModuleLoad", "fname").shape == "string"
 
 

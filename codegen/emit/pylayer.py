@@ -129,6 +129,8 @@ class FunctionEmitter:
             return p.name, [f"_k{i} = _p.as_string_array({p.name})"], f"<{self.cy(t)}>_p.addr(_k{i})", None
         if p.shape == "packed":
             return p.name, [], f"<{self.cy(t)}>_p.kernel_extra({p.name}, _keep)", None
+        if p.shape == "kernel_params":
+            return p.name, [f"_k{i} = _p.kernel_params({p.name})"], f"<{self.cy(t)}>_p.addr(_k{i})", None
         if p.shape.split("[")[0] == "array" and r.kind == "pointer":
             code = self.typecode(r.pointee)
             conv = "_p.addr" if r.pointee.const else "_p.waddr"

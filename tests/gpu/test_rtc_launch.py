@@ -134,15 +134,23 @@ def test_launch_with_kernel_params_addresses(module, mem, rng):
 
 
 def test_launch_with_kernel_params_ctypes_objects(module, mem, rng, stream):
-    """kernelParams: ctypes scalars stand for their own address (pointers as 64-bit integers)."""
+    """kernelParams: ctypes values stand for their own storage; a c_void_p holds a pointer argument
+    (its storage is passed, not the device address it holds, which the driver would read as host memory)."""
     n = 777
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
     dx, dy = mem.put(x), mem.put(y)
-    params = [ctypes.c_float(-1.5), ctypes.c_uint64(int(dx)), ctypes.c_uint64(int(dy)), ctypes.c_int(n)]
+    params = [ctypes.c_float(-1.5), ctypes.c_void_p(int(dx)), ctypes.c_uint64(int(dy)), ctypes.c_int(n)]
     hip.check(launch(function(module, b"axpy"), (math.ceil(n / 64),), (64,), stream=stream, params=params))
     hip.check(h.hipStreamSynchronize(stream))
     np.testing.assert_allclose(mem.get(dy, n, np.float32), -1.5 * x + y, rtol=1e-5, atol=1e-6)  # the GPU fuses a*x+y (FMA): one rounding fewer than NumPy
+
+
+def test_device_pointer_in_kernel_params_is_refused(module, mem):
+    """A DevicePointer is an argument, not a pointer to one: refused before the driver reads it."""
+    dx = mem.put(np.zeros(4, np.float32))
+    with pytest.raises(TypeError, match="device memory"):
+        launch(function(module, b"axpy"), (1,), (4,), params=[ctypes.c_float(1), dx, dx, ctypes.c_int(4)])
 
 
 def test_launch_with_packed_extra(module, mem, rng):
