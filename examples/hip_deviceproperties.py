@@ -1,13 +1,10 @@
 """Device properties and attributes (needs a GPU)."""
-import sys
-
 import hip
 from hip import hip as h
 
-err, count = h.hipGetDeviceCount()
-if err != h.hipError_t.hipSuccess or count == 0:
-    print(f"skipped: no GPU ({err.name})")
-    sys.exit(77)
+from _gpu import require_gpu
+
+require_gpu()
 
 props = h.hipDeviceProp_t()
 hip.check(h.hipGetDeviceProperties(props, 0))

@@ -1,14 +1,12 @@
 """Copy to the device and back on a stream, with a memset and a Python callback (needs a GPU)."""
 import array
-import sys
 
 import hip
 from hip import hip as h
 
-err, count = h.hipGetDeviceCount()
-if err != h.hipError_t.hipSuccess or count == 0:
-    print(f"skipped: no GPU ({err.name})")
-    sys.exit(77)
+from _gpu import require_gpu
+
+require_gpu()
 
 host = array.array("i", range(100))
 nbytes = host.itemsize * len(host)

@@ -2,29 +2,14 @@
 
 alpha is a Python number and hipblasSdot's result comes back as a float: the handle is in host
 pointer mode (set explicitly: a library default can change, and the scalar's address must match)."""
-import sys
-
 import numpy as np
 
 import hip
 from hip import hip as h, hipblas
 
+from _gpu import require_gpu
 
-def skip(why):
-    print(f"skipped: {why}")
-    sys.exit(77)
-
-
-try:
-    err, count = h.hipGetDeviceCount()
-except hip.LibraryNotFoundError as e:
-    skip(f"no HIP runtime ({e})")
-if err != h.hipError_t.hipSuccess or count == 0:
-    skip(f"no GPU ({err.name})")
-try:
-    hipblas._library.load()
-except hip.LibraryNotFoundError as e:
-    skip(f"the {e.library} library cannot be loaded (set {e.env})")
+require_gpu(hipblas)
 
 n = 100_000
 alpha = 2.5

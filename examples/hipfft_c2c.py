@@ -1,28 +1,13 @@
 """Complex-to-complex FFT with hipFFT, forward and back, compared with numpy.fft (needs a GPU and
 libhipfft). hipFFT's inverse is unnormalized: backward(forward(x)) = n * x."""
-import sys
-
 import numpy as np
 
 import hip
 from hip import hip as h, hipfft
 
+from _gpu import require_gpu
 
-def skip(why):
-    print(f"skipped: {why}")
-    sys.exit(77)
-
-
-try:
-    err, count = h.hipGetDeviceCount()
-except hip.LibraryNotFoundError as e:
-    skip(f"no HIP runtime ({e})")
-if err != h.hipError_t.hipSuccess or count == 0:
-    skip(f"no GPU ({err.name})")
-try:
-    hipfft._library.load()
-except hip.LibraryNotFoundError as e:
-    skip(f"the {e.library} library cannot be loaded (set {e.env})")
+require_gpu(hipfft)
 
 n, batch = 1024, 4
 rng = np.random.default_rng(7)

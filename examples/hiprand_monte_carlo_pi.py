@@ -2,29 +2,15 @@
 
 The fraction of points (x, y) in (0, 1]^2 with x^2 + y^2 <= 1 approaches pi / 4."""
 import math
-import sys
 
 import numpy as np
 
 import hip
 from hip import hip as h, hiprand
 
+from _gpu import require_gpu
 
-def skip(why):
-    print(f"skipped: {why}")
-    sys.exit(77)
-
-
-try:
-    err, count = h.hipGetDeviceCount()
-except hip.LibraryNotFoundError as e:
-    skip(f"no HIP runtime ({e})")
-if err != h.hipError_t.hipSuccess or count == 0:
-    skip(f"no GPU ({err.name})")
-try:
-    hiprand._library.load()
-except hip.LibraryNotFoundError as e:
-    skip(f"the {e.library} library cannot be loaded (set {e.env})")
+require_gpu(hiprand)
 
 n = 1 << 22                                   # points; 2n floats (x, y interleaved)
 samples = np.empty(2 * n, dtype=np.float32)

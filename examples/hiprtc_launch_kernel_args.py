@@ -5,15 +5,13 @@ with C alignment, as in AMD's HIP Python example of the same name."""
 import ctypes
 import math
 import random
-import sys
 
 import hip
 from hip import hip as h, hiprtc
 
-err, count = h.hipGetDeviceCount()
-if err != h.hipError_t.hipSuccess or count == 0:
-    print(f"skipped: no GPU ({err.name})")
-    sys.exit(77)
+from _gpu import require_gpu
+
+require_gpu()
 
 source = b"""
 extern "C" __global__ void scale_vector(float factor, int n, short unused1, int unused2,

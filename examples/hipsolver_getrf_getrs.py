@@ -3,29 +3,14 @@ numpy.linalg.solve (needs a GPU and libhipsolver).
 
 LAPACK conventions: matrices are column-major (NumPy order="F"), the leading dimension is the
 number of rows, and the workspace size comes back from the *_bufferSize call (in elements)."""
-import sys
-
 import numpy as np
 
 import hip
 from hip import hip as h, hipsolver
 
+from _gpu import require_gpu
 
-def skip(why):
-    print(f"skipped: {why}")
-    sys.exit(77)
-
-
-try:
-    err, count = h.hipGetDeviceCount()
-except hip.LibraryNotFoundError as e:
-    skip(f"no HIP runtime ({e})")
-if err != h.hipError_t.hipSuccess or count == 0:
-    skip(f"no GPU ({err.name})")
-try:
-    hipsolver._library.load()
-except hip.LibraryNotFoundError as e:
-    skip(f"the {e.library} library cannot be loaded (set {e.env})")
+require_gpu(hipsolver)
 
 n, nrhs = 64, 3
 rng = np.random.default_rng(11)

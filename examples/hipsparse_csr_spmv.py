@@ -3,29 +3,14 @@ compared with the dense NumPy product (needs a GPU and libhipsparse).
 
 The generic API's alpha and beta are `const void*` whose type computeType gives: here host pointers
 (host pointer mode, set explicitly) to one-element float32 NumPy arrays."""
-import sys
-
 import numpy as np
 
 import hip
 from hip import hip as h, hipsparse as hs
 
+from _gpu import require_gpu
 
-def skip(why):
-    print(f"skipped: {why}")
-    sys.exit(77)
-
-
-try:
-    err, count = h.hipGetDeviceCount()
-except hip.LibraryNotFoundError as e:
-    skip(f"no HIP runtime ({e})")
-if err != h.hipError_t.hipSuccess or count == 0:
-    skip(f"no GPU ({err.name})")
-try:
-    hs._library.load()
-except hip.LibraryNotFoundError as e:
-    skip(f"the {e.library} library cannot be loaded (set {e.env})")
+require_gpu(hs)
 
 # A random 200 x 150 matrix with about 5% nonzeros, in CSR (row offsets, column indices, values)
 m, n = 200, 150

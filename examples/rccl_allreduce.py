@@ -3,29 +3,14 @@
 ncclCommInitAll creates one communicator per device; the per-device ncclAllReduce calls sit between
 ncclGroupStart and ncclGroupEnd, so one thread can issue them all. With a single GPU it still runs,
 with one rank."""
-import sys
-
 import numpy as np
 
 import hip
 from hip import hip as h, rccl
 
+from _gpu import require_gpu
 
-def skip(why):
-    print(f"skipped: {why}")
-    sys.exit(77)
-
-
-try:
-    err, ndev = h.hipGetDeviceCount()
-except hip.LibraryNotFoundError as e:
-    skip(f"no HIP runtime ({e})")
-if err != h.hipError_t.hipSuccess or ndev == 0:
-    skip(f"no GPU ({err.name})")
-try:
-    rccl._library.load()
-except hip.LibraryNotFoundError as e:
-    skip(f"the {e.library} library cannot be loaded (set {e.env})")
+ndev = require_gpu(rccl)
 
 count = 1 << 16
 base = np.arange(count, dtype=np.float32)
