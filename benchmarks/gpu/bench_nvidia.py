@@ -226,7 +226,7 @@ def cuda_launcher(major: int, minor: int):
     size = cuda_ok(nvrtc.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
     cubin = b" " * size
     cuda_ok(nvrtc.nvrtcGetCUBIN(prog, cubin), "nvrtcGetCUBIN")
-    mod = cuda_ok(drv.cuModuleLoadData(np.char.array(cubin)), "cuModuleLoadData")
+    mod = cuda_ok(drv.cuModuleLoadData(np.frombuffer(cubin, np.uint8)), "cuModuleLoadData")
     f = cuda_ok(drv.cuModuleGetFunction(mod, b"empty"), "cuModuleGetFunction")
     launch_fn = drv.cuLaunchKernel
     for _ in range(100):
