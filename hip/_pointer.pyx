@@ -363,7 +363,7 @@ cdef object seq_arg(object o, str typecode):
     if isinstance(o, (list, tuple)):
         from array import array   # imported on first use: keeps `import hip.hip` fast
         if typecode == "P":
-            return array("Q" if sizeof(void*) == 8 else "I", [<size_t>addr(x) for x in o])
+            return _address_array([<size_t>addr(x) for x in o])
         if typecode in "fd":
             return array(typecode, o)
         # Integer elements: __index__ semantics, as for integer arguments (int(8.5) would
@@ -464,7 +464,6 @@ cdef object kernel_params(object o):
     """
     if not isinstance(o, (list, tuple)):
         return o
-    from array import array
     import ctypes
     cdef list addrs = []
     for i, x in enumerate(o):
@@ -476,6 +475,12 @@ cdef object kernel_params(object o):
                             "ctypes.c_void_p(int(p)), or the arguments as extra=(...)")
         else:
             addrs.append(<size_t>addr(x))
+    return _address_array(addrs)
+
+
+cdef object _address_array(list addrs):
+    """A C array of void* (an array.array the pointer path takes by its buffer)."""
+    from array import array   # imported on first use: keeps `import hip.hip` fast
     return array("Q" if sizeof(void*) == 8 else "I", addrs)
 
 
