@@ -55,6 +55,10 @@ class Spec:
     pointer_mode_guard: dict = field(default_factory=dict)
     device_allocations: dict[str, str] = field(default_factory=dict)
     handles: list[str] = field(default_factory=list)   # void* typedefs that are opaque handles
+    # Debian packages: `dev` has the headers (fetched when no ROCm is installed), `runtime` is
+    # bookworm's ROCm 5.2 runtime (the tests run against it on a machine without ROCm).
+    debian_dev: list[str] = field(default_factory=list)
+    debian_runtime: list[str] = field(default_factory=list)
     doc: str = ""
 
 
@@ -98,7 +102,8 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
         callbacks=d.get("callbacks") or {}, skip=d.get("skip") or {},
         struct_defaults=d.get("struct_defaults") or {}, binary_fields=d.get("binary_fields") or [],
         pointer_mode_guard=d.get("pointer_mode_guard") or {},
-        device_allocations=d.get("device_allocations") or {}, handles=d.get("handles") or [], doc=d.get("doc", ""))
+        device_allocations=d.get("device_allocations") or {}, handles=d.get("handles") or [], doc=d.get("doc", ""),
+        debian_dev=(d.get("debian") or {}).get("dev") or [], debian_runtime=(d.get("debian") or {}).get("runtime") or [])
     return spec
 
 

@@ -20,6 +20,13 @@ def built_libraries() -> list[dict]:
     return sorted(reports, key=lambda r: (r["library"] != "hip", r["library"]))
 
 
+def _why(e: OSError) -> str:
+    """One line: what failed and the first reason (a missing driver, a missing file)."""
+    tried = getattr(e, "tried", None)
+    head = str(e).splitlines()[0].split("; set ")[0]
+    return f"{head}: {tried[0][1]}" if tried else head
+
+
 def main() -> int:
     print(f"hip-bindings {hip.__version__} (Python {sys.version.split()[0]})")
     from hip import _loader
@@ -49,9 +56,17 @@ def main() -> int:
             path = mod._library.load()
             print(f"  {lib:10s} {cover:20s} -> {path}")
         except OSError as e:
-            print(f"  {lib:10s} {cover:20s} -> not loadable: {str(e).splitlines()[0]}")
+            print(f"  {lib:10s} {cover:20s} -> not loadable: {_why(e)}")
     try:
         from hip import hip as h
+        err, v = h.hipRuntimeGetVersion()
+        if err == 0:
+            # HIP_VERSION = major * 10000000 + minor * 100000 + patch
+            runtime = f"{v // 10000000}.{v // 100000 % 100}.{v % 100000}"
+            headers = reports[0]["rocm_version"]
+            note = "" if runtime.split(".")[:2] == headers.split(".")[:2] else \
+                f" (differs from the headers' {headers}: functions the runtime lacks raise SymbolNotFoundError)"
+            print(f"HIP runtime: {runtime}{note}")
         err, count = h.hipGetDeviceCount()
         if err != 0:
             print(f"devices: none ({err.name}: {h.hipGetErrorString(err)[1].decode()})")
@@ -63,7 +78,7 @@ def main() -> int:
                 label = bytes(name).split(b"\0")[0].decode(errors="replace")
                 print(f"  {d}: {label}")
     except OSError as e:
-        print(f"devices: unknown ({str(e).splitlines()[0]})")
+        print(f"devices: unknown ({_why(e)})")
     return 0
 
 

@@ -89,7 +89,11 @@ cdef class Library:
                 self.handle = h
                 return 0
             err = dlerror()
-            tried.append((p, err.decode(errors="replace") if err != NULL else "not found"))
+            why = err.decode(errors="replace") if err != NULL else "not found"
+            if p == layer and not _driver_loadable():
+                # Toolkit without driver: dlopen names the first CUDA symbol it could not bind.
+                why = "the NVIDIA driver is not installed (libcuda.so.1 not found); the HIP-on-CUDA layer needs it"
+            tried.append((p, why))
         if plat == "nvidia" and not override:
             tried.append((layer, "HIP_PLATFORM=nvidia: build the layer with ./build_pkgs.sh (needs CUDA)"))
         elif not override:
@@ -126,6 +130,13 @@ cdef class Library:
     def __repr__(self):
         state = self.path if self.handle != NULL else "not loaded"
         return f"<hip Library {self.name}: {state}>"
+
+
+cdef bint _driver_loadable():
+    cdef void* h
+    with nogil:
+        h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)
+    return h != NULL
 
 
 cdef extern from *:

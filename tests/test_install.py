@@ -1,0 +1,163 @@
+"""Installing the way Python users install: `python -m build` gives a wheel that imports from any
+directory, settings pass as config settings, and an environment with AMD's HIP Python (also the
+package `hip`) is refused. Plus where the build's Debian packages come from."""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT))
+from build_support import debian  # noqa: E402
+
+
+def _run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def _venv(path):
+    r = _run([sys.executable, "-m", "venv", str(path)])
+    assert r.returncode == 0, r.stderr
+    return str(path / "bin" / "python")
+
+
+def _clean_env(**extra):
+    """The environment without this test run's PYTHONPATH (the checkout must not leak in)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "HIP_PYTHON_LIBS")}
+    env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory, include64):
+    """`python -m build` (sdist, then a wheel built from it in an isolated environment) with two
+    libraries, the headers and the layer choice given as config settings."""
+    pytest.importorskip("build", reason="the `build` package (installed by build_pkgs.sh --run-tests)")
+    out = tmp_path_factory.mktemp("dist")
+    # A copy of the tracked tree: what a fresh clone has (no generated files, no build/).
+    src = out / "src"
+    files = _run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT).stdout.split()
+    for f in files:
+        if os.path.isfile(ROOT / f):
+            (src / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / f, src / f)
+    r = _run([sys.executable, "-m", "build", "--outdir", str(out), "-C", "libs=hip,hiprtc",
+              "-C", f"include={include64}", "-C", "nvidia=no", str(src)], env=_clean_env(), timeout=1500)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    wheels = glob.glob(str(out / "*.whl"))
+    sdists = glob.glob(str(out / "*.tar.gz"))
+    assert len(wheels) == 1 and len(sdists) == 1, os.listdir(out)
+    return wheels[0], sdists[0], r.stdout
+
+
+def test_wheel_has_the_chosen_libraries(wheel):
+    whl, _, log = wheel
+    names = zipfile.ZipFile(whl).namelist()
+    mods = {n.split("/")[-1].split(".")[0] for n in names if n.startswith("hip/") and n.endswith(".so")}
+    assert mods == {"_loader", "_pointer", "_struct", "chip", "hip", "chiprtc", "hiprtc"}
+    for f in ("hip/hip.pyi", "hip/chip.pxd", "hip/hiprtc.pyi", "hip/_coverage/hip.json", "hip/py.typed"):
+        assert f in names
+    assert not any(n.startswith("hip/_nvidia/") for n in names), "nvidia=no still built the layer"
+    assert "hip-bindings build: ROCm" in log
+
+
+def test_sdist_carries_the_generator_not_its_output(wheel):
+    import tarfile
+    _, sdist, _ = wheel
+    names = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
+    assert {"setup.py", "codegen/specs/hip.yaml", "build_support/backend.py", "hip/_pointer.pyx"} <= names
+    assert not any(n.endswith((".so", ".c")) and n.startswith("hip/") for n in names)
+    assert "hip/hip.pyx" not in names and "hip/chip.pxd" not in names
+
+
+def test_installed_wheel_imports_from_any_directory(wheel, tmp_path):
+    whl, _, _ = wheel
+    py = _venv(tmp_path / "venv")
+    r = _run([py, "-m", "pip", "install", "-q", "--no-deps", whl])
+    assert r.returncode == 0, r.stderr
+    code = ("import hip, os; from hip import hip as h, hiprtc\n"
+            "assert ROOT not in hip.__file__, hip.__file__\n"
+            "print(hiprtc.hiprtcGetErrorString(hiprtc.hiprtcResult.HIPRTC_ERROR_INVALID_INPUT))\n"
+            "print(h.hipGetDeviceCount()[0].name)\n").replace("ROOT", repr(str(ROOT)))
+    r = _run([py, "-c", code], cwd=str(tmp_path), env=_clean_env())
+    assert r.returncode == 0, r.stderr[-2000:]
+    # hiprtc answers from the loaded runtime; hipGetDeviceCount gives a hipError_t member
+    # (hipErrorNoDevice on a machine without a GPU).
+    assert "HIPRTC_ERROR_INVALID_INPUT" in r.stdout and "hipError" in r.stdout, r.stdout
+
+
+@pytest.fixture(scope="module")
+def amd_venv(tmp_path_factory):
+    """A venv holding AMD's HIP Python (its package is also `hip`)."""
+    venv = tmp_path_factory.mktemp("amd") / "venv"
+    py = _venv(venv)
+    r = _run([py, "-m", "pip", "install", "-q", "--no-deps", "--only-binary=:all:", "hip-python>=6.4,<6.5"])
+    if r.returncode != 0:
+        pytest.skip(f"AMD's hip-python 6.4 does not install here (Python {sys.version.split()[0]}): "
+                    f"{r.stderr.strip().splitlines()[-1:]}")
+    return py
+
+
+def test_install_over_amds_hip_is_refused(amd_venv):
+    r = _run([amd_venv, "-m", "pip", "install", "--no-deps", str(ROOT)], env=_clean_env(), timeout=900)
+    assert r.returncode != 0
+    out = r.stdout + r.stderr
+    assert "hip-python" in out and "overwrite" in out, out[-3000:]
+    # AMD's files are untouched.
+    r = _run([amd_venv, "-c", "import importlib.metadata as m; print(m.version('hip-python'))"])
+    assert r.stdout.startswith("6.4"), r.stdout + r.stderr
+
+
+# -- Debian packages -------------------------------------------------------------------------------
+def test_archive_is_the_systems_own():
+    """The archive we fetch from is one apt itself uses on this system (apt-get indextargets)."""
+    try:
+        uri, _ = debian.archive()
+    except debian.FetchError as e:
+        pytest.skip(str(e))
+    r = _run(["apt-get", "indextargets", "--format", "$(REPO_URI)"])
+    used = {u.rstrip("/") for u in r.stdout.split()}
+    if not used:
+        pytest.skip("apt has no package lists here (apt-get update never ran)")
+    assert uri.rstrip("/") in used
+
+
+def test_no_mirror_host_is_written_into_our_files():
+    r = _run(["git", "grep", "-nE", r"(deb|ftp|archive|security)\.(debian|ubuntu)\.(org|com)", "--",
+              ":!*.rst", ":!*.md"], cwd=ROOT)
+    assert r.stdout == "", f"mirror hosts named in our files:\n{r.stdout}"
+
+
+def test_fetched_runtime_is_private():
+    """When the tests run against a fetched runtime it lies under build/, never in the system."""
+    libdirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if "rocm-runtime" in d]
+    if not libdirs:
+        pytest.skip("this run uses the system's ROCm runtime")
+    assert all(os.path.realpath(d).startswith(str(ROOT / "build")) for d in libdirs)
+    r = _run(["dpkg-query", "-W", "-f", "${Status}", "libamdhip64-5"])
+    assert "installed" not in r.stdout.split()   # not in the system's dpkg database
+
+
+def test_nvidia_layer_without_driver_says_so():
+    from hip import _loader
+    layer = _loader.nvidia_layer("hip")
+    if not os.path.exists(layer):
+        pytest.skip("the HIP-on-CUDA layer is not built here (no CUDA found)")
+    import ctypes
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        pytest.skip("an NVIDIA driver is installed here")
+    except OSError:
+        pass
+    from conftest import run_python
+    r = run_python("from hip import hip; hip.hipGetDeviceCount()", env={"HIP_PLATFORM": "nvidia"})
+    assert r.returncode != 0
+    assert "NVIDIA driver is not installed (libcuda.so.1 not found)" in r.stderr, r.stderr[-2000:]
+    assert "undefined symbol" not in r.stderr
