@@ -366,7 +366,8 @@ HIPNV_EXPORT hipabi_hiprtcResult hiprtcLinkComplete(hipabi_hiprtcLinkState hip_l
     CUresult r;
     if (L == NULL || bin_out == NULL) return hipabi_HIPRTC_ERROR_INVALID_INPUT;
     r = cuLinkComplete(L->cu, bin_out, &n);
-    if (r != CUDA_SUCCESS) return hipnv_link_status(r, hipabi_HIPRTC_ERROR_LINKING);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) return hipabi_HIPRTC_ERROR_OUT_OF_MEMORY;
+    if (r != CUDA_SUCCESS) return hipabi_HIPRTC_ERROR_LINKING;   /* the arguments were checked: the inputs' fault */
     if (size_out) *size_out = n;
     return hipabi_HIPRTC_SUCCESS;
 }
