@@ -272,3 +272,220 @@ def test_bad_hip_platform_is_a_value_error():
             print("RAISED", e)
     """, env={"HIP_PLATFORM": "intel"})
     assert "RAISED" in r.stdout and "HIP_PLATFORM" in r.stdout, r.stdout + r.stderr
+
+
+# -- hiprtc's linker on a stand-in driver ------------------------------------------------------------
+_FAKE_DRIVER = r"""
+/* The CUDA driver's JIT linker and NVRTC's outputs, played by this program: each call records
+ * what the layer passed. */
+struct CUlinkState_st {
+    unsigned n; CUjit_option* o; void** v;             /* what cuLinkCreate got */
+    CUjit_option o_copy[8]; void* v_copy[8];
+    int adds; CUjitInputType type[16]; size_t size[16]; int nul[16]; char name[16][256];
+    unsigned add_n[16]; CUjit_option add_o[16][4];
+    int fail_complete; unsigned char image[32];
+};
+static int ctx_current, cuda_free_calls, destroyed, driver_version = 13000, nvrtc_minor = 0;
+CUresult cuCtxGetCurrent(CUcontext* c) { *c = ctx_current ? (CUcontext)0x10 : NULL; return CUDA_SUCCESS; }
+cudaError_t cudaFree(void* p) { (void)p; ctx_current = 1; cuda_free_calls++; return cudaSuccess; }
+CUresult cuDriverGetVersion(int* v) { *v = driver_version; return CUDA_SUCCESS; }
+nvrtcResult nvrtcVersion(int* major, int* minor) { *major = 13; *minor = nvrtc_minor; return NVRTC_SUCCESS; }
+CUresult cuLinkCreate_v2(unsigned n, CUjit_option* o, void** v, CUlinkState* out) {
+    struct CUlinkState_st* s = calloc(1, sizeof *s);
+    if (!ctx_current) { free(s); return CUDA_ERROR_INVALID_CONTEXT; }
+    for (unsigned i = 0; i < n; i++) if ((int)o[i] < 0 || o[i] >= CU_JIT_NUM_OPTIONS) { free(s); return CUDA_ERROR_INVALID_VALUE; }
+    s->n = n; s->o = o; s->v = v;
+    for (unsigned i = 0; i < n && i < 8; i++) { s->o_copy[i] = o[i]; s->v_copy[i] = v[i]; }
+    memcpy(s->image, "\x7f" "ELF linked image", 17);
+    *out = s;
+    return CUDA_SUCCESS;
+}
+static CUresult record(CUlinkState s, CUjitInputType t, const unsigned char* data, size_t size, const char* name,
+                       unsigned n, CUjit_option* o) {
+    int i = s->adds++;
+    s->type[i] = t; s->size[i] = size; s->nul[i] = data && size && data[size - 1] == 0;
+    snprintf(s->name[i], sizeof s->name[i], "%s", name ? name : "(null)");
+    s->add_n[i] = n;
+    for (unsigned k = 0; k < n && k < 4; k++) s->add_o[i][k] = o[k];
+    if (t == CU_JIT_INPUT_PTX && !strstr((const char*)data, ".version")) return CUDA_ERROR_INVALID_PTX;
+    return CUDA_SUCCESS;
+}
+CUresult cuLinkAddData_v2(CUlinkState s, CUjitInputType t, void* data, size_t size, const char* name,
+                          unsigned n, CUjit_option* o, void** v) {
+    (void)v;
+    return record(s, t, data, size, name, n, o);
+}
+CUresult cuLinkAddFile_v2(CUlinkState s, CUjitInputType t, const char* path, unsigned n, CUjit_option* o, void** v) {
+    (void)v;
+    if (access(path, R_OK) != 0) return CUDA_ERROR_FILE_NOT_FOUND;
+    return record(s, t, (const unsigned char*)"\x7f" "ELF", 4, path, n, o);
+}
+CUresult cuLinkComplete(CUlinkState s, void** out, size_t* size) {
+    /* The driver writes output options back now: the arrays must still be the layer's. */
+    for (unsigned i = 0; i < s->n; i++) {
+        if (s->o[i] != s->o_copy[i] || s->v[i] != s->v_copy[i]) return CUDA_ERROR_ILLEGAL_STATE;
+        if (s->o[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES || s->o[i] == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES)
+            s->v[i] = s->v_copy[i] = (void*)(uintptr_t)3;
+        if (s->o[i] == CU_JIT_ERROR_LOG_BUFFER) strcpy((char*)s->v[i], "ok");
+    }
+    if (s->fail_complete) return CUDA_ERROR_INVALID_IMAGE;
+    *out = s->image;
+    if (size) *size = sizeof s->image;
+    return CUDA_SUCCESS;
+}
+CUresult cuLinkDestroy(CUlinkState s) { destroyed++; free(s); return CUDA_SUCCESS; }
+
+struct _nvrtcProgram { const char* ptx; size_t cubin; };
+nvrtcResult nvrtcGetPTXSize(nvrtcProgram p, size_t* n) { *n = p->ptx ? strlen(p->ptx) + 1 : 0; return NVRTC_SUCCESS; }
+nvrtcResult nvrtcGetPTX(nvrtcProgram p, char* out) { strcpy(out, p->ptx); return NVRTC_SUCCESS; }
+nvrtcResult nvrtcGetCUBINSize(nvrtcProgram p, size_t* n) { *n = p->cubin; return NVRTC_SUCCESS; }
+nvrtcResult nvrtcGetCUBIN(nvrtcProgram p, char* out) { memset(out, 'C', p->cubin); return NVRTC_SUCCESS; }
+"""
+
+_LINKER_CHECKS = r"""
+#define CHECK(cond, what) do { if (!(cond)) { printf("FAIL %s (line %d)\n", what, __LINE__); fails++; } } while (0)
+int main(int argc, char** argv) {
+    int fails = 0;
+    const char* dir = argc > 1 ? argv[1] : ".";
+    char path[512], missing[512];
+    hipabi_hiprtcLinkState st = NULL;
+    struct CUlinkState_st* s;
+    char log[64] = "";
+    /* hipJitOptionErrorLogBuffer(5), ...SizeBytes(6), IRtoISAOptExt(10000, AMD's: dropped),
+     * PositionIndependentCode(25 in HIP, 30 in CUDA) */
+    hipabi_hipJitOption opts[4] = {5, 6, 10000, 25};
+    void* vals[4] = {log, (void*)(uintptr_t)sizeof log, NULL, (void*)(uintptr_t)1};
+    const char ptx[] = "//\n.version 9.0\n.target sm_90\n.address_size 64\n";
+    unsigned char elf[20] = {0x7f, 'E', 'L', 'F'}, host_elf[20] = {0x7f, 'E', 'L', 'F'};
+    unsigned char fatbin[8] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0};
+    char garbage[] = "this is neither PTX nor bitcode";
+    void* bin = NULL;
+    size_t size = 0;
+    elf[18] = 190;     /* EM_CUDA */
+    host_elf[18] = 62; /* EM_X86_64 */
+
+    CHECK(hiprtcLinkCreate(0, NULL, NULL, NULL) == hipabi_HIPRTC_ERROR_INVALID_INPUT, "no state pointer");
+    CHECK(hiprtcLinkCreate(1, NULL, NULL, &st) == hipabi_HIPRTC_ERROR_INVALID_INPUT, "options without arrays");
+    { hipabi_hipJitOption bad = 999; void* v = NULL;
+      CHECK(hiprtcLinkCreate(1, &bad, &v, &st) == hipabi_HIPRTC_ERROR_INVALID_OPTION, "no such option"); }
+    CHECK(hiprtcLinkCreate(4, opts, vals, &st) == hipabi_HIPRTC_SUCCESS && st, "create");
+    CHECK(cuda_free_calls == 1, "no current context: the runtime's primary context is made current");
+    s = (struct CUlinkState_st*)((struct hipnv_rtc_link*)st)->cu;
+    CHECK(s->n == 3, "AMD's IRtoISA option dropped");
+    CHECK(s->o_copy[0] == CU_JIT_ERROR_LOG_BUFFER && s->v_copy[0] == log, "error log buffer");
+    CHECK(s->o_copy[1] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES && s->v_copy[1] == (void*)(uintptr_t)sizeof log, "log size");
+    CHECK(s->o_copy[2] == CU_JIT_POSITION_INDEPENDENT_CODE && s->v_copy[2] == (void*)(uintptr_t)1,
+          "hipJitOptionPositionIndependentCode (25) -> CU_JIT_POSITION_INDEPENDENT_CODE (30)");
+    CHECK(s->o != (CUjit_option*)opts && (void*)s->v != (void*)vals, "the driver gets arrays of the layer's");
+    memset(opts, 0xff, sizeof opts);   /* a binding frees its arrays when hiprtcLinkCreate returns */
+    memset(vals, 0xff, sizeof vals);
+
+    /* AMD's input kind: the bytes say what they are */
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBitcode, (void*)ptx, strlen(ptx), "a", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS, "PTX without its NUL");
+    CHECK(s->type[0] == CU_JIT_INPUT_PTX && s->size[0] == strlen(ptx) + 1 && s->nul[0], "PTX gets a NUL");
+    CHECK(!strcmp(s->name[0], "a"), "name");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBitcode, (void*)ptx, sizeof ptx, NULL, 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS, "PTX with its NUL (hiprtcGetBitcodeSize counts it)");
+    CHECK(s->type[1] == CU_JIT_INPUT_PTX && s->size[1] == sizeof ptx, "PTX passed as it is");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBundledBitcode, elf, sizeof elf, "b", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS && s->type[2] == CU_JIT_INPUT_CUBIN && s->size[2] == sizeof elf, "CUBIN by its ELF");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBitcode, host_elf, sizeof host_elf, "c", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS && s->type[3] == CU_JIT_INPUT_OBJECT, "host object by its ELF");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBitcode, fatbin, sizeof fatbin, "d", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS && s->type[4] == CU_JIT_INPUT_FATBINARY, "fatbinary by its magic");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMArchivesOfBundledBitcode, "!<arch>\nxxxx", 12, "e", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS && s->type[5] == CU_JIT_INPUT_LIBRARY, "archive");
+    /* CUDA's input kinds are taken at their word */
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputCubin, (void*)ptx, sizeof ptx, "f", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS && s->type[6] == CU_JIT_INPUT_CUBIN, "explicit CUBIN");
+    { hipabi_hipJitOption o[2] = {7, 26}; void* v[2] = {(void*)(uintptr_t)3, (void*)(uintptr_t)2};
+      CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputPtx, (void*)ptx, sizeof ptx, "g", 2, o, v) == hipabi_HIPRTC_SUCCESS
+            && s->type[7] == CU_JIT_INPUT_PTX, "explicit PTX");
+      CHECK(s->add_n[7] == 2 && s->add_o[7][0] == CU_JIT_OPTIMIZATION_LEVEL && s->add_o[7][1] == CU_JIT_MIN_CTA_PER_SM,
+            "per-input options converted"); }
+    /* refused */
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBitcode, garbage, strlen(garbage), "h", 0, NULL, NULL)
+          == hipabi_HIPRTC_ERROR_PROGRAM_CREATION_FAILURE, "garbage: the driver's error, as AMD's status");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputSpirv, (void*)ptx, sizeof ptx, "i", 0, NULL, NULL)
+          == hipabi_HIPRTC_ERROR_INVALID_INPUT, "SPIR-V");
+    CHECK(hiprtcLinkAddData(st, 77, (void*)ptx, sizeof ptx, "j", 0, NULL, NULL) == hipabi_HIPRTC_ERROR_INVALID_INPUT,
+          "no input kind");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputPtx, NULL, 5, "k", 0, NULL, NULL) == hipabi_HIPRTC_ERROR_INVALID_INPUT,
+          "no image");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputPtx, (void*)ptx, 0, "l", 0, NULL, NULL) == hipabi_HIPRTC_ERROR_INVALID_INPUT,
+          "empty image");
+    CHECK(hiprtcLinkAddData(NULL, hipabi_hipJitInputPtx, (void*)ptx, sizeof ptx, "m", 0, NULL, NULL)
+          == hipabi_HIPRTC_ERROR_INVALID_INPUT, "no link state");
+    CHECK(s->adds == 9, "refused inputs never reach the driver");
+
+    /* files: AMD's kinds are read and sniffed, CUDA's go to cuLinkAddFile */
+    snprintf(path, sizeof path, "%s/bitcode.ptx", dir);
+    snprintf(missing, sizeof missing, "%s/no-such-file", dir);
+    { FILE* f = fopen(path, "wb"); fwrite(ptx, 1, strlen(ptx), f); fclose(f); }
+    CHECK(hiprtcLinkAddFile(st, hipabi_hipJitInputLLVMBitcode, path, 0, NULL, NULL) == hipabi_HIPRTC_SUCCESS, "add file");
+    CHECK(s->type[9] == CU_JIT_INPUT_PTX && s->size[9] == strlen(ptx) + 1 && s->nul[9] && !strcmp(s->name[9], path),
+          "file read, its PTX terminated");
+    CHECK(hiprtcLinkAddFile(st, hipabi_hipJitInputCubin, path, 0, NULL, NULL) == hipabi_HIPRTC_SUCCESS
+          && s->type[10] == CU_JIT_INPUT_CUBIN && !strcmp(s->name[10], path), "CUDA kind: cuLinkAddFile");
+    CHECK(hiprtcLinkAddFile(st, hipabi_hipJitInputLLVMBitcode, missing, 0, NULL, NULL)
+          == hipabi_HIPRTC_ERROR_PROGRAM_CREATION_FAILURE, "missing file (AMD's kind)");
+    CHECK(hiprtcLinkAddFile(st, hipabi_hipJitInputCubin, missing, 0, NULL, NULL)
+          == hipabi_HIPRTC_ERROR_PROGRAM_CREATION_FAILURE, "missing file (CUDA's kind)");
+    CHECK(hiprtcLinkAddFile(st, hipabi_hipJitInputLLVMBitcode, NULL, 0, NULL, NULL) == hipabi_HIPRTC_ERROR_INVALID_INPUT,
+          "no path");
+
+    CHECK(hiprtcLinkComplete(st, NULL, &size) == hipabi_HIPRTC_ERROR_INVALID_INPUT, "no bin_out");
+    CHECK(hiprtcLinkComplete(st, &bin, &size) == hipabi_HIPRTC_SUCCESS, "complete (option arrays still the layer's)");
+    CHECK(bin == s->image && size == sizeof s->image, "the image of the link state, as it is");
+    CHECK(!strcmp(log, "ok"), "the driver wrote the caller's log buffer");
+    CHECK(hiprtcLinkComplete(st, &bin, NULL) == hipabi_HIPRTC_SUCCESS, "size_out is optional");
+    s->fail_complete = 1;
+    CHECK(hiprtcLinkComplete(st, &bin, &size) == hipabi_HIPRTC_ERROR_LINKING, "a failed link is HIPRTC_ERROR_LINKING");
+    CHECK(hiprtcLinkDestroy(st) == hipabi_HIPRTC_SUCCESS && destroyed == 1, "destroy");
+    CHECK(hiprtcLinkDestroy(NULL) == hipabi_HIPRTC_SUCCESS, "destroying nothing");
+    CHECK(hiprtcLinkCreate(0, NULL, NULL, &st) == hipabi_HIPRTC_SUCCESS && cuda_free_calls == 1, "context kept");
+    CHECK(hiprtcLinkDestroy(st) == hipabi_HIPRTC_SUCCESS, "destroy 2");
+
+    /* hiprtcGetBitcode: NVRTC's PTX; its CUBIN where NVRTC is newer than the driver or made no PTX */
+    { struct _nvrtcProgram both = {ptx, 100}, ptx_only = {ptx, 0}, cubin_only = {NULL, 64};
+      size_t n = 0; char buf[128];
+      CHECK(hiprtcGetBitcodeSize((hipabi_hiprtcProgram)&both, &n) == hipabi_HIPRTC_SUCCESS && n == sizeof ptx, "PTX size");
+      CHECK(hiprtcGetBitcode((hipabi_hiprtcProgram)&both, buf) == hipabi_HIPRTC_SUCCESS && !strcmp(buf, ptx), "PTX");
+      CHECK(hiprtcGetBitcodeSize((hipabi_hiprtcProgram)&ptx_only, &n) == hipabi_HIPRTC_SUCCESS && n == sizeof ptx,
+            "PTX of a virtual architecture");
+      nvrtc_minor = 2;    /* NVRTC 13.2 on a 13.0 driver */
+      CHECK(hiprtcGetBitcodeSize((hipabi_hiprtcProgram)&both, &n) == hipabi_HIPRTC_SUCCESS && n == 100, "CUBIN size");
+      CHECK(hiprtcGetBitcode((hipabi_hiprtcProgram)&both, buf) == hipabi_HIPRTC_SUCCESS && buf[0] == 'C', "CUBIN");
+      CHECK(hiprtcGetBitcodeSize((hipabi_hiprtcProgram)&ptx_only, &n) == hipabi_HIPRTC_SUCCESS && n == sizeof ptx,
+            "no CUBIN: PTX all the same");
+      nvrtc_minor = 0;
+      CHECK(hiprtcGetBitcodeSize((hipabi_hiprtcProgram)&cubin_only, &n) == hipabi_HIPRTC_SUCCESS && n == 64, "no PTX: CUBIN");
+      CHECK(hiprtcGetBitcodeSize((hipabi_hiprtcProgram)&both, NULL) == hipabi_HIPRTC_ERROR_INVALID_INPUT, "no size pointer");
+      CHECK(hiprtcGetBitcode(NULL, buf) == hipabi_HIPRTC_ERROR_INVALID_PROGRAM, "no program"); }
+    printf("%d failed\n", fails);
+    return fails != 0;
+}
+"""
+
+
+def test_hiprtc_linker_on_a_stand_in_driver(layer, tmp_path):
+    """hiprtcLink* and hiprtcGetBitcode against a program playing the CUDA driver and NVRTC:
+    options converted by name and kept for the driver's write-backs, AMD's input kinds taken
+    for the format the bytes hold, PTX NUL-terminated, files, statuses, the image's owner.
+    (The real link, two programs of separately compiled device code, is tests/gpu/test_rtc_link.py.)"""
+    if "hiprtc" not in layer["libs"]:
+        pytest.skip("no nvrtc.h among the CUDA headers here")
+    src = layer["dir"] / "src" / "hipnv_hiprtc.c"
+    (tmp_path / "t.c").write_text(f'#include <unistd.h>\n#include "{src}"\n{_FAKE_DRIVER}\n{_LINKER_CHECKS}')
+    base = ["gcc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wno-unused-function", "-Wno-deprecated-declarations",
+            "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections",
+            *[f"-I{d}" for d in layer["incs"]], str(tmp_path / "t.c"), "-o", str(tmp_path / "t")]
+    # AddressSanitizer, where gcc has it, also catches a read past the caller's PTX or a double free.
+    r = subprocess.run(base + ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"], capture_output=True, text=True)
+    if r.returncode != 0 and "sanitize" in r.stderr:
+        r = subprocess.run(base, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "warning" not in r.stderr, r.stderr[-3000:]
+    r = subprocess.run([str(tmp_path / "t"), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "0 failed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]

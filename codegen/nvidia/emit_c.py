@@ -32,6 +32,7 @@ class Layer:
         st = spec.status.get("type", "")
         if st in self.h.typedefs:   # hiprandStatus_t names the enum hiprandStatus
             spec.status["type"] = self.h.resolve(ir.CType("typedef", st)).name
+        self.required_hip_enums: list[ir.Enum] = []     # their enumerators are #defined too
         for pair in spec.require:
             self._enum_pair(*pair)
 
@@ -41,6 +42,8 @@ class Layer:
         ce = self.cv._enum(self.c, ir.CType("typedef" if cname in self.c.typedefs else "enum", cname))
         if he is None or ce is None:
             raise ValueError(f"{self.spec.library}: 'require' names no enum pair: {hname}, {cname}")
+        if he not in self.required_hip_enums:
+            self.required_hip_enums.append(he)
         to_h, to_c = self.cv.enum_to_hip(he, ce), self.cv.enum_to_cuda(he, ce)
         # The spec's names for the hand-written part (CUresult's enum is cudaError_enum in the IR).
         for alias, fn in ((f"hipnv_{hname}_from_{cname}", to_h), (f"hipnv_{cname}_from_{hname}", to_c)):
@@ -286,10 +289,14 @@ class Layer:
             if t.name in h.enums or t.name in h.records:
                 continue
             out.append(f"typedef {self.cv.hspell(t.type, PREFIX + t.name)};")
-        # Enumerators of this library's enums, for the hand-written part (hipabi_hipSuccess ...).
-        for e in self.m.enums:
+        # Enumerators of this library's enums, and of the enums `require` names (hiprtc's linker
+        # takes hip's hipJitOption), for the hand-written part (hipabi_hipSuccess ...).
+        defined = set()
+        for e in list(self.m.enums) + self.required_hip_enums:
             for k in e.constants:
-                out.append(f"#define {PREFIX}{k.name} ({k.value})")
+                if k.name not in defined:
+                    defined.add(k.name)
+                    out.append(f"#define {PREFIX}{k.name} ({k.value})")
         for name in self.spec.name_tables:
             seen, cases = set(), []
             for k in h.enums[name].constants:
