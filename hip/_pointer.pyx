@@ -195,6 +195,8 @@ cdef object index(object o):
     """An integer argument: ints and objects with __index__ (NumPy integers), never a float."""
     if type(o) is int:
         return o
+    if isinstance(o, Pointer):   # has __index__ (its address), but a dim3 or a stream is no size
+        raise TypeError(f"expected an integer, got {type(o).__name__}")
     return PyNumber_Index(o)
 
 
@@ -223,9 +225,11 @@ cdef unsigned long long as_unsigned(object o, int nbytes) except? 0xFFFFFFFFFFFF
 
 
 cdef const void* number_arg(object o, void* local, int kind, int nbytes) except? NULL:
-    """`const T* alpha`: a Python number is stored in the caller's `local` (kind 0 signed,
-    1 unsigned, 2 floating, 3 complex as two floating values of nbytes each) and its address
-    returned; anything else is a pointer (device pointer mode, ctypes, NumPy scalar arrays)."""
+    """`const T* alpha`: a Python float or complex, or a NumPy scalar, is a value: stored in the
+    caller's `local` (kind 0 signed, 1 unsigned, 2 floating, 3 complex as two floating values of
+    nbytes each) and its address returned. Anything else is a pointer: an int is an address, as
+    for every pointer parameter (AMD's HIP Python: `ctypes.addressof(alpha)`), and so are ctypes
+    objects, NumPy arrays and device memory (device pointer mode)."""
     cdef long long i
     cdef unsigned long long u
     cdef double d
@@ -234,23 +238,26 @@ cdef const void* number_arg(object o, void* local, int kind, int nbytes) except?
         raise TypeError("expected a number (or a pointer), got bool")
     if o is None:   # alpha/beta are read, never optional: NULL would crash the library
         raise TypeError("expected a number (or a pointer to one), got None")
-    if not isinstance(o, (int, float, complex)):
-        # NumPy scalars (np.float32(2), np.int64(3), np.complex64(1j)) are numbers: taking their
+    if isinstance(o, int):
+        return addr(o)
+    if not isinstance(o, (float, complex)):
+        # NumPy scalars (np.float32(2), np.int64(3), np.complex64(1j)) are values: taking their
         # buffer's address instead would read a value of the wrong type (np.int64(2) as a float).
         np = sys.modules.get("numpy")
-        if np is not None and isinstance(o, np.generic) and isinstance(o, (np.number, np.bool_)):
-            return number_arg(o.item(), local, kind, nbytes)
-        return addr(o)
+        if np is None or not isinstance(o, np.generic) or not isinstance(o, (np.number, np.bool_)) \
+                or isinstance(o, np.bool_):
+            return addr(o)
+        o = o.item()
     if kind == 0 or kind == 1:
-        if isinstance(o, int):
-            if kind == 0:
-                i = as_signed(o, nbytes)
-                memcpy(local, (<char*>&i) if sys.byteorder == "little" else (<char*>&i) + 8 - nbytes, nbytes)
-            else:
-                u = as_unsigned(o, nbytes)
-                memcpy(local, (<char*>&u) if sys.byteorder == "little" else (<char*>&u) + 8 - nbytes, nbytes)
-            return local
-        raise TypeError(f"expected an integer, got {type(o).__name__}")
+        if not isinstance(o, int):
+            raise TypeError(f"expected an integer value (a NumPy integer) or a pointer, got {type(o).__name__}")
+        if kind == 0:
+            i = as_signed(o, nbytes)
+            memcpy(local, (<char*>&i) if sys.byteorder == "little" else (<char*>&i) + 8 - nbytes, nbytes)
+        else:
+            u = as_unsigned(o, nbytes)
+            memcpy(local, (<char*>&u) if sys.byteorder == "little" else (<char*>&u) + 8 - nbytes, nbytes)
+        return local
     if kind == 2:
         if isinstance(o, complex):
             raise TypeError("expected a real number, got complex")

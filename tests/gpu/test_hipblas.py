@@ -156,13 +156,26 @@ def test_create_destroy_many():
         hip.check(B.hipblasDestroy(x))
 
 
-@pytest.mark.parametrize("alpha", [2.5, 3, np.float32(0.25), np.float64(1.5), np.int64(4)], ids=repr)
+@pytest.mark.parametrize("alpha", [2.5, np.float32(0.25), np.float64(1.5), np.int64(4)], ids=repr)
 def test_alpha_accepts_python_and_numpy_numbers(handle, mem, alpha):
     x = np.array([7.0, -1.0], np.float32)
     y = np.array([1.0, 2.0], np.float32)
     dx, dy = mem.put(x), mem.put(y)
     hip.check(B.hipblasSaxpy(handle, 2, alpha, dx, 1, dy, 1))
     np.testing.assert_array_equal(mem.get(dy, 2, np.float32), np.float32(alpha) * x + y)
+
+
+def test_alpha_int_is_an_address(handle, mem):
+    """AMD's HIP Python passes `ctypes.addressof(alpha)`: an int for a pointer is an address."""
+    import ctypes
+    alpha = ctypes.c_float(3.0)
+    x = np.array([7.0, -1.0], np.float32)
+    y = np.array([1.0, 2.0], np.float32)
+    dx, dy = mem.put(x), mem.put(y)
+    hip.check(B.hipblasSaxpy(handle, 2, ctypes.addressof(alpha), dx, 1, dy, 1))
+    np.testing.assert_array_equal(mem.get(dy, 2, np.float32), np.float32(3.0) * x + y)
+    hip.check(B.hipblasSaxpy(handle, 2, alpha, dx, 1, dy, 1))   # the ctypes value by its storage
+    np.testing.assert_array_equal(mem.get(dy, 2, np.float32), np.float32(6.0) * x + y)
 
 
 @pytest.mark.parametrize("bad", [True, 1j, "2", None], ids=repr)
@@ -174,7 +187,7 @@ def test_alpha_refuses_what_is_not_a_real_number(handle, mem, bad):
 
 @pytest.mark.parametrize("fn,dtype", [("hipblasCaxpy", np.complex64), ("hipblasZaxpy", np.complex128),
                                       ("hipblasCaxpy_v2", np.complex64), ("hipblasZaxpy_v2", np.complex128)])
-@pytest.mark.parametrize("alpha", [1 + 2j, 3, -0.5, np.complex64(1 - 1j)], ids=repr)
+@pytest.mark.parametrize("alpha", [1 + 2j, 3.0, -0.5, np.complex64(1 - 1j)], ids=repr)
 def test_complex_alpha(handle, mem, rng, fn, dtype, alpha):
     n = 33
     x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
