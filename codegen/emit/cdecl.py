@@ -64,7 +64,7 @@ def _typedef_order(typedefs: list[ir.Typedef]) -> list[ir.Typedef]:
 
 
 def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
-    out = [common.banner(spec, module), "# cython: language_level=3",
+    out = [common.banner(module), "# cython: language_level=3",
            "from libc.stdint cimport *", "from libc.stddef cimport wchar_t"]
     for dep in spec.depends:
         out.append(f"from hip.{_cimport_name(dep)} cimport *")

@@ -22,10 +22,9 @@ _TYPECODES = {"char": "b", "signed char": "b", "unsigned char": "B", "short": "h
 
 
 class FunctionEmitter:
-    def __init__(self, spec: Spec, types: TypeIndex, module: ir.Module, all_specs: dict):
+    def __init__(self, spec: Spec, types: TypeIndex, module: ir.Module):
         self.spec, self.types, self.module = spec, types, module
         self.q = common.qualifier(spec)
-        self.all_specs = all_specs
         self.trampolines: dict[str, str] = {}
         self.allocs = spec.device_allocations
 
@@ -161,7 +160,7 @@ class FunctionEmitter:
             return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
         raise ValueError(f"{fn.name}.{p.name}: no conversion for {types.tclass(t)}")
 
-    def pointer_mode_guard(self, fn: ir.Function, cargs: list[str]) -> list[str]:
+    def pointer_mode_guard(self, fn: ir.Function) -> list[str]:
         """Lines refusing the call when the handle is in device pointer mode and the function
         returns a number through a host local: the GPU would write it there later, after the
         local is gone. The spec names the query, its device mode and the functions."""
@@ -220,7 +219,7 @@ class FunctionEmitter:
 
     def callback_param(self, fn, p, i, cb):
         tname = p.type.name
-        tramp = self.trampoline(p.type, cb)
+        tramp = self.trampoline(p.type)
         data = cb["data"]
         lines = [f"cdef void* _ud{i}", f"cdef size_t _f{i}",
                  f"_cb{i} = _callback_context({p.name}, {data}, {bool(cb.get('once'))})",
@@ -234,7 +233,7 @@ class FunctionEmitter:
         self._ud_index = i
         return p.name, lines, f"<{self.cy(p.type)}>_f{i}", None
 
-    def trampoline(self, t: ir.CType, cb) -> str:
+    def trampoline(self, t: ir.CType) -> str:
         """A C function with the callback's signature that calls the Python callable."""
         name = f"_tramp_{t.name}"
         if name in self.trampolines:
@@ -296,7 +295,7 @@ class FunctionEmitter:
         if any("_keep" in l or "_keep" in a for l in pre for a in cargs) or any("_keep" in a for a in cargs):
             body.append("_keep = []")
         body += pre
-        body += self.pointer_mode_guard(fn, cargs)
+        body += self.pointer_mode_guard(fn)
         call = f"_cl.{fn.name}({', '.join(cargs)})"
         if res.kind != "void":
             body.append(f"cdef {self.cy(fn.result, '_r')}")
@@ -347,8 +346,8 @@ class FunctionEmitter:
 
 
 def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> str:
-    fe = FunctionEmitter(spec, types, module, all_specs)
-    out = [common.banner(spec, module),
+    fe = FunctionEmitter(spec, types, module)
+    out = [common.banner(module),
            "# cython: language_level=3, binding=False, embedsignature=True",
            f'"""{spec.doc or spec.library}: Python bindings (HIP Python compatible).',
            "",

@@ -6,7 +6,7 @@ from ..types import TypeIndex
 from . import common
 
 
-def field_kind(t: ir.CType, types: TypeIndex, recs: dict) -> tuple[str, str]:
+def field_kind(t: ir.CType, types: TypeIndex) -> tuple[str, str]:
     """(kind, sub-type name) of a scalar field type; see hip/_struct.pyx KINDS."""
     if types.is_handle(t):
         return "ptr", handle_class(t.name, types)
@@ -44,7 +44,6 @@ def handle_class(typedef_name: str, types: TypeIndex) -> str:
 
 def emit(module: ir.Module, types: TypeIndex, spec) -> tuple[str, str]:
     """(C layout arrays as a verbatim extern block, Python definitions)."""
-    recs = {r.name: r for r in module.records}
     paths = common.record_paths(module)
     c_lines, py_lines = [], []
     for r in common.records_in_order(module):
@@ -84,7 +83,7 @@ def emit(module: ir.Module, types: TypeIndex, spec) -> tuple[str, str]:
                 # text up to its NUL, unless the spec says the bytes are data (UUIDs, IPC handles)
                 kind, sub = ("bytes" if f"{r.name}.{f.name}" in spec.binary_fields else "chars"), ""
             else:
-                kind, sub = field_kind(t, types, recs)
+                kind, sub = field_kind(t, types)
             elsize = f"sizeof({ref}.{f.name}{'[0]' * _dims(f.type)})" if not base else \
                 f"sizeof((({root}*)0)->{member}{'[0]' * _dims(f.type)})"
             vals.append(elsize)

@@ -23,7 +23,7 @@ def _pytype(t: ir.CType, types: TypeIndex) -> str:
 
 
 def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
-    out = [common.banner(spec, module), "from typing import Any", "from hip._enum import Enum",
+    out = [common.banner(module), "from typing import Any", "from hip._enum import Enum",
            "from hip._pointer import Pointer, DevicePointer, Handle", "from hip._struct import Struct", ""]
     for dep in spec.depends:
         out.append(f"from hip.{dep} import *")
