@@ -1,0 +1,31 @@
+"""The emitters' output for small headers equals the checked-in files (tests/golden/).
+
+A failure prints the diff; when the change is intended, `python -m tests.golden --update`
+rewrites the expected files, and the diff goes into the commit.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+import golden
+
+
+def test_generated_files_equal_the_golden_files(tmp_path):
+    golden.generate(tmp_path)
+    diffs = golden.differences(tmp_path)
+    assert not diffs, f"{len(diffs)} generated file(s) differ from tests/golden/expected " \
+        "(python -m tests.golden --update accepts them):\n" + "\n".join(diffs)[:20000]
+
+
+def test_golden_layer_c_compiles(tmp_path):
+    """The NVIDIA layer's golden C is valid C against its CUDA-side header."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    r = subprocess.run([cc, "-fsyntax-only", "-std=gnu11", "-Wall", "-Werror", "-Wno-unused-function",
+                        f"-I{golden.HEADERS / 'cuda'}", str(golden.EXPECTED / "nvidia" / "hipnv_demo.c")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-4000:]
