@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import re
 
-from . import clang_parse, intent, ir, spec as specmod
+from . import clang_parse, intent, ir, plan, spec as specmod
 from .ir_builder import Builder
 from .types import TypeIndex
 
@@ -89,11 +89,12 @@ def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: 
         if dump_ir:
             os.makedirs(dump_ir, exist_ok=True)
             _write(os.path.join(dump_ir, f"{lib}.json"), module.to_json(), written)
+        plans = plan.build(module, spec, types)
         c = spec.cimport_module
         _write(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types, all_specs), written)
         _write(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
-        _write(os.path.join(out_dir, f"{spec.python_module}.pyx"), pylayer.emit(module, spec, types, all_specs), written)
-        _write(os.path.join(out_dir, f"{spec.python_module}.pyi"), stubs.emit(module, spec, types), written)
+        _write(os.path.join(out_dir, f"{spec.python_module}.pyx"), pylayer.emit(module, spec, types, all_specs, plans), written)
+        _write(os.path.join(out_dir, f"{spec.python_module}.pyi"), stubs.emit(module, spec, types, plans), written)
         os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
         _write(os.path.join(out_dir, "_coverage", f"{lib}.json"), coverage.emit(module, spec, types), written)
     return written

@@ -57,6 +57,11 @@ class TypeIndex:
         r = self.resolve(t)
         return r.kind == "pointer" and self.resolve(r.pointee).kind == "record"
 
+    def is_enum(self, t: ir.CType, name: str) -> bool:
+        """Whether t is the enum `name` denotes, itself or through a typedef (hiprandStatus_t)."""
+        r = self.resolve(t)
+        return bool(name) and r.kind == "enum" and r.name in (name, self.resolve(ir.CType("typedef", name)).name)
+
     def tclass(self, t: ir.CType) -> str:
         """The type class the intent rules match on (see specs/defaults.yaml)."""
         const = "const " if t.const else ""

@@ -1,10 +1,11 @@
-"""Helpers every emitter shares: names, headers of generated files, record paths."""
+"""Helpers the emitters share: names, headers of generated files, record paths."""
 from __future__ import annotations
 
 import re
 
 from .. import ir
 from ..spec import Spec
+from ..types import TypeIndex
 
 
 def banner(module: ir.Module) -> str:
@@ -17,11 +18,36 @@ def dep_alias(library: str) -> str:
     return f"_c_{library}"
 
 
-def qualifier(spec: Spec):
-    """q(owner, name) for TypeIndex.cy in .pyx files."""
-    def q(owner: str, name: str) -> str:
-        return f"_cl.{name}" if owner == spec.library else f"{dep_alias(owner)}.{name}"
-    return q
+def handle_class(typedef_name: str, types: TypeIndex) -> str:
+    """Python class of a handle typedef: named after its struct tag (HIP Python's ihipStream_t)."""
+    r = types.resolve(types.resolve(ir.CType("typedef", typedef_name)).pointee)
+    tag = r.name if r.kind == "record" else ""
+    return tag if tag and not tag.startswith("_anon_") else typedef_name
+
+
+class PyxNames:
+    """How a library's .pyx names things: C types through its cimports (`_cl.hipStream_t`,
+    `_c_hip.dim3`), Python classes of its own and of its dependencies (`dim3`, `_hip.dim3`)."""
+
+    def __init__(self, spec: Spec, types: TypeIndex):
+        self.spec, self.types = spec, types
+
+    def _q(self, owner: str, name: str) -> str:
+        return f"_cl.{name}" if owner == self.spec.library else f"{dep_alias(owner)}.{name}"
+
+    def cy(self, t: ir.CType, name: str = "") -> str:
+        """Cython declaration of `name` with type `t`."""
+        return self.types.cy(t, name, self._q)
+
+    def py(self, owner: str, name: str) -> str:
+        """Python-level name of a class owned by `owner`."""
+        return name if owner == self.spec.library else f"_{owner}.{name}"
+
+    def cls_of(self, tname: str) -> str:
+        return self.py(self.types.owner.get(tname, self.spec.library), tname)
+
+    def handle_cls(self, t: ir.CType) -> str:
+        return self.py(self.types.owner.get(t.name, self.spec.library), handle_class(t.name, self.types))
 
 
 def record_paths(module: ir.Module) -> dict[str, tuple[str, str]]:

@@ -9,7 +9,7 @@ from . import common
 def field_kind(t: ir.CType, types: TypeIndex) -> tuple[str, str]:
     """(kind, sub-type name) of a scalar field type; see hip/_struct.pyx KINDS."""
     if types.is_handle(t):
-        return "ptr", handle_class(t.name, types)
+        return "ptr", common.handle_class(t.name, types)
     r = types.resolve(t)
     if r.kind == "pointer":
         pr = types.resolve(r.pointee)
@@ -33,13 +33,6 @@ def field_kind(t: ir.CType, types: TypeIndex) -> tuple[str, str]:
     if r.kind == "typedef" and types.system_typedef(r.name):
         return ("uint" if r.name.startswith("u") or r.name == "size_t" else "int"), ""
     raise ValueError(f"no field kind for {t}")
-
-
-def handle_class(typedef_name: str, types: TypeIndex) -> str:
-    """Python class of a handle typedef: named after its struct tag (HIP Python's ihipStream_t)."""
-    r = types.resolve(types.resolve(ir.CType("typedef", typedef_name)).pointee)
-    tag = r.name if r.kind == "record" else ""
-    return tag if tag and not tag.startswith("_anon_") else typedef_name
 
 
 def emit(module: ir.Module, types: TypeIndex, spec) -> tuple[str, str]:

@@ -11,7 +11,6 @@ holds what it wrote. An emitter change shows its exact effect there in seconds.
 from __future__ import annotations
 
 import difflib
-import os
 import shutil
 import sys
 import tempfile
