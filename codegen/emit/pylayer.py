@@ -176,18 +176,22 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             if cls != td.name:
                 out.append(f"{td.name} = {cls}")
     # Structs
-    c_layout, recs = records.emit(module, types, spec)
+    tables = records.layouts(module, types, spec)
     out.append("\n# -- structs and unions " + "-" * 46)
-    if c_layout:
-        out.append('cdef extern from *:\n    """\n    #include <stddef.h>\n' + c_layout + '\n    """')
-        for r, arr, cols, defaults in recs:
-            out.append(f"    const size_t {arr}[{max(len(cols) * 2 + 1, 1)}]")
+    if tables:
+        out.append('cdef extern from *:\n    """\n    #include <stddef.h>\n' + "\n".join(
+            f"    static const size_t {lt.array}[] = {{{', '.join(lt.values)}}};" for lt in tables) + '\n    """')
+        for lt in tables:
+            out.append(f"    const size_t {lt.array}[{max(len(lt.rows) * 2 + 1, 1)}]")
     owned = {r.name for r in module.records}
-    for r, arr, cols, defaults in recs:
-        cols = [_qualify_sub(c, fe) for c in cols]
+    for lt in tables:
+        cols = [f"({row.name!r}, {row.offset}, {row.kind!r}, {row.elsize}, {row.count}, "
+                f"{_sub_class(row.sub, names, types)}, {row.bitoff}, {row.bitwidth})" for row in lt.rows]
+        r = lt.record
         doc = common.docstring(r.comment, 800)
         table = "()" if not cols else "(\n    " + ",\n    ".join(cols) + (",)" if len(cols) == 1 else ")")
-        out.append(f"{r.name} = _struct.define({r.name!r}, {arr}[0], {table}, __name__, \"\"\"{doc}\"\"\", {defaults!r})")
+        out.append(f"{r.name} = _struct.define({r.name!r}, {lt.array}[0], {table}, __name__, \"\"\"{doc}\"\"\", "
+                   f"{lt.defaults!r})")
     # Opaque records without a handle typedef still get a class (used as pointer targets)
     for r in module.records:
         if r.size < 0 and r.name not in handle_names.values() and not r.name.startswith("_anon_"):
@@ -242,11 +246,8 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     return "\n".join(out) + "\n"
 
 
-def _qualify_sub(col: str, fe: FunctionEmitter) -> str:
-    """Replace the bare sub-type name in a layout row by its Python reference."""
-    # col is "(name, off, kind, size, count, SUB, bitoff, bitw)"; SUB is None or a bare name
-    parts = col[1:-1].split(", ")
-    sub = parts[5]
-    if sub != "None":
-        parts[5] = fe.names.cls_of(sub) if sub in fe.types.owner else sub
-    return "(" + ", ".join(parts) + ")"
+def _sub_class(sub: str, names: common.PyxNames, types: TypeIndex) -> str:
+    """The Python class of a layout row's sub-type, as the .pyx refers to it ('None' for none)."""
+    if not sub:
+        return "None"
+    return names.cls_of(sub) if sub in types.owner else sub
