@@ -145,8 +145,6 @@ class Planner:
     # -- a function ----------------------------------------------------------------------------
     def function(self, fn: ir.Function) -> FunctionPlan:
         params = [self.param(fn, p, i) for i, p in enumerate(fn.params)]
-        for pp in params:
-            self.stub_types(fn, pp)
         callback = next((pp for pp in params if pp.role == "callback"), None)
         return FunctionPlan(fn, params, self.result(fn), callback, self.guard(fn, params))
 
@@ -157,16 +155,15 @@ class Planner:
             return ResultPlan("status")
         if res.kind == "void":
             return ResultPlan("void")
-        stub = "bytes | None" if res.kind == "pointer" else self.stub_type(t)
         if res.kind == "pointer" and self.is_char(res.pointee):
-            return ResultPlan("value", "(None if _r == NULL else <bytes>_r)", stub)
+            return ResultPlan("value", "(None if _r == NULL else <bytes>_r)", "bytes | None")
         if res.kind == "enum":
-            return ResultPlan("value", f"_enum.member({self.names.cls_of(res.name)}, _r)", stub)
+            return ResultPlan("value", f"_enum.member({self.names.cls_of(res.name)}, _r)", res.name)
         if res.kind == "record":
-            return ResultPlan("value", f"_s.record_copy({self.names.cls_of(res.name)}, &_r)", stub)
+            return ResultPlan("value", f"_s.record_copy({self.names.cls_of(res.name)}, &_r)", res.name)
         if res.kind == "pointer":
-            return ResultPlan("value", "_p.wrap(Pointer, <void*>_r)", stub)
-        return ResultPlan("value", "_r", stub)
+            return ResultPlan("value", "_p.wrap(Pointer, <void*>_r)", "Pointer")
+        return ResultPlan("value", "_r", self.stub_type(t))
 
     def guard(self, fn: ir.Function, params: list[ParamPlan]) -> Guard | None:
         g = self.spec.pointer_mode_guard
@@ -178,18 +175,6 @@ class Planner:
         if not any(pp.host_result for pp in params):
             return None
         return Guard(g["query"], g["device"], self.types.resolve(query.params[1].type).pointee, 0)
-
-    def stub_types(self, fn: ir.Function, pp: ParamPlan) -> None:
-        p, types = pp.param, self.types
-        if p.intent == "out":
-            tgt = types.resolve(p.type).pointee
-            if types.is_handle(tgt) or types.resolve(tgt).kind not in ("pointer", "void"):
-                value = self.stub_type(tgt)
-            else:
-                value = "DevicePointer" if fn.name in self.spec.device_allocations else "Pointer"
-            pp.out_type = f"list[{value}]" if p.shape.startswith("array[") else value
-        elif types.is_numeric(p.type) or types.resolve(p.type).kind == "enum":
-            pp.py_type = self.stub_type(p.type)
 
     def is_char(self, t: ir.CType) -> bool:
         r = self.types.resolve(t)
@@ -207,7 +192,11 @@ class Planner:
             # An array the call fills, its length another argument: returned as a list.
             length = p.shape[len("array["):-1]
             target = r.pointee
-            conv = f"_p.wrap({names.handle_cls(target)}, <void*><size_t>x)" if types.is_handle(target) else "x"
+            if types.is_handle(target):
+                conv, value = f"_p.wrap({names.handle_cls(target)}, <void*><size_t>x)", self.stub_type(target)
+            else:   # the array's numbers (addresses where the elements are pointers)
+                conv = "x"
+                value = "float" if types.is_float(target) else "int" if self.typecode(target) else self.stub_type(target)
             # The length converts (and is range-checked) as its C parameter would before anything
             # is allocated: `[0] * n` with an unchecked n is a MemoryError for 2**40, a TypeError
             # with a confusing message for None. A negative length gives an empty array (C rejects it).
@@ -215,41 +204,45 @@ class Planner:
             n = self.int_conv(lp.type, length) if lp is not None and types.is_numeric(lp.type) else length
             return plan("out_array", f"<{t}>_p.waddr(_k{i})",
                         pre=[f"_k{i} = _p.seq_arg([0] * max(0, {n}), {self.typecode(target)!r})"],
-                        out=f"[{conv} for x in _k{i}]")
+                        out=f"[{conv} for x in _k{i}]", out_type=f"list[{value}]")
         if p.intent == "out" and p.shape == "scalar" and r.kind == "pointer":
             target = r.pointee
             rt = types.resolve(target)
             if rt.kind == "record" and rt.name in types.records and types.records[rt.name].size >= 0:
                 # A struct the call fills (ncclGetUniqueId): a fresh wrapper owns the memory.
                 return plan("out_struct", f"<{t}>(<Pointer>_o{i})._ptr", pre=[f"_o{i} = {names.cls_of(rt.name)}()"],
-                            out=f"_o{i}", host_result=True)
+                            out=f"_o{i}", out_type=rt.name, host_result=True)
             if types.is_handle(target):
                 return plan("out_handle", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = NULL"],
-                            out=f"_p.wrap({names.handle_cls(target)}, <void*>{v})")
+                            out=f"_p.wrap({names.handle_cls(target)}, <void*>{v})", out_type=self.stub_type(target))
             if rt.kind == "pointer" and self.is_char(rt.pointee):   # const char** out: a C string
                 return plan("out_string", f"<{t}>&{v}", pre=[f"cdef const char* {v} = NULL"],
-                            out=f"(None if {v} == NULL else <bytes>{v})")
+                            out=f"(None if {v} == NULL else <bytes>{v})", out_type="bytes | None")
             if rt.kind == "pointer" or rt.kind == "void":
                 size = self.spec.device_allocations.get(fn.name)
-                return plan("out_pointer", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"],
-                            out=f"_device_pointer({v}, {size})" if size else f"_p.wrap(Pointer, {v})")
+                if size:
+                    out, value = f"_device_pointer({v}, {size})", "DevicePointer"
+                else:
+                    out, value = f"_p.wrap(Pointer, {v})", "Pointer"
+                return plan("out_pointer", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"], out=out, out_type=value)
             if rt.kind == "enum":
                 return plan("out_enum", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)}"],
-                            out=f"_enum.member({names.cls_of(rt.name)}, {v})")
+                            out=f"_enum.member({names.cls_of(rt.name)}, {v})", out_type=rt.name)
             if types.is_numeric(target):
                 return plan("out_number", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = 0"], out=v,
-                            host_result=True)
+                            out_type=self.stub_type(target), host_result=True)
         if p.intent == "inout" and p.shape == "scalar" and r.kind == "pointer":
             target, rt = r.pointee, types.resolve(r.pointee)
             if rt.kind == "enum":
                 cls = names.cls_of(rt.name)
                 return plan("inout_enum", f"&{v}", py=p.name, local=False,
                             pre=[f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.enum_arg({cls}, {p.name})"],
-                            out=f"_enum.member({cls}, {v})")
+                            out=f"_enum.member({cls}, {v})", py_type=rt.name, out_type=rt.name)
             if types.is_numeric(target):
                 conv = p.name if types.is_float(target) else self.int_conv(target, p.name)
                 return plan("inout_number", f"&{v}", py=p.name, local=False,
-                            pre=[f"cdef {self.cy(target, v)} = {conv}"], out=v, host_result=True)
+                            pre=[f"cdef {self.cy(target, v)} = {conv}"], out=v, py_type=self.stub_type(target),
+                            out_type=self.stub_type(target), host_result=True)
         if p.intent == "in" and p.shape == "ref" and r.kind == "pointer":
             # The value is the caller's; C takes its address (hiprtcDestroyProgram(&prog)).
             target = r.pointee
@@ -300,11 +293,11 @@ class Planner:
         if types.is_handle(p.type):
             return plan("handle", f"<{t}>_p.addr({x})")
         if r.kind == "enum":
-            return plan("enum", f"<{t}>_p.enum_arg({names.cls_of(r.name)}, {x})")
+            return plan("enum", f"<{t}>_p.enum_arg({names.cls_of(r.name)}, {x})", py_type=r.name)
         if types.is_float(p.type):   # a typed `def` parameter: Cython converts
-            return plan("float", x, py=f"{t} {x}", local=False)
+            return plan("float", x, py=f"{t} {x}", local=False, py_type="float")
         if types.is_numeric(p.type):   # __index__ semantics: a float is a TypeError, not truncated
-            return plan("int", self.int_conv(p.type, x))
+            return plan("int", self.int_conv(p.type, x), py_type="int")
         if r.kind == "record":
             return plan("struct", f"(<{t}*>(<Pointer>_k{i})._ptr)[0]",
                         pre=[f"_k{i} = _s.record_arg({names.cls_of(r.name)}, {x})"])
