@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -29,3 +30,17 @@ def test_golden_layer_c_compiles(tmp_path):
                         f"-I{golden.HEADERS / 'cuda'}", str(golden.EXPECTED / "nvidia" / "hipnv_demo.c")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-4000:]
+
+
+def test_golden_modules_translate_with_cython(tmp_path):
+    """Cython accepts every golden .pyx (translation only: the C headers are not needed)."""
+    pytest.importorskip("Cython")
+    pkg = tmp_path / "hip"
+    pkg.mkdir()
+    for f in [*(golden.ROOT / "hip").glob("*.pxd"), *golden.EXPECTED.glob("*.pxd"), *golden.EXPECTED.glob("*.pyx")]:
+        shutil.copy(f, pkg)
+    (pkg / "__init__.py").write_text("")
+    for pyx in sorted(golden.EXPECTED.glob("*.pyx")):
+        r = subprocess.run([sys.executable, "-m", "cython", "-3", "-I", str(tmp_path), "-o",
+                            str(tmp_path / f"{pyx.stem}.c"), str(pkg / pyx.name)], capture_output=True, text=True)
+        assert r.returncode == 0, f"{pyx.name}:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"

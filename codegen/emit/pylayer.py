@@ -84,7 +84,10 @@ class FunctionEmitter:
             if pp.role == "callback":
                 self.trampoline(pp.param.type)
             if pp.local:
-                pre.append(f"cdef {self.local(pp)} = {pp.arg}")
+                if pp.param.type.kind == "funcptr":   # Cython takes no initialiser after `noexcept nogil`
+                    pre += [f"cdef {self.local(pp)}", f"_a{pp.index} = {pp.arg}"]
+                else:
+                    pre.append(f"cdef {self.local(pp)} = {pp.arg}")
                 cargs.append(f"_a{pp.index}")
             else:
                 cargs.append(pp.arg)

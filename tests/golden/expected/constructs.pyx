@@ -128,7 +128,8 @@ def register_cb(cb, user):
     return (None, _r,)
 
 def register_raw(fn, data):
-    cdef int (*_a0)(void *, double) noexcept nogil = <int (*)(void *, double) noexcept nogil>_p.addr(fn)
+    cdef int (*_a0)(void *, double) noexcept nogil
+    _a0 = <int (*)(void *, double) noexcept nogil>_p.addr(fn)
     cdef void *_a1 = <void *>_p.waddr(data)
     cdef int _r
     with nogil:

@@ -407,7 +407,8 @@ def demoMemcpy(dst, src, n):
     return (_status(_r),)
 
 def demoSetHook(hook, fn):
-    cdef void (*_a0)(int) noexcept nogil = <void (*)(int) noexcept nogil>_p.addr(hook)
+    cdef void (*_a0)(int) noexcept nogil
+    _a0 = <void (*)(int) noexcept nogil>_p.addr(hook)
     cdef _cl.demoHostFn_t _a1 = <_cl.demoHostFn_t>_p.addr(fn)
     cdef _cl.demoStatus_t _r
     with nogil:
