@@ -14,7 +14,7 @@ cdef extern from "<string.h>" nogil:
     size_t strnlen(const char* s, size_t n)
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-from hip._pointer cimport Pointer, addr, wrap, index
+from hip._pointer cimport Pointer, addr, wrap, index, as_signed, as_unsigned
 from hip import _enum
 
 # Field kinds (the generator writes these numbers; keep in sync with codegen/emit/records.py).
@@ -79,21 +79,13 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
     if kind == K_INT or kind == K_ENUM:
         if kind == K_ENUM and not isinstance(value, int):
             raise TypeError(f"expected an int or enum member, got {type(value).__name__}")
-        i = index(value)
-        if n == 1:
-            if not -128 <= i <= 127: raise OverflowError(f"{value} does not fit 8 bits")
-            (<int8_t*>p)[0] = <int8_t>i
-        elif n == 2:
-            if not -32768 <= i <= 32767: raise OverflowError(f"{value} does not fit 16 bits")
-            (<int16_t*>p)[0] = <int16_t>i
-        elif n == 4:
-            if not -2147483648 <= i <= 2147483647: raise OverflowError(f"{value} does not fit 32 bits")
-            (<int32_t*>p)[0] = <int32_t>i
+        i = as_signed(value, n)
+        if n == 1: (<int8_t*>p)[0] = <int8_t>i
+        elif n == 2: (<int16_t*>p)[0] = <int16_t>i
+        elif n == 4: (<int32_t*>p)[0] = <int32_t>i
         else: (<int64_t*>p)[0] = i
     elif kind == K_UINT or kind == K_BOOL:
-        u = index(value)
-        if n < 8 and u >> (8 * n):
-            raise OverflowError(f"{value} does not fit {8 * n} bits")
+        u = as_unsigned(value, n)
         if n == 1: (<uint8_t*>p)[0] = <uint8_t>u
         elif n == 2: (<uint16_t*>p)[0] = <uint16_t>u
         elif n == 4: (<uint32_t*>p)[0] = <uint32_t>u
