@@ -278,10 +278,12 @@ cdef class Struct(Pointer):
         return f"{cls.__name__}({fields}{more})"
 
 
-def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict defaults=None):
-    """Make a Struct subclass from a layout table (see Field for the columns)."""
+def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict defaults=None,
+           bint from_int=False):
+    """Make a Struct subclass from a layout table (see Field for the columns). `from_int`: an
+    argument of this type may also be an int, the first field's value (HIP's C++ dim3(n))."""
     ns = {"__module__": module, "__doc__": doc or None, "__slots__": (), "_size_": size,
-          "_fields_": tuple(f[0] for f in fields), "_defaults_": defaults}
+          "_fields_": tuple(f[0] for f in fields), "_defaults_": defaults, "_from_int_": from_int}
     for f in fields:
         ns[f[0]] = Field(*f)
     return type(name, (Struct,), ns)
@@ -297,7 +299,7 @@ cdef object record_arg(object cls, object value):
         return cls(**value)
     if isinstance(value, (tuple, list)):
         return cls(*value)
-    if isinstance(value, int) and len(cls._fields_) and cls.__name__ == "dim3":
+    if isinstance(value, int) and cls._from_int_:
         return cls(value)
     raise TypeError(f"expected {cls.__name__} (or a tuple/dict of its fields), got {type(value).__name__}")
 

@@ -193,8 +193,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         r = lt.record
         doc = common.docstring(r.comment, 800)
         table = "()" if not cols else "(\n    " + ",\n    ".join(cols) + (",)" if len(cols) == 1 else ")")
+        from_int = ", from_int=True" if lt.from_int else ""
         out.append(f"{r.name} = _struct.define({r.name!r}, {lt.array}[0], {table}, __name__, \"\"\"{doc}\"\"\", "
-                   f"{lt.defaults!r})")
+                   f"{lt.defaults!r}{from_int})")
     # Opaque records without a handle typedef still get a class (used as pointer targets)
     for r in module.records:
         if r.size < 0 and r.name not in handle_names.values() and not r.name.startswith("_anon_"):

@@ -57,6 +57,7 @@ class Layout:
     values: list[str]           # its C initialisers
     rows: list[Row]
     defaults: dict | None       # the spec's struct_defaults
+    from_int: bool = False      # the spec's struct_from_int
 
 
 def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
@@ -104,7 +105,7 @@ def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
             rows.append(Row(common.safe_field(f.name), f"{arr}[{len(vals)}]", kind, f"{arr}[{len(vals) + 1}]",
                             count, sub))
             vals += [f"offsetof({root}, {member}) - {off0}", elsize]
-        out.append(Layout(r, arr, vals, rows, spec.struct_defaults.get(r.name)))
+        out.append(Layout(r, arr, vals, rows, spec.struct_defaults.get(r.name), r.name in spec.struct_from_int))
     return out
 
 

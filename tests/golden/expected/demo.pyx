@@ -66,7 +66,7 @@ demoEvent = _struct.define('demoEvent', hip_py_layout_demoEvent[0], (
 demoDim = _struct.define('demoDim', hip_py_layout_demoDim[0], (
     ('x', hip_py_layout_demoDim[1], 'uint', hip_py_layout_demoDim[2], 0, None, 0, -1),
     ('y', hip_py_layout_demoDim[3], 'uint', hip_py_layout_demoDim[4], 0, None, 0, -1),
-    ('z', hip_py_layout_demoDim[5], 'uint', hip_py_layout_demoDim[6], 0, None, 0, -1)), __name__, """""", {'x': 1, 'y': 1, 'z': 1})
+    ('z', hip_py_layout_demoDim[5], 'uint', hip_py_layout_demoDim[6], 0, None, 0, -1)), __name__, """""", {'x': 1, 'y': 1, 'z': 1}, from_int=True)
 demoComplex = _struct.define('demoComplex', hip_py_layout_demoComplex[0], (
     ('x', hip_py_layout_demoComplex[1], 'float', hip_py_layout_demoComplex[2], 0, None, 0, -1),
     ('y', hip_py_layout_demoComplex[3], 'float', hip_py_layout_demoComplex[4], 0, None, 0, -1)), __name__, """""", None)
