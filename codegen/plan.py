@@ -103,6 +103,8 @@ def trampoline_name(t: ir.CType) -> str:
 
 
 class Planner:
+    """Plans one library's functions from its IR (intent and shape set), spec and TypeIndex."""
+
     def __init__(self, module: ir.Module, spec: Spec, types: TypeIndex):
         self.module, self.spec, self.types = module, spec, types
         self.names = common.PyxNames(spec, types)
@@ -166,6 +168,8 @@ class Planner:
         return ResultPlan("value", "_r", self.stub_type(t))
 
     def guard(self, fn: ir.Function, params: list[ParamPlan]) -> Guard | None:
+        """A Guard where the spec's functions take the queried handle first and return a result
+        through host memory."""
         g = self.spec.pointer_mode_guard
         if not g or fn.name == g["query"] or not re.search(g["functions"], fn.name) or not fn.params:
             return None
