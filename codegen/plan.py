@@ -53,6 +53,9 @@ class ParamPlan:
     out_type: str | None = None          # stub type of the returned value
     host_result: bool = False            # a result read back from host memory the binding owns
 
+    def __post_init__(self):
+        assert self.role in ROLES, self.role
+
 
 @dataclass
 class ResultPlan:

@@ -44,3 +44,27 @@ def test_golden_modules_translate_with_cython(tmp_path):
         r = subprocess.run([sys.executable, "-m", "cython", "-3", "-I", str(tmp_path), "-o",
                             str(tmp_path / f"{pyx.stem}.c"), str(pkg / pyx.name)], capture_output=True, text=True)
         assert r.returncode == 0, f"{pyx.name}:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"
+
+
+def test_plans_of_the_demo_library():
+    """What the plan decides, by role, for a few demo.h functions (the golden files show the Cython)."""
+    from codegen import generate, plan, spec as specmod
+    specs = {n: specmod.load(n, str(golden.SPECS)) for n in ("demo",)}
+    module = generate.build_ir(specs["demo"], str(golden.HEADERS), specs)
+    types = generate.analyse(module, specs["demo"], [], specs)
+    plans = {fp.fn.name: fp for fp in plan.build(module, specs["demo"], types)}
+
+    def roles(name):
+        return [pp.role for pp in plans[name].params]
+    assert roles("demoGetCount") == ["out_number"] and plans["demoGetCount"].outputs == ["_0"]
+    assert roles("demoMalloc") == ["out_pointer", "int"]
+    assert roles("demoExchangeMode") == ["inout_enum"]
+    assert roles("demoProgramDestroy") == ["ref"]
+    assert roles("demoAddCallback") == ["handle", "callback", "callback_data", "int"]
+    assert plans["demoAddCallback"].callback.param.name == "callback"
+    assert roles("demoLaunch") == ["pointer", "struct", "struct", "kernel_params", "packed", "handle"]
+    assert plans["demoLaunch"].keep and not plans["demoGetCount"].keep
+    assert [plans[f].result.kind for f in ("demoStatusOf", "demoReset", "demoVersion")] == ["status", "void", "value"]
+    assert plans["demoDot"].guard is not None and plans["demoAxpy"].guard is not None
+    assert plans["demoIaxpy"].guard is None and plans["demoGetSizes"].guard is None   # no host result / no handle
+    assert "demoInternal" not in plans and "demoPrintf" not in plans                 # skipped, variadic
