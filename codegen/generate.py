@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import re
 
-from . import clang_parse, intent, ir, spec as specmod
+from . import clang_parse, intent, ir, plan, spec as specmod
 from .ir_builder import Builder
 from .types import TypeIndex
 
@@ -41,8 +41,10 @@ def build_ir(spec: specmod.Spec, include_dir: str, all_specs: dict[str, specmod.
         tus, spec.headers, version, spec.language)
 
 
-def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module]) -> TypeIndex:
-    handles = [h for d in deps for h in specmod.load(d.library).handles] + spec.handles
+def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module],
+            all_specs: dict[str, specmod.Spec] | None = None) -> TypeIndex:
+    specs = all_specs or {d.library: specmod.load(d.library) for d in deps}
+    handles = [h for d in deps for h in specs[d.library].handles] + spec.handles
     types = TypeIndex(module, deps, handles)
     bound = {f.name for f in module.functions} | set(types.records) | set(types.typedefs) | set(types.enums) \
         | set(types.enumerators)
@@ -65,31 +67,34 @@ def _write(path: str, text: str, written: list[str]) -> None:
     written.append(path)
 
 
-def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: str | None = None) -> list[str]:
+def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: str | None = None,
+                 spec_dir: str = specmod.SPEC_DIR) -> list[str]:
     from .emit import cdecl, clayer, coverage, pylayer, stubs
-    all_specs = {n: specmod.load(n) for n in specmod.all_libraries()}
+    order = specmod.all_libraries(spec_dir)
+    all_specs = {n: specmod.load(n, spec_dir) for n in order}
     wanted = set(libraries)
     for lib in libraries:   # dependencies are generated too (their IR is needed)
         wanted.update(all_specs[lib].depends)
     modules: dict[str, ir.Module] = {}
     written: list[str] = []
     os.makedirs(out_dir, exist_ok=True)
-    for lib in specmod.all_libraries():
+    for lib in order:
         if lib not in wanted:
             continue
         spec = all_specs[lib]
         deps = [modules[d] for d in spec.depends]
         module = build_ir(spec, include_dir, all_specs, deps)
-        types = analyse(module, spec, deps)
+        types = analyse(module, spec, deps, all_specs)
         modules[lib] = module
         if dump_ir:
             os.makedirs(dump_ir, exist_ok=True)
             _write(os.path.join(dump_ir, f"{lib}.json"), module.to_json(), written)
+        plans = plan.build(module, spec, types)
         c = spec.cimport_module
-        _write(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types), written)
+        _write(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types, all_specs), written)
         _write(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
-        _write(os.path.join(out_dir, f"{spec.python_module}.pyx"), pylayer.emit(module, spec, types, all_specs), written)
-        _write(os.path.join(out_dir, f"{spec.python_module}.pyi"), stubs.emit(module, spec, types), written)
+        _write(os.path.join(out_dir, f"{spec.python_module}.pyx"), pylayer.emit(module, spec, types, all_specs, plans), written)
+        _write(os.path.join(out_dir, f"{spec.python_module}.pyi"), stubs.emit(module, spec, types, plans), written)
         os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
         _write(os.path.join(out_dir, "_coverage", f"{lib}.json"), coverage.emit(module, spec, types), written)
     return written

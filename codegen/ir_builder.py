@@ -198,7 +198,6 @@ class Builder:
                 self.typedef(c)
             elif c.kind == K.MACRO_DEFINITION:
                 self.macro(c)
-        # Anonymous enums named by a typedef are emitted under the typedef name.
         m.records = list(self._records.values())
         return m
 
@@ -308,7 +307,6 @@ class Builder:
             return
         if not self._once("t:" + c.spelling):
             return
-        # Define records/enums first seen through this typedef (typedef struct X {..} Y).
         self.module.typedefs.append(ir.Typedef(c.spelling, t, self.rel(c), clean_comment(c.raw_comment)))
 
     def macro(self, c):

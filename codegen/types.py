@@ -7,12 +7,9 @@ from __future__ import annotations
 
 from . import ir
 
-# System typedefs Cython knows from its libc/posix declarations.
-_CYTHON_STD = {
-    "size_t": None, "ssize_t": None, "ptrdiff_t": None,
-    **{f"{s}int{n}_t": "libc.stdint" for s in ("", "u") for n in (8, 16, 32, 64)},
-    "intptr_t": "libc.stdint", "uintptr_t": "libc.stdint",
-}
+# System typedefs Cython knows from its libc declarations (the generated modules cimport them).
+_CYTHON_STD = {"size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t",
+               *(f"{s}int{n}_t" for s in ("", "u") for n in (8, 16, 32, 64))}
 _NUMERIC = {"_Bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int",
             "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float",
             "double", "long double", "char16_t", "char32_t", "wchar_t", "_Float16", "__fp16"}
@@ -59,6 +56,11 @@ class TypeIndex:
             return True
         r = self.resolve(t)
         return r.kind == "pointer" and self.resolve(r.pointee).kind == "record"
+
+    def is_enum(self, t: ir.CType, name: str) -> bool:
+        """Whether t is the enum `name` denotes, itself or through a typedef (hiprandStatus_t)."""
+        r = self.resolve(t)
+        return bool(name) and r.kind == "enum" and r.name in (name, self.resolve(ir.CType("typedef", name)).name)
 
     def tclass(self, t: ir.CType) -> str:
         """The type class the intent rules match on (see specs/defaults.yaml)."""
@@ -110,13 +112,6 @@ class TypeIndex:
         if q is not None and t.kind in ("typedef", "record", "enum") and t.name in self.owner:
             base = q(self.owner[t.name], base)
         return f"{const}{base} {name}".rstrip() if name else f"{const}{base}"
-
-    def std_cimports(self, names: set[str]) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for n in sorted(names):
-            if n in _CYTHON_STD and _CYTHON_STD[n]:
-                out.setdefault(_CYTHON_STD[n], []).append(n)
-        return out
 
     def is_numeric(self, t: ir.CType) -> bool:
         r = self.resolve(t)

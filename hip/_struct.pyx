@@ -14,7 +14,7 @@ cdef extern from "<string.h>" nogil:
     size_t strnlen(const char* s, size_t n)
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-from hip._pointer cimport Pointer, addr, wrap, index
+from hip._pointer cimport Pointer, addr, wrap, index, as_signed, as_unsigned
 from hip import _enum
 
 # Field kinds (the generator writes these numbers; keep in sync with codegen/emit/records.py).
@@ -79,21 +79,13 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
     if kind == K_INT or kind == K_ENUM:
         if kind == K_ENUM and not isinstance(value, int):
             raise TypeError(f"expected an int or enum member, got {type(value).__name__}")
-        i = index(value)
-        if n == 1:
-            if not -128 <= i <= 127: raise OverflowError(f"{value} does not fit 8 bits")
-            (<int8_t*>p)[0] = <int8_t>i
-        elif n == 2:
-            if not -32768 <= i <= 32767: raise OverflowError(f"{value} does not fit 16 bits")
-            (<int16_t*>p)[0] = <int16_t>i
-        elif n == 4:
-            if not -2147483648 <= i <= 2147483647: raise OverflowError(f"{value} does not fit 32 bits")
-            (<int32_t*>p)[0] = <int32_t>i
+        i = as_signed(value, n)
+        if n == 1: (<int8_t*>p)[0] = <int8_t>i
+        elif n == 2: (<int16_t*>p)[0] = <int16_t>i
+        elif n == 4: (<int32_t*>p)[0] = <int32_t>i
         else: (<int64_t*>p)[0] = i
     elif kind == K_UINT or kind == K_BOOL:
-        u = index(value)
-        if n < 8 and u >> (8 * n):
-            raise OverflowError(f"{value} does not fit {8 * n} bits")
+        u = as_unsigned(value, n)
         if n == 1: (<uint8_t*>p)[0] = <uint8_t>u
         elif n == 2: (<uint16_t*>p)[0] = <uint16_t>u
         elif n == 4: (<uint32_t*>p)[0] = <uint32_t>u
@@ -286,10 +278,12 @@ cdef class Struct(Pointer):
         return f"{cls.__name__}({fields}{more})"
 
 
-def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict defaults=None):
-    """Make a Struct subclass from a layout table (see Field for the columns)."""
+def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict defaults=None,
+           bint from_int=False):
+    """Make a Struct subclass from a layout table (see Field for the columns). `from_int`: an
+    argument of this type may also be an int, the first field's value (HIP's C++ dim3(n))."""
     ns = {"__module__": module, "__doc__": doc or None, "__slots__": (), "_size_": size,
-          "_fields_": tuple(f[0] for f in fields), "_defaults_": defaults}
+          "_fields_": tuple(f[0] for f in fields), "_defaults_": defaults, "_from_int_": from_int}
     for f in fields:
         ns[f[0]] = Field(*f)
     return type(name, (Struct,), ns)
@@ -305,7 +299,7 @@ cdef object record_arg(object cls, object value):
         return cls(**value)
     if isinstance(value, (tuple, list)):
         return cls(*value)
-    if isinstance(value, int) and len(cls._fields_) and cls.__name__ == "dim3":
+    if isinstance(value, int) and cls._from_int_:
         return cls(value)
     raise TypeError(f"expected {cls.__name__} (or a tuple/dict of its fields), got {type(value).__name__}")
 

@@ -63,11 +63,11 @@ def _typedef_order(typedefs: list[ir.Typedef]) -> list[ir.Typedef]:
     return done
 
 
-def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
-    out = [common.banner(spec, module), "# cython: language_level=3",
+def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict[str, Spec]) -> str:
+    out = [common.banner(module), "# cython: language_level=3",
            "from libc.stdint cimport *", "from libc.stddef cimport wchar_t"]
     for dep in spec.depends:
-        out.append(f"from hip.{_cimport_name(dep)} cimport *")
+        out.append(f"from hip.{all_specs[dep].cimport_module} cimport *")
     out.append("")
     header = spec.headers[0]
     out.append(f'cdef extern from "{header}":')
@@ -101,11 +101,6 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
     for fn in common.bound_functions(module):
         out.append(f"cdef {prototype(fn, types)}")
     return "\n".join(out) + "\n"
-
-
-def _cimport_name(library: str) -> str:
-    from .. import spec as specmod
-    return specmod.load(library).cimport_module
 
 
 def _record_head(r: ir.Record, forward: bool) -> str:

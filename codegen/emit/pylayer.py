@@ -1,264 +1,51 @@
 """Emit the Python layer: hip/<python_module>.pyx.
 
-Per function: convert arguments (one shared path per kind of parameter),
-call the C layer without the GIL, and return `(status, outputs...)`.
+Per function: its plan (codegen/plan.py) rendered as argument conversions,
+the C layer's call without the GIL, and `return (status, outputs...)`.
 Enums, handles, struct classes and constants are data handed to the
 shared helpers in hip/_enum.py, hip/_pointer.pyx and hip/_struct.pyx.
 """
 from __future__ import annotations
 
-import re
-
-from .. import ir
+from .. import ir, plan
 from ..spec import Spec
 from ..types import TypeIndex
 from . import common, records
 
-_TYPECODES = {"char": "b", "signed char": "b", "unsigned char": "B", "short": "h", "unsigned short": "H",
-              "int": "i", "unsigned int": "I", "long": "l", "unsigned long": "L", "long long": "q",
-              "unsigned long long": "Q", "float": "f", "double": "d", "_Bool": "B",
-              "size_t": "Q", "int8_t": "b", "uint8_t": "B", "int16_t": "h", "uint16_t": "H", "int32_t": "i",
-              "uint32_t": "I", "int64_t": "q", "uint64_t": "Q", "intptr_t": "q", "uintptr_t": "Q"}
-
 
 class FunctionEmitter:
-    def __init__(self, spec: Spec, types: TypeIndex, module: ir.Module, all_specs: dict):
-        self.spec, self.types, self.module = spec, types, module
-        self.q = common.qualifier(spec)
-        self.all_specs = all_specs
+    """Renders function plans (codegen/plan.py) as Cython, and the callback trampolines they use."""
+
+    def __init__(self, spec: Spec, types: TypeIndex):
+        self.spec, self.types = spec, types
+        self.names = common.PyxNames(spec, types)
         self.trampolines: dict[str, str] = {}
-        self.allocs = spec.device_allocations
 
-    def py(self, owner: str, name: str) -> str:
-        """Python-level name of a class owned by `owner`."""
-        return name if owner == self.spec.library else f"_{owner}.{name}"
-
-    def cls_of(self, tname: str) -> str:
-        return self.py(self.types.owner.get(tname, self.spec.library), tname)
-
-    def handle_cls(self, t: ir.CType) -> str:
-        return self.py(self.types.owner.get(t.name, self.spec.library), records.handle_class(t.name, self.types))
-
-    def cy(self, t: ir.CType, name: str = "") -> str:
-        return self.types.cy(t, name, self.q)
-
-    def int_conv(self, t: ir.CType, expr: str) -> str:
-        """Python object -> C integer of type t, through the shared range-checked converters."""
-        unsigned = self.types.is_unsigned(t)
-        ct = self.cy(ir.CType(**{**t.__dict__, "const": False}))
-        return f"<{ct}>_p.as_{'unsigned' if unsigned else 'signed'}({expr}, sizeof({ct}))"
-
-    def typecode(self, t: ir.CType) -> str:
-        r = self.types.resolve(t)
-        if self.types.is_handle(t) or r.kind in ("pointer", "funcptr"):
-            return "P"
-        if r.kind == "enum":
-            return "i"
-        name = t.name if t.kind == "typedef" and t.name in _TYPECODES else r.name
-        return _TYPECODES.get(name, "")
-
-    # -- one parameter -> (python parameter, lines before the call, C argument, output expr) -------
-    def param(self, fn: ir.Function, p: ir.Param, i: int):
-        t, types = p.type, self.types
-        r = types.resolve(t)
-        v = f"_{i}"
-        cb = self.spec.callbacks.get(fn.name, {})
-        if p.intent == "out" and p.shape.startswith("array[") and r.kind == "pointer":
-            # An array the call fills, its length another argument: returned as a list.
-            length = p.shape[len("array["):-1]
-            target = r.pointee
-            code = self.typecode(target)
-            conv = f"_p.wrap({self.handle_cls(target)}, <void*><size_t>x)" if types.is_handle(target) else "x"
-            # The length converts (and is range-checked) as its C parameter would before anything
-            # is allocated: `[0] * n` with an unchecked n is a MemoryError for 2**40, a TypeError
-            # with a confusing message for None. A negative length gives an empty array (C rejects it).
-            lp = next((q for q in fn.params if q.name == length), None)
-            n = self.int_conv(lp.type, length) if lp is not None and types.is_numeric(lp.type) else length
-            return None, [f"_k{i} = _p.seq_arg([0] * max(0, {n}), {code!r})"], \
-                f"<{self.cy(t)}>_p.waddr(_k{i})", f"[{conv} for x in _k{i}]"
-        if p.intent == "out" and p.shape == "scalar" and r.kind == "pointer":
-            target = r.pointee
-            rt = types.resolve(target)
-            if rt.kind == "record" and rt.name in types.records and types.records[rt.name].size >= 0:
-                # A struct the call fills (ncclGetUniqueId): a fresh wrapper owns the memory.
-                cls = self.cls_of(rt.name)
-                return None, [f"_o{i} = {cls}()"], f"<{self.cy(t)}>(<Pointer>_o{i})._ptr", f"_o{i}"
-            if types.is_handle(target):
-                return None, [f"cdef {self.cy(target, v)} = NULL"], f"&{v}", \
-                    f"_p.wrap({self.handle_cls(target)}, <void*>{v})"
-            if rt.kind == "pointer" and types.resolve(rt.pointee).kind == "builtin" and \
-                    types.resolve(rt.pointee).name == "char":   # const char** out: a C string
-                return None, [f"cdef const char* {v} = NULL"], f"<{self.cy(t)}>&{v}", \
-                    f"(None if {v} == NULL else <bytes>{v})"
-            if rt.kind == "pointer" or rt.kind == "void":
-                if fn.name in self.allocs:
-                    return None, [f"cdef void* {v} = NULL"], f"<{self.cy(t)}>&{v}", \
-                        f"_device_pointer({v}, {self.allocs[fn.name]})"
-                return None, [f"cdef void* {v} = NULL"], f"<{self.cy(t)}>&{v}", f"_p.wrap(Pointer, {v})"
-            if rt.kind == "enum":
-                return None, [f"cdef {self.cy(target, v)}"], f"&{v}", f"_enum.member({self.cls_of(rt.name)}, {v})"
-            if types.is_numeric(target):
-                return None, [f"cdef {self.cy(target, v)} = 0"], f"&{v}", v
-        if p.intent == "inout" and p.shape == "scalar" and r.kind == "pointer":
-            target, rt = r.pointee, types.resolve(r.pointee)
-            if rt.kind == "enum":
-                return p.name, [f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.enum_arg({self.cls_of(rt.name)}, {p.name})"], \
-                    f"&{v}", f"_enum.member({self.cls_of(rt.name)}, {v})"
-            if types.is_numeric(target):
-                conv = p.name if types.is_float(target) else self.int_conv(target, p.name)
-                return p.name, [f"cdef {self.cy(target, v)} = {conv}"], f"&{v}", v
-        if p.intent == "in" and p.shape == "ref" and r.kind == "pointer":
-            # The value is the caller's; C takes its address (hiprtcDestroyProgram(&prog)).
-            target = r.pointee
-            if types.is_handle(target) or types.resolve(target).kind == "pointer":
-                return p.name, [f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.addr({p.name})"], f"&{v}", None
-            if types.is_numeric(target):
-                return p.name, [f"cdef {self.cy(target, v)} = {self.int_conv(target, p.name)}"], f"&{v}", None
-        if p.intent != "in":
-            raise ValueError(f"{fn.name}.{p.name}: unsupported intent {p.intent} {p.shape} for {types.tclass(t)}")
-        # -- inputs ---------------------------------------------------------------------------------
-        if p.name == cb.get("callback"):
-            return self.callback_param(fn, p, i, cb)
-        if p.name == cb.get("data"):
-            return p.name, [], f"_ud{i}", None   # filled by the callback converter
-        if p.shape == "number" and r.kind == "pointer":
-            return self.number_param(fn, p, i)
-        if p.shape == "string":
-            return p.name, [f"cdef const char* {v} = _p.cstr({p.name}, _keep)"], f"<{self.cy(t)}>{v}", None
-        if p.shape == "string_array":
-            return p.name, [f"_k{i} = _p.as_string_array({p.name})"], f"<{self.cy(t)}>_p.addr(_k{i})", None
-        if p.shape == "packed":
-            return p.name, [], f"<{self.cy(t)}>_p.kernel_extra({p.name}, _keep)", None
-        if p.shape == "kernel_params":
-            return p.name, [f"_k{i} = _p.kernel_params({p.name})"], f"<{self.cy(t)}>_p.addr(_k{i})", None
-        if p.shape.split("[")[0] == "array" and r.kind == "pointer":
-            code = self.typecode(r.pointee)
-            conv = "_p.addr" if r.pointee.const else "_p.waddr"
-            # "in array[n]": C reads n elements; a shorter list or array would be read past its end.
-            check = [] if p.shape == "array" else self.length_check(fn, p, p.shape[len("array["):-1])
-            if not code:
-                return p.name, check, f"<{self.cy(t)}>{conv}({p.name})", None
-            return p.name, check + [f"_k{i} = _p.seq_arg({p.name}, {code!r})"], f"<{self.cy(t)}>{conv}(_k{i})", None
-        if types.is_handle(t):
-            return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
-        if r.kind == "enum":
-            return p.name, [], f"<{self.cy(t)}>_p.enum_arg({self.cls_of(r.name)}, {p.name})", None
-        if types.is_float(t):
-            return f"{self.cy(t)} {p.name}", [], p.name, None
-        if types.is_numeric(t):   # __index__ semantics: a float is a TypeError, not truncated
-            return p.name, [], self.int_conv(t, p.name), None
-        if r.kind == "record":
-            cls = self.cls_of(r.name)
-            return p.name, [f"_k{i} = _s.record_arg({cls}, {p.name})"], \
-                f"(<{self.cy(t)}*>(<Pointer>_k{i})._ptr)[0]", None
-        if r.kind == "pointer":
-            pr = types.resolve(r.pointee)
-            if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
-                return p.name, [], f"<{self.cy(t)}>_s.record_ptr({self.cls_of(pr.name)}, {p.name})", None
-            conv = "_p.addr" if r.pointee.const or p.shape != "buffer" and pr.kind != "void" else "_p.waddr"
-            return p.name, [], f"<{self.cy(t)}>{conv}({p.name})", None
-        if r.kind == "funcptr":
-            return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
-        raise ValueError(f"{fn.name}.{p.name}: no conversion for {types.tclass(t)}")
-
-    def pointer_mode_guard(self, fn: ir.Function, cargs: list[str]) -> list[str]:
-        """Lines refusing the call when the handle is in device pointer mode and the function
-        returns a number through a host local: the GPU would write it there later, after the
-        local is gone. The spec names the query, its device mode and the functions."""
-        g = self.spec.pointer_mode_guard
-        if not g or fn.name == g["query"] or not re.search(g["functions"], fn.name) or not fn.params:
-            return []
-        query = next((f for f in self.module.functions if f.name == g["query"]), None)
-        if query is None or fn.params[0].type.name != query.params[0].type.name:
-            return []
-        types = self.types
-
-        def local_number(p):
-            if p.intent not in ("out", "inout") or p.shape != "scalar":
-                return False
-            pt = types.resolve(p.type)
-            if pt.kind != "pointer":
-                return False
-            return types.is_numeric(pt.pointee) or types.resolve(pt.pointee).kind == "record"
-        if not any(local_number(p) for p in fn.params):
-            return []
-        mode_t = types.resolve(query.params[1].type).pointee
-        return [f"cdef {self.cy(mode_t, '_pm')}",
-                f"if _cl.{g['query']}(_a0, &_pm) == 0 and _pm == _cl.{g['device']}:",
-                f"    raise ValueError(\"{fn.name}: the handle is in device pointer mode, where the result is "
-                f"written to device memory; the Python binding returns it through host memory, so use host "
-                f"pointer mode (or call {self.spec.cimport_module}.{fn.name} with a device pointer)\")"]
-
-    def length_check(self, fn, p, length):
-        """Lines raising ValueError when a sized argument (list, tuple, NumPy array) has fewer
-        elements than the length parameter says; pointers are the caller's word."""
-        lp = next((q for q in fn.params if q.name == length), None)
-        if lp is None or not self.types.is_numeric(lp.type):
-            raise ValueError(f"{fn.name}.{p.name}: array length {length!r} is not a numeric parameter")
-        return [f"if {p.name} is not None and hasattr({p.name}, '__len__') and len({p.name}) < {self.int_conv(lp.type, length)}:",
-                f"    raise ValueError(f\"{fn.name}: {p.name} has {{len({p.name})}} elements, {length}={{{length}}} needs that many\")"]
-
-    def number_param(self, fn, p, i):
-        """`const T* alpha`: a Python number stored in a local T, or any pointer (device pointer mode)."""
-        types, t = self.types, p.type
-        target = types.resolve(t).pointee
-        rt = types.resolve(target)
-        local = ir.CType(**{**target.__dict__, "const": False})
-        if types.is_float(target):
-            kind, size = 2, f"sizeof({self.cy(local)})"
-        elif types.is_numeric(target):
-            kind, size = (1 if types.is_unsigned(target) else 0), f"sizeof({self.cy(local)})"
-        elif rt.kind == "record" and len(types.records[rt.name].fields) == 2 and \
-                all(types.is_float(f.type) for f in types.records[rt.name].fields):
-            # complex: two floating fields {x, y} / {real, imag}
-            kind, size = 3, f"sizeof({self.cy(local)}) // 2"
-        else:   # const void* alpha (its type set by another argument): pointers only
-            return p.name, [], f"<{self.cy(t)}>_p.addr({p.name})", None
-        v = f"_n{i}"
-        return p.name, [f"cdef {self.cy(local, v)}"], \
-            f"<{self.cy(t)}>_p.number_arg({p.name}, &{v}, {kind}, {size})", None
-
-    def callback_param(self, fn, p, i, cb):
-        tname = p.type.name
-        tramp = self.trampoline(p.type, cb)
-        data = cb["data"]
-        lines = [f"cdef void* _ud{i}", f"cdef size_t _f{i}",
-                 f"_cb{i} = _callback_context({p.name}, {data}, {bool(cb.get('once'))})",
-                 f"if _cb{i} is None:",
-                 f"    _f{i} = <size_t>_p.addr({p.name})",
-                 f"    _ud{i} = _p.addr({data})",
-                 f"else:",
-                 f"    _f{i} = <size_t>{tramp}",
-                 f"    _ud{i} = <void*>_cb{i}"]
-        # the user-data parameter's argument expression refers to _ud{i}
-        self._ud_index = i
-        return p.name, lines, f"<{self.cy(p.type)}>_f{i}", None
-
-    def trampoline(self, t: ir.CType, cb) -> str:
+    def trampoline(self, t: ir.CType) -> None:
         """A C function with the callback's signature that calls the Python callable."""
-        name = f"_tramp_{t.name}"
+        name = plan.trampoline_name(t)
         if name in self.trampolines:
-            return name
-        proto = self.types.resolve(t)
-        params = [f"{self.cy(pt, f'a{j}')}" for j, pt in enumerate(proto.params)]
+            return
+        types, names = self.types, self.names
+        proto = types.resolve(t)
+        params = [f"{names.cy(pt, f'a{j}')}" for j, pt in enumerate(proto.params)]
         # The void* user-data argument is the one carrying our context tuple (the last void*).
-        ud = max(j for j, pt in enumerate(proto.params) if self.types.resolve(pt).kind == "pointer")
+        ud = max(j for j, pt in enumerate(proto.params) if types.resolve(pt).kind == "pointer")
         conv = []
         for j, pt in enumerate(proto.params):
             if j == ud:
                 continue
-            rt = self.types.resolve(pt)
-            if self.types.is_handle(pt):
-                conv.append(f"_p.wrap({self.handle_cls(pt)}, <void*>a{j})")
+            rt = types.resolve(pt)
+            if types.is_handle(pt):
+                conv.append(f"_p.wrap({names.handle_cls(pt)}, <void*>a{j})")
             elif rt.kind == "enum":
-                conv.append(f"_enum.member({self.cls_of(rt.name)}, a{j})")
+                conv.append(f"_enum.member({names.cls_of(rt.name)}, a{j})")
             elif rt.kind == "pointer":
                 conv.append(f"_p.wrap(Pointer, <void*>a{j})")
             else:
                 conv.append(f"a{j}")
         args = ", ".join(conv + ["_ctx[1]"])
-        ret = self.types.resolve(proto.result)
-        lines = [f"cdef {self.cy(proto.result)} {name}({', '.join(params)}) noexcept with gil:",
+        lines = [f"cdef {names.cy(proto.result)} {name}({', '.join(params)}) noexcept with gil:",
                  f"    _ctx = <tuple>a{ud}",
                  f"    try:",
                  f"        _ctx[0]({args})",
@@ -268,87 +55,81 @@ class FunctionEmitter:
                  f"        if _ctx[2]:",
                  f"            Py_DECREF(_ctx)"]
         self.trampolines[name] = "\n".join(lines)
-        return name
 
-    def function(self, fn: ir.Function) -> str:
-        types = self.types
-        self._ud_index = None
-        conv = [self.param(fn, p, i) for i, p in enumerate(fn.params)]
-        sig = [c[0] for c in conv if c[0] is not None]
-        pre = [l for c in conv for l in c[1]]
-        cargs = [c[2] for c in conv]
-        if self._ud_index is not None:
-            cargs = [a if not a.startswith("_ud") else f"_ud{self._ud_index}" for a in cargs]
-        outs = [c[3] for c in conv if c[3] is not None]
-        # Evaluate every conversion with the GIL, into typed C locals; the call itself runs without it.
-        for i, (p, a) in enumerate(zip(fn.params, list(cargs))):
-            if a == p.name or a.startswith("&_") or a.startswith("_ud"):
-                continue
-            t = p.type if p.type.kind != "array" else ir.CType("pointer", pointee=p.type.pointee)
-            t = ir.CType(**{**t.__dict__, "const": False})   # a local is assigned once: drop top-level const
-            pre.append(f"cdef {self.cy(t, f'_a{i}')} = {a}")
-            cargs[i] = f"_a{i}"
-        res = types.resolve(fn.result)
-        status_enum = self.spec.error_type
-        status_resolved = types.resolve(ir.CType("typedef", status_enum)).name if status_enum else ""
-        is_status = res.kind == "enum" and res.name in (status_enum, status_resolved)
-        body = []
-        if any("_keep" in l or "_keep" in a for l in pre for a in cargs) or any("_keep" in a for a in cargs):
-            body.append("_keep = []")
+    def local(self, pp: plan.ParamPlan) -> str:
+        """Declaration of the typed local `_a<i>` holding a C argument."""
+        t = pp.param.type
+        if t.kind == "array":
+            t = ir.CType("pointer", pointee=t.pointee)
+        t = ir.CType(**{**t.__dict__, "const": False})   # a local is assigned once: drop top-level const
+        return self.names.cy(t, f"_a{pp.index}")
+
+    def guard(self, fp: plan.FunctionPlan, cargs: list[str]) -> list[str]:
+        g = fp.guard
+        if g is None:
+            return []
+        name = fp.fn.name
+        return [f"cdef {self.names.cy(g.mode, '_pm')}",
+                f"if _cl.{g.query}({cargs[g.handle]}, &_pm) == 0 and _pm == _cl.{g.device}:",
+                f"    raise ValueError(\"{name}: the handle is in device pointer mode, where the result is "
+                f"written to device memory; the Python binding returns it through host memory, so use host "
+                f"pointer mode (or call {self.spec.cimport_module}.{name} with a device pointer)\")"]
+
+    def function(self, fp: plan.FunctionPlan) -> str:
+        fn = fp.fn
+        # Every conversion runs with the GIL, into typed C locals; the call itself runs without it.
+        pre = [line for pp in fp.params for line in pp.pre]
+        cargs = []
+        for pp in fp.params:
+            if pp.role == "callback":
+                self.trampoline(pp.param.type)
+            if pp.local:
+                if pp.param.type.kind == "funcptr":   # Cython takes no initialiser after `noexcept nogil`
+                    pre += [f"cdef {self.local(pp)}", f"_a{pp.index} = {pp.arg}"]
+                else:
+                    pre.append(f"cdef {self.local(pp)} = {pp.arg}")
+                cargs.append(f"_a{pp.index}")
+            else:
+                cargs.append(pp.arg)
+        body = ["_keep = []"] if fp.keep else []
         body += pre
-        body += self.pointer_mode_guard(fn, cargs)
+        body += self.guard(fp, cargs)
         call = f"_cl.{fn.name}({', '.join(cargs)})"
-        if res.kind != "void":
-            body.append(f"cdef {self.cy(fn.result, '_r')}")
-        invoke = ["with nogil:", f"    {call if res.kind == 'void' else '_r = ' + call}"]
-        cbname = self.spec.callbacks.get(fn.name, {}).get("callback")
-        if cbname:
+        void = fp.result.kind == "void"
+        if not void:
+            body.append(f"cdef {self.names.cy(fn.result, '_r')}")
+        invoke = ["with nogil:", f"    {call if void else '_r = ' + call}"]
+        if fp.callback is not None:
             # The C side owns one reference from here on: the trampoline drops it after a one-shot
             # call. If the call fails (an exception, or an error status) it is never called.
-            i = next(i for i, p in enumerate(fn.params) if p.name == cbname)
-            body += [f"if _cb{i} is not None:", f"    Py_INCREF(_cb{i})", "try:"]
+            cb = f"_cb{fp.callback.index}"
+            body += [f"if {cb} is not None:", f"    Py_INCREF({cb})", "try:"]
             body += ["    " + l for l in invoke]
-            body += ["except BaseException:", f"    if _cb{i} is not None:", f"        Py_DECREF(_cb{i})", "    raise"]
-            if is_status:
-                body += [f"if _r != 0 and _cb{i} is not None:", f"    Py_DECREF(_cb{i})"]
+            body += ["except BaseException:", f"    if {cb} is not None:", f"        Py_DECREF({cb})", "    raise"]
+            if fp.result.kind == "status":
+                body += [f"if _r != 0 and {cb} is not None:", f"    Py_DECREF({cb})"]
         else:
             body += invoke
         if fn.deprecated:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
-        success = f"{status_enum}.{self.spec.success}" if status_enum else "None"
-        if is_status:
+        if fp.result.kind == "status":
             first = "_status(_r)"
-        elif res.kind == "void":
-            first = None
-        elif res.kind == "pointer" and types.resolve(res.pointee).kind == "builtin" and types.resolve(res.pointee).name == "char":
-            first = None
-            outs.insert(0, "(None if _r == NULL else <bytes>_r)")
-        elif res.kind == "enum":
-            first = None
-            outs.insert(0, f"_enum.member({self.cls_of(res.name)}, _r)")
-        elif res.kind == "record":
-            first = None
-            outs.insert(0, f"_s.record_copy({self.cls_of(res.name)}, &_r)")
-        elif res.kind == "pointer":
-            first = None
-            outs.insert(0, "_p.wrap(Pointer, <void*>_r)")
         else:
-            first = None
-            outs.insert(0, "_r")
-        items = ([first] if first else [success]) + outs
-        body.append(f"return ({', '.join(items)},)")
+            first = f"{self.spec.error_type}.{self.spec.success}" if self.spec.error_type else "None"
+        body.append(f"return ({', '.join([first] + fp.outputs)},)")
         doc = common.docstring(fn.comment)
-        head = f"def {fn.name}({', '.join(sig)}):"
-        lines = [head]
+        sig = [pp.py for pp in fp.params if pp.py is not None]
+        lines = [f"def {fn.name}({', '.join(sig)}):"]
         if doc:
             lines.append(f'    """{doc}\n    """')
         lines += ["    " + l for l in body]
         return "\n".join(lines)
 
 
-def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> str:
-    fe = FunctionEmitter(spec, types, module, all_specs)
-    out = [common.banner(spec, module),
+def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans: list[plan.FunctionPlan]) -> str:
+    fe = FunctionEmitter(spec, types)
+    names = fe.names
+    out = [common.banner(module),
            "# cython: language_level=3, binding=False, embedsignature=True",
            f'"""{spec.doc or spec.library}: Python bindings (HIP Python compatible).',
            "",
@@ -387,7 +168,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
     handle_names = {}
     for td in module.typedefs:
         if types.is_handle(ir.CType("typedef", td.name)):
-            cls = records.handle_class(td.name, types)
+            cls = common.handle_class(td.name, types)
             if cls not in handle_names.values() and types.owner.get(cls, spec.library) in (spec.library,) \
                     and not (cls in types.records and types.records[cls].size >= 0):
                 out.append(f"class {cls}(Handle):\n    \"\"\"Opaque handle `{td.name}`.\"\"\"\n    __slots__ = ()")
@@ -398,18 +179,23 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
             if cls != td.name:
                 out.append(f"{td.name} = {cls}")
     # Structs
-    c_layout, recs = records.emit(module, types, spec)
+    tables = records.layouts(module, types, spec)
     out.append("\n# -- structs and unions " + "-" * 46)
-    if c_layout:
-        out.append('cdef extern from *:\n    """\n    #include <stddef.h>\n' + c_layout + '\n    """')
-        for r, arr, cols, defaults in recs:
-            out.append(f"    const size_t {arr}[{max(len(cols) * 2 + 1, 1)}]")
+    if tables:
+        out.append('cdef extern from *:\n    """\n    #include <stddef.h>\n' + "\n".join(
+            f"    static const size_t {lt.array}[] = {{{', '.join(lt.values)}}};" for lt in tables) + '\n    """')
+        for lt in tables:
+            out.append(f"    const size_t {lt.array}[{max(len(lt.rows) * 2 + 1, 1)}]")
     owned = {r.name for r in module.records}
-    for r, arr, cols, defaults in recs:
-        cols = [_qualify_sub(c, fe) for c in cols]
+    for lt in tables:
+        cols = [f"({row.name!r}, {row.offset}, {row.kind!r}, {row.elsize}, {row.count}, "
+                f"{_sub_class(row.sub, names, types)}, {row.bitoff}, {row.bitwidth})" for row in lt.rows]
+        r = lt.record
         doc = common.docstring(r.comment, 800)
         table = "()" if not cols else "(\n    " + ",\n    ".join(cols) + (",)" if len(cols) == 1 else ")")
-        out.append(f"{r.name} = _struct.define({r.name!r}, {arr}[0], {table}, __name__, \"\"\"{doc}\"\"\", {defaults!r})")
+        from_int = ", from_int=True" if lt.from_int else ""
+        out.append(f"{r.name} = _struct.define({r.name!r}, {lt.array}[0], {table}, __name__, \"\"\"{doc}\"\"\", "
+                   f"{lt.defaults!r}{from_int})")
     # Opaque records without a handle typedef still get a class (used as pointer targets)
     for r in module.records:
         if r.size < 0 and r.name not in handle_names.values() and not r.name.startswith("_anon_"):
@@ -422,7 +208,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
             continue
         if r.kind in ("record", "enum") and r.name != td.name and r.name in types.owner \
                 and (r.kind == "enum" or types.records[r.name].size >= 0 or r.name in owned):
-            out.append(f"{td.name} = {fe.cls_of(r.name)}")
+            out.append(f"{td.name} = {names.cls_of(r.name)}")
     # Macros
     out.append("\n# -- constants " + "-" * 55)
     for m in module.macros:
@@ -439,7 +225,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
             "    d._ptr = p",
             "    d.nbytes = n",
             "    return d", ""]
-    funcs = [fe.function(f) for f in common.bound_functions(module)]
+    funcs = [fe.function(fp) for fp in plans]
     out += list(fe.trampolines.values())
     # Addresses of the trampolines, by callback type: lets tests drive them as the runtime would.
     out.append("_callback_trampolines = {" + ", ".join(
@@ -454,21 +240,18 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict) -> st
     out.append("# -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) " + "-" * 10)
     for a, t in module.aliases.items():
         if t in types.owner:
-            target = fe.cls_of(t)
+            target = names.cls_of(t)
         elif t in types.enumerators:   # #define HIPRTC_JIT_X hipJitOptionX: the member (or constant)
             e = types.enumerators[t]
-            target = fe.py(types.owner[e.name], t if e.anonymous else f"{e.name}.{t}")
+            target = names.py(types.owner[e.name], t if e.anonymous else f"{e.name}.{t}")
         else:
             target = t
         out.append(f"{a} = {target}")
     return "\n".join(out) + "\n"
 
 
-def _qualify_sub(col: str, fe: FunctionEmitter) -> str:
-    """Replace the bare sub-type name in a layout row by its Python reference."""
-    # col is "(name, off, kind, size, count, SUB, bitoff, bitw)"; SUB is None or a bare name
-    parts = col[1:-1].split(", ")
-    sub = parts[5]
-    if sub != "None":
-        parts[5] = fe.cls_of(sub) if sub in fe.types.owner else sub
-    return "(" + ", ".join(parts) + ")"
+def _sub_class(sub: str, names: common.PyxNames, types: TypeIndex) -> str:
+    """The Python class of a layout row's sub-type, as the .pyx refers to it ('None' for none)."""
+    if not sub:
+        return "None"
+    return names.cls_of(sub) if sub in types.owner else sub

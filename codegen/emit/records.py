@@ -1,15 +1,17 @@
 """Struct/union layout tables for hip/_struct.pyx (offsets and sizes from the C compiler)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import ir
 from ..types import TypeIndex
 from . import common
 
 
-def field_kind(t: ir.CType, types: TypeIndex, recs: dict) -> tuple[str, str]:
+def field_kind(t: ir.CType, types: TypeIndex) -> tuple[str, str]:
     """(kind, sub-type name) of a scalar field type; see hip/_struct.pyx KINDS."""
     if types.is_handle(t):
-        return "ptr", handle_class(t.name, types)
+        return "ptr", common.handle_class(t.name, types)
     r = types.resolve(t)
     if r.kind == "pointer":
         pr = types.resolve(r.pointee)
@@ -35,25 +37,39 @@ def field_kind(t: ir.CType, types: TypeIndex, recs: dict) -> tuple[str, str]:
     raise ValueError(f"no field kind for {t}")
 
 
-def handle_class(typedef_name: str, types: TypeIndex) -> str:
-    """Python class of a handle typedef: named after its struct tag (HIP Python's ihipStream_t)."""
-    r = types.resolve(types.resolve(ir.CType("typedef", typedef_name)).pointee)
-    tag = r.name if r.kind == "record" else ""
-    return tag if tag and not tag.startswith("_anon_") else typedef_name
+@dataclass
+class Row:
+    """One field of a layout table: the columns of hip/_struct.pyx's Field."""
+    name: str
+    offset: str                 # a C expression (an element of the layout array) or a number
+    kind: str                   # see hip/_struct.pyx KINDS
+    elsize: str
+    count: int                  # 0: a single value, else a fixed array of that many
+    sub: str                    # bare type name of a handle, enum or record field ('' for none)
+    bitoff: int = 0
+    bitwidth: int = -1
 
 
-def emit(module: ir.Module, types: TypeIndex, spec) -> tuple[str, str]:
-    """(C layout arrays as a verbatim extern block, Python definitions)."""
-    recs = {r.name: r for r in module.records}
+@dataclass
+class Layout:
+    record: ir.Record
+    array: str                  # the C array of the record's size, then each field's offset and element size
+    values: list[str]           # its C initialisers
+    rows: list[Row]
+    defaults: dict | None       # the spec's struct_defaults
+    from_int: bool = False      # the spec's struct_from_int
+
+
+def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
+    """Layout tables of the module's complete records, embedded records first."""
     paths = common.record_paths(module)
-    c_lines, py_lines = [], []
+    out = []
     for r in common.records_in_order(module):
         if r.size < 0:
             continue
+        arr = f"hip_py_layout_{r.name}"
         if not r.public:   # a C++ class with protected fields (__half): no offsetof, a sized value only
-            arr = f"hip_py_layout_{r.name}"
-            c_lines.append(f"    static const size_t {arr}[] = {{sizeof({r.c_name or r.name})}};")
-            py_lines.append((r, arr, [], None))
+            out.append(Layout(r, arr, [f"sizeof({r.c_name or r.name})"], [], None))
             continue
         if r.c_name:
             root, base = r.c_name, ""
@@ -74,32 +90,23 @@ def emit(module: ir.Module, types: TypeIndex, spec) -> tuple[str, str]:
                 t = t.pointee
             if f.bit_width >= 0:
                 # Bitfields have no address: offsets come from libclang's layout (tests compare).
-                word = f.offset_bits // 32 * 4
-                rows.append((f.name, None, "bits", 4, 0, "", f.offset_bits % 32, f.bit_width, word))
+                rows.append(Row(common.safe_field(f.name), str(f.offset_bits // 32 * 4), "bits", "4", 0, "",
+                                f.offset_bits % 32, f.bit_width))
                 continue
             member = f"{base}{f.name}"
-            vals.append(f"offsetof({root}, {member}) - {off0}")
             r_t = types.resolve(t)
             if count and r_t.kind == "builtin" and r_t.name == "char" and f.type.pointee.kind != "array":
                 # text up to its NUL, unless the spec says the bytes are data (UUIDs, IPC handles)
                 kind, sub = ("bytes" if f"{r.name}.{f.name}" in spec.binary_fields else "chars"), ""
             else:
-                kind, sub = field_kind(t, types, recs)
+                kind, sub = field_kind(t, types)
             elsize = f"sizeof({ref}.{f.name}{'[0]' * _dims(f.type)})" if not base else \
                 f"sizeof((({root}*)0)->{member}{'[0]' * _dims(f.type)})"
-            vals.append(elsize)
-            rows.append((common.safe_field(f.name), len(vals) - 2, kind, None, count, sub, 0, -1, None))
-            # row index i: offset at vals[i], element size at vals[i + 1]
-        arr = f"hip_py_layout_{r.name}"
-        c_lines.append(f"    static const size_t {arr}[] = {{{', '.join(vals)}}};")
-        cols = []
-        for name, idx, kind, elsize, count, sub, bitoff, bitw, word in rows:
-            off = f"{arr}[{idx}]" if idx is not None else str(word)
-            es = f"{arr}[{idx + 1}]" if idx is not None else str(elsize)
-            cols.append(f"({name!r}, {off}, {kind!r}, {es}, {count}, {sub or None}, {bitoff}, {bitw})")
-        defaults = spec.struct_defaults.get(r.name)
-        py_lines.append((r, arr, cols, defaults))
-    return "\n".join(c_lines), py_lines
+            rows.append(Row(common.safe_field(f.name), f"{arr}[{len(vals)}]", kind, f"{arr}[{len(vals) + 1}]",
+                            count, sub))
+            vals += [f"offsetof({root}, {member}) - {off0}", elsize]
+        out.append(Layout(r, arr, vals, rows, spec.struct_defaults.get(r.name), r.name in spec.struct_from_int))
+    return out
 
 
 def _dims(t: ir.CType) -> int:

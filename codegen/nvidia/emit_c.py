@@ -68,8 +68,7 @@ class Layer:
         return Converter.enumerator_value(self.h.enums[st["type"]], st[key])
 
     def returns_status(self, f: ir.Function) -> bool:
-        r = self.h.resolve(f.result)
-        return r.kind == "enum" and r.name == self.spec.status.get("type")
+        return self.h.is_enum(f.result, self.spec.status.get("type", ""))
 
     # -- one function ----------------------------------------------------------------
     def signature(self, f: ir.Function) -> str:

@@ -1,0 +1,360 @@
+"""Analysis pass: how each bound function crosses between Python and C.
+
+A ParamPlan says what the Python caller passes for one C parameter (if
+anything), how that becomes the C argument, and what comes back through it; a
+FunctionPlan adds what the call's result becomes. Every decision about a
+parameter (its role, its conversion, its Python type) is made here, once:
+emit/pylayer.py renders the plans as Cython, emit/stubs.py writes their Python
+types. The conversions themselves are calls into the shared runtime
+(hip/_pointer.pyx, hip/_struct.pyx), spelled as the .pyx spells them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import ir
+from .emit import common
+from .spec import Spec
+from .types import TypeIndex
+
+# How a parameter crosses (ParamPlan.role):
+#   out_array out_struct out_handle out_string out_pointer out_enum out_number: the call writes it; returned
+#   inout_enum inout_number: the caller's value goes in, the call's comes back
+#   ref: the caller's value, passed by address (not returned)
+#   callback callback_data: a Python callable and the user data the C side hands back to it
+#   number: `const T* alpha`, a Python number in a local or any pointer
+#   string string_array packed kernel_params array: per the spec's shape
+#   handle enum float int struct struct_pointer pointer funcptr: plain inputs, by C type
+ROLES = ("out_array", "out_struct", "out_handle", "out_string", "out_pointer", "out_enum", "out_number",
+         "inout_enum", "inout_number", "ref", "callback", "callback_data", "number", "string", "string_array",
+         "packed", "kernel_params", "array", "handle", "enum", "float", "int", "struct", "struct_pointer",
+         "pointer", "funcptr")
+
+_TYPECODES = {"char": "b", "signed char": "b", "unsigned char": "B", "short": "h", "unsigned short": "H",
+              "int": "i", "unsigned int": "I", "long": "l", "unsigned long": "L", "long long": "q",
+              "unsigned long long": "Q", "float": "f", "double": "d", "_Bool": "B",
+              "size_t": "Q", "int8_t": "b", "uint8_t": "B", "int16_t": "h", "uint16_t": "H", "int32_t": "i",
+              "uint32_t": "I", "int64_t": "q", "uint64_t": "Q", "intptr_t": "q", "uintptr_t": "Q"}
+
+
+@dataclass
+class ParamPlan:
+    param: ir.Param
+    index: int
+    role: str                            # see ROLES
+    arg: str                             # the C argument (a Cython expression)
+    py: str | None = None                # the `def` parameter ('x', or 'double x' for a typed one); None: not passed
+    pre: list[str] = field(default_factory=list)   # Cython run before the call, with the GIL, in parameter order
+    local: bool = True                   # arg is bound to a typed local `_a<index>` before the call
+    keep: bool = False                   # the conversion needs `_keep` (objects alive until the call returns)
+    out: str | None = None               # the Python value returned through this parameter
+    py_type: str = "Any"                 # stub annotation of the Python parameter
+    out_type: str | None = None          # stub type of the returned value
+    host_result: bool = False            # a result read back from host memory the binding owns
+
+    def __post_init__(self):
+        assert self.role in ROLES, self.role
+
+
+@dataclass
+class ResultPlan:
+    kind: str                            # 'status' (the spec's error_type), 'void' or 'value'
+    out: str | None = None               # 'value': the Python value of `_r`
+    out_type: str | None = None          # 'value': its stub type
+
+
+@dataclass
+class Guard:
+    """Refuse the call while the handle is in device pointer mode (spec `pointer_mode_guard`):
+    the library would write the result to device memory, after the call, where the binding
+    gave it a host local."""
+    query: str                           # the function asking the handle's mode
+    device: str                          # the device mode's enumerator
+    mode: ir.CType                       # the mode's C type
+    handle: int                          # index of the handle parameter
+
+
+@dataclass
+class FunctionPlan:
+    fn: ir.Function
+    params: list[ParamPlan]
+    result: ResultPlan
+    callback: ParamPlan | None = None    # a Python callable the C side holds a reference to
+    guard: Guard | None = None
+
+    @property
+    def keep(self) -> bool:
+        return any(p.keep for p in self.params)
+
+    @property
+    def outputs(self) -> list[str]:
+        """What the call returns after the status: the result, then the parameters' values."""
+        first = [self.result.out] if self.result.kind == "value" else []
+        return first + [p.out for p in self.params if p.out is not None]
+
+
+def build(module: ir.Module, spec: Spec, types: TypeIndex) -> list[FunctionPlan]:
+    """Plans of the bound functions, in header order."""
+    planner = Planner(module, spec, types)
+    return [planner.function(f) for f in common.bound_functions(module)]
+
+
+def trampoline_name(t: ir.CType) -> str:
+    """The C function that calls a Python callable with the signature of callback type t."""
+    return f"_tramp_{t.name}"
+
+
+class Planner:
+    """Plans one library's functions from its IR (intent and shape set), spec and TypeIndex."""
+
+    def __init__(self, module: ir.Module, spec: Spec, types: TypeIndex):
+        self.module, self.spec, self.types = module, spec, types
+        self.names = common.PyxNames(spec, types)
+
+    # -- spelling helpers --------------------------------------------------------------------
+    def cy(self, t: ir.CType, name: str = "") -> str:
+        return self.names.cy(t, name)
+
+    def int_conv(self, t: ir.CType, expr: str) -> str:
+        """Python object -> C integer of type t, through the shared range-checked converters."""
+        unsigned = self.types.is_unsigned(t)
+        ct = self.cy(ir.CType(**{**t.__dict__, "const": False}))
+        return f"<{ct}>_p.as_{'unsigned' if unsigned else 'signed'}({expr}, sizeof({ct}))"
+
+    def typecode(self, t: ir.CType) -> str:
+        """The array module typecode of a C element type ('' when it has none)."""
+        r = self.types.resolve(t)
+        if self.types.is_handle(t) or r.kind in ("pointer", "funcptr"):
+            return "P"
+        if r.kind == "enum":
+            return "i"
+        name = t.name if t.kind == "typedef" and t.name in _TYPECODES else r.name
+        return _TYPECODES.get(name, "")
+
+    def stub_type(self, t: ir.CType) -> str:
+        """The Python type a value of C type t is given as (unqualified: stubs import every library)."""
+        r, types = self.types.resolve(t), self.types
+        if types.is_handle(t):
+            return common.handle_class(t.name, types)
+        if r.kind == "enum":
+            return r.name
+        if types.is_float(t):
+            return "float"
+        if types.is_numeric(t):
+            return "int"
+        if r.kind == "record":
+            return r.name
+        return "object"
+
+    # -- a function ----------------------------------------------------------------------------
+    def function(self, fn: ir.Function) -> FunctionPlan:
+        params = [self.param(fn, p, i) for i, p in enumerate(fn.params)]
+        callback = next((pp for pp in params if pp.role == "callback"), None)
+        return FunctionPlan(fn, params, self.result(fn), callback, self.guard(fn, params))
+
+    def result(self, fn: ir.Function) -> ResultPlan:
+        types, t = self.types, fn.result
+        res = types.resolve(t)
+        if types.is_enum(t, self.spec.error_type):
+            return ResultPlan("status")
+        if res.kind == "void":
+            return ResultPlan("void")
+        if res.kind == "pointer" and self.is_char(res.pointee):
+            return ResultPlan("value", "(None if _r == NULL else <bytes>_r)", "bytes | None")
+        if res.kind == "enum":
+            return ResultPlan("value", f"_enum.member({self.names.cls_of(res.name)}, _r)", res.name)
+        if res.kind == "record":
+            return ResultPlan("value", f"_s.record_copy({self.names.cls_of(res.name)}, &_r)", res.name)
+        if res.kind == "pointer":
+            return ResultPlan("value", "_p.wrap(Pointer, <void*>_r)", "Pointer")
+        return ResultPlan("value", "_r", self.stub_type(t))
+
+    def guard(self, fn: ir.Function, params: list[ParamPlan]) -> Guard | None:
+        """A Guard where the spec's functions take the queried handle first and return a result
+        through host memory."""
+        g = self.spec.pointer_mode_guard
+        if not g or fn.name == g["query"] or not re.search(g["functions"], fn.name) or not fn.params:
+            return None
+        query = next((f for f in self.module.functions if f.name == g["query"]), None)
+        if query is None or fn.params[0].type.name != query.params[0].type.name:
+            return None
+        if not any(pp.host_result for pp in params):
+            return None
+        return Guard(g["query"], g["device"], self.types.resolve(query.params[1].type).pointee, 0)
+
+    def is_char(self, t: ir.CType) -> bool:
+        r = self.types.resolve(t)
+        return r.kind == "builtin" and r.name == "char"
+
+    # -- a parameter ---------------------------------------------------------------------------
+    def param(self, fn: ir.Function, p: ir.Param, i: int) -> ParamPlan:
+        types, names, t = self.types, self.names, self.cy(p.type)
+        r = types.resolve(p.type)
+        v = f"_{i}"
+
+        def plan(role, arg, **kw):
+            return ParamPlan(p, i, role, arg, **kw)
+        if p.intent == "out" and p.shape.startswith("array[") and r.kind == "pointer":
+            # An array the call fills, its length another argument: returned as a list.
+            length = p.shape[len("array["):-1]
+            target = r.pointee
+            if types.is_handle(target):
+                conv, value = f"_p.wrap({names.handle_cls(target)}, <void*><size_t>x)", self.stub_type(target)
+            else:   # the array's numbers (addresses where the elements are pointers)
+                conv = "x"
+                value = "float" if types.is_float(target) else "int" if self.typecode(target) else self.stub_type(target)
+            # The length converts (and is range-checked) as its C parameter would before anything
+            # is allocated: `[0] * n` with an unchecked n is a MemoryError for 2**40, a TypeError
+            # with a confusing message for None. A negative length gives an empty array (C rejects it).
+            lp = next((q for q in fn.params if q.name == length), None)
+            n = self.int_conv(lp.type, length) if lp is not None and types.is_numeric(lp.type) else length
+            return plan("out_array", f"<{t}>_p.waddr(_k{i})",
+                        pre=[f"_k{i} = _p.seq_arg([0] * max(0, {n}), {self.typecode(target)!r})"],
+                        out=f"[{conv} for x in _k{i}]", out_type=f"list[{value}]")
+        if p.intent == "out" and p.shape == "scalar" and r.kind == "pointer":
+            target = r.pointee
+            rt = types.resolve(target)
+            if rt.kind == "record" and rt.name in types.records and types.records[rt.name].size >= 0:
+                # A struct the call fills (ncclGetUniqueId): a fresh wrapper owns the memory.
+                return plan("out_struct", f"<{t}>(<Pointer>_o{i})._ptr", pre=[f"_o{i} = {names.cls_of(rt.name)}()"],
+                            out=f"_o{i}", out_type=rt.name, host_result=True)
+            if types.is_handle(target):
+                return plan("out_handle", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = NULL"],
+                            out=f"_p.wrap({names.handle_cls(target)}, <void*>{v})", out_type=self.stub_type(target))
+            if rt.kind == "pointer" and self.is_char(rt.pointee):   # const char** out: a C string
+                return plan("out_string", f"<{t}>&{v}", pre=[f"cdef const char* {v} = NULL"],
+                            out=f"(None if {v} == NULL else <bytes>{v})", out_type="bytes | None")
+            if rt.kind == "pointer" or rt.kind == "void":
+                size = self.spec.device_allocations.get(fn.name)
+                if size:
+                    out, value = f"_device_pointer({v}, {size})", "DevicePointer"
+                else:
+                    out, value = f"_p.wrap(Pointer, {v})", "Pointer"
+                return plan("out_pointer", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"], out=out, out_type=value)
+            if rt.kind == "enum":
+                return plan("out_enum", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)}"],
+                            out=f"_enum.member({names.cls_of(rt.name)}, {v})", out_type=rt.name)
+            if types.is_numeric(target):
+                return plan("out_number", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = 0"], out=v,
+                            out_type=self.stub_type(target), host_result=True)
+        if p.intent == "inout" and p.shape == "scalar" and r.kind == "pointer":
+            target, rt = r.pointee, types.resolve(r.pointee)
+            if rt.kind == "enum":
+                cls = names.cls_of(rt.name)
+                return plan("inout_enum", f"&{v}", py=p.name, local=False,
+                            pre=[f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.enum_arg({cls}, {p.name})"],
+                            out=f"_enum.member({cls}, {v})", py_type=rt.name, out_type=rt.name)
+            if types.is_numeric(target):
+                conv = p.name if types.is_float(target) else self.int_conv(target, p.name)
+                return plan("inout_number", f"&{v}", py=p.name, local=False,
+                            pre=[f"cdef {self.cy(target, v)} = {conv}"], out=v, py_type=self.stub_type(target),
+                            out_type=self.stub_type(target), host_result=True)
+        if p.intent == "in" and p.shape == "ref" and r.kind == "pointer":
+            # The value is the caller's; C takes its address (hiprtcDestroyProgram(&prog)).
+            target = r.pointee
+            if types.is_handle(target) or types.resolve(target).kind == "pointer":
+                conv = f"<{self.cy(target)}>_p.addr({p.name})"
+            elif types.is_numeric(target):
+                conv = self.int_conv(target, p.name)
+            else:
+                conv = None
+            if conv is not None:
+                return plan("ref", f"&{v}", py=p.name, local=False, pre=[f"cdef {self.cy(target, v)} = {conv}"])
+        if p.intent != "in":
+            raise ValueError(f"{fn.name}.{p.name}: unsupported intent {p.intent} {p.shape} for {types.tclass(p.type)}")
+        return self.input(fn, p, i)
+
+    def input(self, fn: ir.Function, p: ir.Param, i: int) -> ParamPlan:
+        types, names, t, x = self.types, self.names, self.cy(p.type), p.name
+        r = types.resolve(p.type)
+        cb = self.spec.callbacks.get(fn.name, {})
+
+        def plan(role, arg, **kw):
+            return ParamPlan(p, i, role, arg, **{"py": x, **kw})
+        if x == cb.get("callback"):
+            return plan("callback", f"<{t}>_f{i}", pre=self.callback(p, i, cb))
+        if x == cb.get("data"):
+            j = next((k for k, q in enumerate(fn.params) if q.name == cb.get("callback")), None)
+            if j is None:
+                raise ValueError(f"{self.spec.library}.yaml: callbacks: {fn.name} has no parameter {cb['callback']!r}")
+            return plan("callback_data", f"_ud{j}", local=False)   # set by the callback's conversion
+        if p.shape == "number" and r.kind == "pointer":
+            return self.number(p, i)
+        if p.shape == "string":
+            return plan("string", f"<{t}>_{i}", pre=[f"cdef const char* _{i} = _p.cstr({x}, _keep)"], keep=True)
+        if p.shape == "string_array":
+            return plan("string_array", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _p.as_string_array({x})"])
+        if p.shape == "packed":
+            return plan("packed", f"<{t}>_p.kernel_extra({x}, _keep)", keep=True)
+        if p.shape == "kernel_params":
+            return plan("kernel_params", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _p.kernel_params({x})"])
+        if p.shape.split("[")[0] == "array" and r.kind == "pointer":
+            code = self.typecode(r.pointee)
+            conv = "_p.addr" if r.pointee.const else "_p.waddr"
+            # "in array[n]": C reads n elements; a shorter list or array would be read past its end.
+            check = [] if p.shape == "array" else self.length_check(fn, p, p.shape[len("array["):-1])
+            if not code:
+                return plan("array", f"<{t}>{conv}({x})", pre=check)
+            return plan("array", f"<{t}>{conv}(_k{i})", pre=check + [f"_k{i} = _p.seq_arg({x}, {code!r})"])
+        if types.is_handle(p.type):
+            return plan("handle", f"<{t}>_p.addr({x})")
+        if r.kind == "enum":
+            return plan("enum", f"<{t}>_p.enum_arg({names.cls_of(r.name)}, {x})", py_type=r.name)
+        if types.is_float(p.type):   # a typed `def` parameter: Cython converts
+            return plan("float", x, py=f"{t} {x}", local=False, py_type="float")
+        if types.is_numeric(p.type):   # __index__ semantics: a float is a TypeError, not truncated
+            return plan("int", self.int_conv(p.type, x), py_type="int")
+        if r.kind == "record":
+            return plan("struct", f"(<{t}*>(<Pointer>_k{i})._ptr)[0]",
+                        pre=[f"_k{i} = _s.record_arg({names.cls_of(r.name)}, {x})"])
+        if r.kind == "pointer":
+            pr = types.resolve(r.pointee)
+            if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
+                return plan("struct_pointer", f"<{t}>_s.record_ptr({names.cls_of(pr.name)}, {x})")
+            conv = "_p.addr" if r.pointee.const or p.shape != "buffer" and pr.kind != "void" else "_p.waddr"
+            return plan("pointer", f"<{t}>{conv}({x})")
+        if r.kind == "funcptr":
+            return plan("funcptr", f"<{t}>_p.addr({x})")
+        raise ValueError(f"{fn.name}.{x}: no conversion for {types.tclass(p.type)}")
+
+    def length_check(self, fn: ir.Function, p: ir.Param, length: str) -> list[str]:
+        """Lines raising ValueError when a sized argument (list, tuple, NumPy array) has fewer
+        elements than the length parameter says; pointers are the caller's word."""
+        lp = next((q for q in fn.params if q.name == length), None)
+        if lp is None or not self.types.is_numeric(lp.type):
+            raise ValueError(f"{fn.name}.{p.name}: array length {length!r} is not a numeric parameter")
+        return [f"if {p.name} is not None and hasattr({p.name}, '__len__') and len({p.name}) < {self.int_conv(lp.type, length)}:",
+                f"    raise ValueError(f\"{fn.name}: {p.name} has {{len({p.name})}} elements, {length}={{{length}}} needs that many\")"]
+
+    def number(self, p: ir.Param, i: int) -> ParamPlan:
+        """`const T* alpha`: a Python number stored in a local T, or any pointer (device pointer mode)."""
+        types, t = self.types, self.cy(p.type)
+        target = types.resolve(p.type).pointee
+        rt = types.resolve(target)
+        local = ir.CType(**{**target.__dict__, "const": False})
+        if types.is_float(target):
+            kind, size = 2, f"sizeof({self.cy(local)})"
+        elif types.is_numeric(target):
+            kind, size = (1 if types.is_unsigned(target) else 0), f"sizeof({self.cy(local)})"
+        elif rt.kind == "record" and len(types.records[rt.name].fields) == 2 and \
+                all(types.is_float(f.type) for f in types.records[rt.name].fields):
+            # complex: two floating fields {x, y} / {real, imag}
+            kind, size = 3, f"sizeof({self.cy(local)}) // 2"
+        else:   # const void* alpha (its type set by another argument): pointers only
+            return ParamPlan(p, i, "number", f"<{t}>_p.addr({p.name})", py=p.name)
+        return ParamPlan(p, i, "number", f"<{t}>_p.number_arg({p.name}, &_n{i}, {kind}, {size})", py=p.name,
+                         pre=[f"cdef {self.cy(local, f'_n{i}')}"])
+
+    def callback(self, p: ir.Param, i: int, cb: dict) -> list[str]:
+        """A Python callable goes through a trampoline with its context as the user data; anything
+        else is taken as a C function pointer, the user data as a pointer."""
+        x, data = p.name, cb["data"]
+        return [f"cdef void* _ud{i}", f"cdef size_t _f{i}",
+                f"_cb{i} = _callback_context({x}, {data}, {bool(cb.get('once'))})",
+                f"if _cb{i} is None:",
+                f"    _f{i} = <size_t>_p.addr({x})",
+                f"    _ud{i} = _p.addr({data})",
+                f"else:",
+                f"    _f{i} = <size_t>{trampoline_name(p.type)}",
+                f"    _ud{i} = <void*>_cb{i}"]
