@@ -468,7 +468,9 @@ def _read_function(mod: Module, name: str, code: str, raw: str, body, lineno: in
         if len(els) > len(returned):
             returned = [_returned_name(e) for e in els]
         e0 = els[0]
-        if re.fullmatch(r"_\w+__retval", e0):                                # AMD: the C result
+        n0 = _returned_name(e0)
+        if re.fullmatch(r"_\w+__retval", n0):                                # AMD: the C result
+            e0 = n0
             mm = re.search(re.escape(e0) + r"\s*=\s*([\w.]+)\(", body_code)
             first.add("status" if mm and mm.group(1) in STATUS_TYPES else "value")
         elif re.fullmatch(r"_status\(\w+\)", e0):                            # ours: the C status
@@ -499,6 +501,8 @@ def _read_function(mod: Module, name: str, code: str, raw: str, body, lineno: in
 def _resolve_members(modules: Dict[str, Module], extra: Dict[str, Class]) -> None:
     """Class members = own + inherited, bases looked up across the package (hip._util.types.Pointer...)."""
     index: Dict[str, Class] = dict(extra)
+    for qual, cls in extra.items():
+        index.setdefault(qual.rsplit(".", 1)[-1], cls)
     for mname, mod in modules.items():
         for cname, cls in mod.classes.items():
             index[f"hip.{mname}.{cname}"] = cls
@@ -635,9 +639,26 @@ def _apply_probe(out: Dict[str, Module], got: dict) -> None:
             mod.constants[c] = v
 
 
+_OWN_DIR = r'''
+def own_dir(cls):
+    """dir(cls) less what `object` gives, keeping what the class overrides (__repr__...)."""
+    out = []
+    for a in dir(cls):
+        try:
+            if a in dir(object) and getattr(cls, a) is getattr(object, a):
+                continue
+        except Exception:
+            pass
+        if a in ("__doc__", "__module__", "__dict__", "__weakref__", "__slots__", "__init_subclass__",
+                 "__subclasshook__", "__new__", "__pyx_vtable__", "__reduce_cython__", "__setstate_cython__"):
+            continue
+        out.append(a)
+    return sorted(out)
+'''
+
 _PROBE = r"""
 import importlib, json, sys
-root, wanted = sys.argv[1], json.loads(sys.argv[2])
+root, wanted, OWN_DIR = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 sys.path.insert(0, root)
 def members(obj):
     ms = getattr(obj, "__members__", None)
@@ -659,6 +680,7 @@ def plain(v):
         return int(v)
     except Exception:
         return repr(v)
+exec(OWN_DIR)
 res = {}
 for m, names in wanted.items():
     try:
@@ -685,7 +707,7 @@ for m, names in wanted.items():
     for k in names.get("classes", []):
         v = getattr(mod, k, None)
         if isinstance(v, type):
-            classes[k] = sorted(set(dir(v)) - set(dir(object)) | {a for a in ("__init__",) if a in vars(v)})
+            classes[k] = own_dir(v)
     callables = sorted(k for k, v in vars(mod).items() if callable(v) and not isinstance(v, type) and not k.startswith("_"))
     res[m] = {"enums": enums, "constants": consts, "classes": classes, "callables": callables,
               "names": sorted(k for k in vars(mod) if not k.startswith("_"))}
@@ -703,8 +725,37 @@ def probe(root: str, modules: List[str], names: Optional[dict] = None, python: O
     wanted = {m: (names or {}).get(m, {}) for m in modules}
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
-    r = subprocess.run([python or sys.executable, "-I", "-c", _PROBE, root, json.dumps(wanted)],
+    r = subprocess.run([python or sys.executable, "-I", "-c", _PROBE, root, json.dumps(wanted), _OWN_DIR],
                        capture_output=True, text=True, timeout=timeout, cwd=root, env=env)
+    if r.returncode != 0:
+        return {m: {"error": (r.stderr or r.stdout).strip()[-2000:]} for m in modules}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+_PROBE_CLASSES = r"""
+import importlib, json, sys
+root, names, OWN_DIR = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+sys.path.insert(0, root)
+exec(OWN_DIR)
+out = {}
+for modname in names:
+    try:
+        mod = importlib.import_module(modname)
+    except BaseException as e:
+        out[modname] = {"error": f"{type(e).__name__}: {e}"}
+        continue
+    out[modname] = {k: own_dir(v) for k, v in vars(mod).items() if isinstance(v, type)}
+print(json.dumps(out))
+"""
+
+
+def probe_classes(root: str, modules: List[str], python: Optional[str] = None) -> dict:
+    """{module: {class: [members]}} for every class in each (fully named) module of the package
+    under `root`, imported in a child interpreter; {module: {"error": ...}} where the import fails."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    r = subprocess.run([python or sys.executable, "-I", "-c", _PROBE_CLASSES, root, json.dumps(modules), _OWN_DIR],
+                       capture_output=True, text=True, cwd=root, env=env)
     if r.returncode != 0:
         return {m: {"error": (r.stderr or r.stdout).strip()[-2000:]} for m in modules}
     return json.loads(r.stdout.strip().splitlines()[-1])
