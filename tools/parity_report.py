@@ -296,8 +296,9 @@ def compare_functions(A, O, c: CSide):
             why = "not in our headers (AMD's were newer)" if cfn is None else \
                 (f"we skip it: {cfn.skip}" if cfn.skip else "in our headers, not bound")
             res["only_amd"][m].append((n, why))
-        res["only_ours"][m] = sorted(n for n in o.functions if n not in a.functions and
-                                     not any(n == c.aliases.get(m, {}).get(x) for x in a.functions))
+        res["only_ours"][m] = sorted(n for n in o.functions if n not in a.functions and c.function(m, n) is not None
+                                     and not any(n == c.aliases.get(m, {}).get(x) for x in a.functions))
+        res.setdefault("helpers_ours", {})[m] = sorted(n for n in o.functions if c.function(m, n) is None)
         both = [n for n in a.functions if n in ours_callable]
         res["both"][m] = len(both)
         diffs = []
@@ -537,6 +538,9 @@ def print_report(R, n_ex: int, only_rules: bool = False):
                   + _ex((n for n, _ in fr["only_amd"][m]), n_ex))
             if fr["only_ours"].get(m):
                 P(f"only in our {m}: {len(fr['only_ours'][m])}: " + _ex(fr["only_ours"][m], n_ex))
+        helpers = sorted({n for v in fr.get("helpers_ours", {}).values() for n in v})
+        if helpers:
+            P(f"(our helpers, no C function: {', '.join(helpers)})")
         titles = {"a": "(a) AMD: the caller passes the buffer; ours allocates and returns it",
                   "b": "(b) AMD allocates and returns it; ours: the caller passes it",
                   "c": "(c) AMD returns (drops from its signature) a const T* input array",
@@ -552,9 +556,13 @@ def print_report(R, n_ex: int, only_rules: bool = False):
                 if kind in ("a", "b", "c"):
                     shapes = collections.Counter(p["shape"] for d in ds for p in d["params"] if p["kind"] == kind)
                     for shape, cnt in shapes.most_common(8):
-                        exs = [f"{d['function']}.{p['param']}" for d in ds for p in d["params"]
-                               if p["kind"] == kind and p["shape"] == shape]
-                        P(f"    {cnt:4} params {shape:28} e.g. {_ex(exs, min(n_ex, 3))}")
+                        ps = [(d, p) for d in ds for p in d["params"] if p["kind"] == kind and p["shape"] == shape]
+                        exs = [f"{d['function']}.{p['param']}" for d, p in ps]
+                        ad = collections.Counter(p["amd_adapter"] for _, p in ps)
+                        oi = collections.Counter(p["our_intent"] for _, p in ps)
+                        P(f"    {cnt:4} params {shape:26} AMD: {', '.join(f'{k} {v}' for k, v in ad.most_common())}"
+                          f"; ours: {', '.join(f'{k} {v}' for k, v in oi.most_common())}")
+                        P(f"         e.g. {_ex(exs, min(n_ex, 4))}")
                 else:
                     for d in ds[:n_ex]:
                         why = d.get("why", "")
