@@ -191,15 +191,9 @@ AMD_RETURNED = {
     "hip": {("hipDeviceGetName", "name"), ("hipDeviceGetPCIBusId", "pciBusId"), ("hipDeviceGetUuid", "uuid"),
             ("hipIpcGetMemHandle", "handle"), ("hipMemGetAddressRange", "pbase"),
             ("hipDrvGetErrorName", "errorString"), ("hipDrvGetErrorString", "errorString")},
-    "hiprtc": {("hiprtcVersion", "major"), ("hiprtcVersion", "minor"), ("hiprtcCreateProgram", "prog"),
-               ("hiprtcGetLoweredName", "lowered_name"), ("hiprtcGetProgramLogSize", "logSizeRet"),
-               ("hiprtcGetCodeSize", "codeSizeRet"), ("hiprtcGetBitcodeSize", "bitcode_size"),
-               ("hiprtcLinkCreate", "hip_link_state_ptr"), ("hiprtcLinkComplete", "bin_out"),
-               ("hiprtcLinkComplete", "size_out")},
 }
 AMD_CALLER = {
-    "hip": {("hipPointerGetAttribute", "data"), ("hipExtStreamGetCUMask", "cuMask"),
-            ("hipExtStreamCreateWithCUMask", "cuMask")},
+    "hip": {("hipExtStreamGetCUMask", "cuMask")},
     "rccl": {("ncclCommInitAll", "comm"), ("pncclCommInitAll", "comm")},
     "hiprand": {("*", "output_data")},
 }
@@ -228,7 +222,11 @@ def amd_rule(module: str, fn: str, pname: str, shape: str) -> str:
             else "caller"
     if module == "rccl":
         return "returned" if (_RECORD2.fullmatch(shape) or shape == _BASIC1) else "caller"
-    return "caller"        # hiprtc: only the listed ones
+    if module == "hiprtc":
+        if _RECORD2.fullmatch(shape):
+            return "caller" if fn == "hiprtcDestroyProgram" else "returned"
+        return "returned" if (shape == _BASIC1 or pname in ("lowered_name", "bin_out")) else "caller"
+    return "caller"
 
 
 def check_amd_rule(A, c: CSide):
