@@ -492,7 +492,7 @@ def _read_function(mod: Module, name: str, code: str, raw: str, body, lineno: in
         for p, _ in params:
             fn.adapters[p] = _adapter(p, body_code) or types.get(p, "")
         for r in returned:
-            if r not in fn.adapters and not r.startswith("_"):
+            if r not in fn.adapters and not r.startswith("_") and re.fullmatch(r"\w+", r):
                 fn.outputs[r] = _output_kind(r, body_code)
         fn.c_args = _c_call_args(body_code, name)
     mod.functions[name] = fn

@@ -454,7 +454,7 @@ def compare_names(A, O):
         if a is None or o is None:
             continue
         ours = set(o.all) | set(o.functions) | set(o.enums) | set(o.classes) | set(o.constants)
-        names = set(a.all) | set(a.aliases)
+        names = set(a.all) | set(a.aliases) | {n for n in a.imported if not n.startswith("_")}
         groups = collections.defaultdict(list)
         for n in sorted(names - ours):
             if re.fullmatch(r"_\w+__Base", n):
