@@ -284,7 +284,6 @@ def _tuple_elements(expr: str) -> Optional[List[str]]:
 
 
 _DOC_INTENT = re.compile(r"^\s{8}(\w+) \(.*?\) -- \*(IN|OUT|INOUT)\*:", re.M)
-_CALL_ARG_NAME = re.compile(r"(?:&|\b)(\w+)(?:\._ptr|\))?\s*$")
 
 
 def _adapter(name: str, body: str) -> str:
