@@ -122,7 +122,36 @@ def gpu_available() -> tuple[bool, str]:
     return _GPU
 
 
+_RUNTIME: tuple[bool, str] | None = None
+
+
+def runtime_available() -> tuple[bool, str]:
+    """(True, '') when the HIP runtime loads (a GPU is not needed); else (False, why)."""
+    global _RUNTIME
+    if _RUNTIME is None:
+        r = run_python("""
+            from hip import hip
+            try:
+                hip._library.load()
+            except OSError as e:
+                print(str(e).splitlines()[0], e.tried[0][1] if getattr(e, "tried", None) else "")
+        """, timeout=60)
+        why = (r.stdout.strip() or r.stderr.strip()[-300:])
+        _RUNTIME = (r.returncode == 0 and not why, why)
+    return _RUNTIME
+
+
 def pytest_collection_modifyitems(config, items):
+    runtime_items = [i for i in items if i.get_closest_marker("runtime")]
+    if runtime_items:
+        ok, why = runtime_available()
+        if not ok and os.environ.get("HIP_PYTHON_EXPECT_RUNTIME") == "1":
+            raise pytest.UsageError(f"HIP_PYTHON_EXPECT_RUNTIME=1, but the HIP runtime does not load: {why}")
+        if not ok:
+            reason = (f"no loadable ROCm runtime ({why}); on Debian, ./build_pkgs.sh fetches bookworm's "
+                      "into build/rocm-runtime, elsewhere install one or set HIP_PYTHON_HIP_LIBRARY")
+            for item in runtime_items:
+                item.add_marker(pytest.mark.skip(reason=reason))
     gpu_items = [i for i in items if i.get_closest_marker("gpu")]
     if not gpu_items:
         return

@@ -35,6 +35,7 @@ def test_header_marks_functions_deprecated(include64):
     assert not facts["hipGetDeviceCount"].deprecated
 
 
+@pytest.mark.runtime
 def test_deprecated_functions_warn(include64, clib):
     for name in _deprecated_without_params(include64, clib):
         with pytest.warns(DeprecationWarning, match=name):
@@ -42,6 +43,7 @@ def test_deprecated_functions_warn(include64, clib):
         assert isinstance(result[0], hip.hipError_t)
 
 
+@pytest.mark.runtime
 def test_deprecation_warning_points_at_the_caller(include64, clib):
     """stacklevel must name the line that called the deprecated function (so that Python's
     default filter shows it in scripts, and -W error::DeprecationWarning:mymodule works)."""
@@ -54,6 +56,7 @@ def test_deprecation_warning_points_at_the_caller(include64, clib):
     assert dep[0].filename == __file__, f"warning attributed to {dep[0].filename}:{dep[0].lineno}"
 
 
+@pytest.mark.runtime
 def test_non_deprecated_function_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
@@ -67,6 +70,7 @@ def _settled_refcount(obj) -> int:
     return sys.getrefcount(obj)
 
 
+@pytest.mark.runtime
 def test_stream_callback_failing_call_releases_the_callable():
     def cb(stream, status, data):
         pass
@@ -78,6 +82,7 @@ def test_stream_callback_failing_call_releases_the_callable():
     assert _settled_refcount(cb) == before
 
 
+@pytest.mark.runtime
 def test_host_func_failing_call_releases_the_callable():
     """hipLaunchHostFunc: an error status, or SymbolNotFoundError on runtimes older than the
     headers; either way the callable's reference taken for the C side must be dropped."""
@@ -103,6 +108,7 @@ def test_bad_later_argument_releases_the_callable():
     assert _settled_refcount(cb) == before
 
 
+@pytest.mark.runtime
 def test_user_data_is_not_leaked():
     data = object()
     before = _settled_refcount(data)
@@ -118,6 +124,7 @@ def test_non_callable_callback_raises(bad):
         hip.hipStreamAddCallback(None, bad, None, 0)
 
 
+@pytest.mark.runtime
 def test_c_function_pointer_is_accepted():
     proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
     called = []

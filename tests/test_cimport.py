@@ -78,6 +78,7 @@ def clib():
     return ctypes.CDLL(hip._library.load())
 
 
+@pytest.mark.runtime
 def test_cimport_device_count(cimported, clib):
     n = ctypes.c_int(-1)
     rc = clib.hipGetDeviceCount(ctypes.byref(n))
@@ -87,12 +88,14 @@ def test_cimport_device_count(cimported, clib):
         assert cimported.device_count() == (100, 0)          # hipErrorNoDevice
 
 
+@pytest.mark.runtime
 def test_cimport_runtime_version(cimported, clib):
     v = ctypes.c_int(-1)
     assert clib.hipRuntimeGetVersion(ctypes.byref(v)) == 0
     assert cimported.runtime_version() == (0, v.value)
 
 
+@pytest.mark.runtime
 def test_cimport_hiprtc_version(cimported):
     from hip import hiprtc
     ref = ctypes.CDLL(hiprtc._library.load())

@@ -17,6 +17,7 @@ SKIP = 77
 
 @pytest.mark.skipif(not EXAMPLES, reason="examples/ holds no *.py files yet")
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+@pytest.mark.runtime
 def test_example_runs(path):
     r = run_python("", args=[str(path)], timeout=240)
     output = f"--- stdout ---\n{r.stdout[-4000:]}\n--- stderr ---\n{r.stderr[-4000:]}"

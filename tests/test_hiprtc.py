@@ -10,6 +10,8 @@ import struct
 
 import pytest
 
+pytestmark = pytest.mark.runtime   # every test calls the HIP runtime
+
 EM_AMDGPU = 224
 ARCH = "gfx90a"
 KERNEL = b'extern "C" __global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }\n'

@@ -105,6 +105,7 @@ def test_pointer_keeps_its_source_alive():
     assert sys.getrefcount(a) == before
 
 
+@pytest.mark.runtime
 def test_memcpy_host_to_host():
     src = np.arange(8, dtype=np.int32)
     dst = np.zeros(8, dtype=np.int32)
@@ -117,6 +118,7 @@ def test_memcpy_host_to_host():
         assert (dst == 0).all()
 
 
+@pytest.mark.runtime
 def test_memcpy_accepts_mixed_pointer_kinds():
     src = (ctypes.c_int * 4)(1, 2, 3, 4)
     dst = bytearray(16)
@@ -127,6 +129,7 @@ def test_memcpy_accepts_mixed_pointer_kinds():
         assert err in (hip.hipError_t.hipErrorNoDevice, hip.hipError_t.hipErrorInvalidDevice)
 
 
+@pytest.mark.runtime
 def test_malloc_returns_device_pointer():
     err, d = hip.hipMalloc(64)
     assert isinstance(d, DevicePointer)
@@ -139,6 +142,7 @@ def test_malloc_returns_device_pointer():
         hip.hipFree(d)
 
 
+@pytest.mark.runtime
 def test_device_pointer_cuda_array_interface():
     _, d = hip.hipMalloc(64)
     cai = d.__cuda_array_interface__
@@ -159,6 +163,7 @@ def test_device_pointer_cuda_array_interface():
         hip.hipFree(d)
 
 
+@pytest.mark.runtime
 def test_handles():
     assert hip.hipStream_t is hip.ihipStream_t
     assert issubclass(hip.ihipStream_t, Handle) and issubclass(Handle, Pointer)

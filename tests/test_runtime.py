@@ -14,6 +14,8 @@ import pytest
 
 from conftest import gpu_available, run_python
 
+pytestmark = pytest.mark.runtime   # every test calls the HIP runtime
+
 
 @pytest.fixture(scope="module")
 def hip():

@@ -135,6 +135,7 @@ def test_repr_does_not_crash():
     assert "hipDeviceProp" in repr(hip.hipDeviceProp_t())
 
 
+@pytest.mark.runtime
 def test_struct_by_value_from_tuple_and_int():
     # hipLaunchKernel takes dim3 by value; without a device it returns an error, but the
     # conversion of tuples/ints to dim3 has to succeed first.
