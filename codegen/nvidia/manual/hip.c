@@ -36,7 +36,7 @@ static void hipnv_device_prop_fixup(struct hipabi_hipDeviceProp_t* p, int dev) {
     if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxTexture1DLinearWidth, dev) == cudaSuccess)
         p->maxTexture1DLinear = v;
     p->cooperativeMultiDeviceLaunch = 0;
-    /* cudaDeviceProp.sharedMemPerMultiprocessor is this attribute; ROCm 5's struct has no field to copy it to */
+    /* what cudaDeviceProp.sharedMemPerMultiprocessor holds (a field ROCm 5's struct lacks) */
     if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess)
         p->maxSharedMemoryPerMultiProcessor = v;
     p->isLargeBar = 0;
