@@ -19,6 +19,10 @@ if str(ROOT) not in sys.path:   # the package is built in place (hip/*.so); code
 
 INCLUDE64_DEFAULT = ROOT / "build" / "rocm-sid" / "usr" / "include"
 INCLUDE52_DEFAULT = ROOT / "build" / "rocm-bookworm" / "usr" / "include"
+INCLUDE57_DEFAULT = ROOT / "build" / "rocm-trixie" / "usr" / "include"
+# Debian trixie's ROCm -dev packages (HIP 5.7; hipBLAS, hipSOLVER, RCCL older, hipFFT newer).
+TRIXIE_PACKAGES = ("libamdhip64-dev libhipblas-dev libhipfft-dev libhiprand-dev librocrand-dev "
+                   "libhipsolver-dev libhipsparse-dev librccl-dev")
 
 
 def _include(env: str, default: Path) -> tuple[str | None, str]:
@@ -47,6 +51,16 @@ def include52() -> str:
     path, why = _include("HIP_PYTHON_INCLUDE_ROCM5", INCLUDE52_DEFAULT)
     if path is None:
         pytest.skip(why)
+    return path
+
+
+@pytest.fixture(scope="session")
+def include57() -> str:
+    """ROCm 5.7 include dir (Debian trixie's: the release Debian stable ships)."""
+    path, why = _include("HIP_PYTHON_INCLUDE_ROCM57", INCLUDE57_DEFAULT)
+    if path is None:
+        pytest.skip(f"{why}; fetch them with `python -m build_support.debian trixie build/rocm-trixie "
+                    f"{TRIXIE_PACKAGES}`")
     return path
 
 

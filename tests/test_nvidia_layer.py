@@ -15,6 +15,7 @@ import pytest
 from conftest import ROOT, compile_and_run, run_python
 import header_facts
 
+from codegen import spec as bindspec
 from codegen.nvidia import match, nvspec
 
 
@@ -73,37 +74,55 @@ def _cuda_includes() -> list[str]:
     return [d for d in cands if os.path.isfile(os.path.join(d, "cuda_runtime_api.h"))]
 
 
-def _buildable(libs: list[str], incs: list[str]) -> list[str]:
+def _buildable(libs: list[str], incs: list[str], include: str) -> list[str]:
+    """Libraries whose CUDA headers are among `incs` and whose HIP headers `include` has (bookworm
+    ships four of the eight)."""
     return [l for l in libs if all(any(os.path.exists(os.path.join(d, h)) for d in incs)
-                                   for h in nvspec.load(l).cuda_headers)]
+                                   for h in nvspec.load(l).cuda_headers)
+            and all(os.path.exists(os.path.join(include, h)) for h in bindspec.load(l).headers)]
 
 
-@pytest.fixture(scope="module")
-def layer(include64, tmp_path_factory):
-    """Generate every layer library whose CUDA headers are here; compile each (no linking)."""
+def _generate_layer(include: str, out) -> dict:
+    """Generate every layer library both header sets allow; compile each (no linking)."""
     incs = _cuda_includes()
     if not incs:
         pytest.skip("no CUDA headers (set HIP_PYTHON_CUDA_INCLUDE, or run tools/fetch_cuda_headers.sh)")
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
-    libs = _buildable(nvspec.all_libraries(), incs)
-    out = tmp_path_factory.mktemp("nvidia")
-    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", include64, "--libs", ",".join(libs),
+    libs = _buildable(nvspec.all_libraries(), incs, include)
+    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", include, "--libs", ",".join(libs),
             "--out", str(out / "src"), "--build", str(out / "lib")]
     for d in incs:
         args += ["--cuda-include", d]
     r = subprocess.run(args, capture_output=True, text=True, cwd=str(ROOT))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "warnings" not in r.stdout, r.stdout
-    return {"dir": out, "libs": libs, "incs": incs, "include": include64}
+    return {"dir": out, "libs": libs, "incs": incs, "include": include}
+
+
+@pytest.fixture(scope="module")
+def layer(include64, tmp_path_factory):
+    return _generate_layer(include64, tmp_path_factory.mktemp("nvidia"))
+
+
+@pytest.fixture(scope="module", params=["5.2", "5.7", "6.4"])
+def layer_any(request, tmp_path_factory):
+    """The layer from each ROCm release Debian ships (bookworm, trixie, sid): the generated and the
+    hand-written C must build from all of them."""
+    if request.param == "6.4":
+        return request.getfixturevalue("layer")
+    include = request.getfixturevalue({"5.2": "include52", "5.7": "include57"}[request.param])
+    return _generate_layer(include, tmp_path_factory.mktemp(f"nvidia-{request.param}"))
 
 
 def test_hip_layer_is_built_here(layer):
     assert "hip" in layer["libs"]
 
 
-def test_every_header_function_is_exported(layer):
+def test_every_header_function_is_exported(layer_any):
     """Each layer library exports every function its HIP headers declare (stubs included)."""
+    layer = layer_any
+    assert "hip" in layer["libs"]
     for lib in layer["libs"]:
         so = layer["dir"] / "lib" / nvspec.load(lib).soname
         syms = subprocess.run(["nm", "-D", "--defined-only", str(so)], capture_output=True, text=True).stdout
@@ -116,7 +135,8 @@ def test_every_header_function_is_exported(layer):
         assert not extra, f"{lib}: exports what HIP's headers do not declare: {sorted(extra)[:10]}"
 
 
-def test_coverage_reports(layer):
+def test_coverage_reports(layer_any):
+    layer = layer_any
     for lib in layer["libs"]:
         rep = json.loads((layer["dir"] / "src" / f"hipnv_{lib}.json").read_text())
         s = rep["summary"]
@@ -126,8 +146,35 @@ def test_coverage_reports(layer):
             assert v["status"] in ("bridged", "manual", "not_supported"), name
             if v["status"] == "not_supported":
                 assert v["reason"], name
+
+
+def test_hip_coverage_target(layer):
     hip = json.loads((layer["dir"] / "src" / "hipnv_hip.json").read_text())["summary"]
     assert hip["bridged_of_counterpart_pct"] >= 85.0, hip
+
+
+def test_device_prop_fixup_follows_the_headers(layer_any):
+    """hipGetDeviceProperties (hipGetDevicePropertiesR0600 on ROCm 6) runs the hand-written fix-up,
+    which sets exactly the fields CUDA 13 moved to attributes that these headers' struct has
+    (ROCm 5's has no deviceOverlap): what gcc keeps of it after the preprocessor."""
+    layer = layer_any
+    src = layer["dir"] / "src" / "hipnv_hip.c"
+    bridge = re.search(r"^HIPNV_EXPORT \w+ (hipGetDeviceProperties\w*)\(struct hipabi_(\w+) \*prop, "
+                       r"int deviceId\) \{\n(?:    .*\n)*?    if \(hr_ == 0 && prop\) hipnv_device_prop_fixup",
+                       src.read_text(), re.M)
+    assert bridge, "no hipGetDeviceProperties bridge calls hipnv_device_prop_fixup"
+    fn, record = bridge.groups()
+    assert fn in header_facts.functions(layer["include"], "hip")
+    fields = {f.c_path for f in header_facts.records(layer["include"], "hip")[f"struct {record}"].fields}
+    r = subprocess.run(["gcc", "-E", "-P", *[f"-I{d}" for d in layer["incs"]], str(src)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    fixup = r.stdout[r.stdout.index("static void hipnv_device_prop_fixup("):]
+    fixup = fixup[:fixup.index("\n}")]
+    for name in ("clockRate", "memoryClockRate", "deviceOverlap", "singleToDoublePrecisionPerfRatio",
+                 "maxSharedMemoryPerMultiProcessor"):
+        assert (f"p->{name} = v;" in fixup) == (name in fields), (name, record)
+    assert "clockRate" in fields
 
 
 def _enumerators(include: str, header: str, prefix: str, cuda_incs=None) -> dict[str, int]:

@@ -232,7 +232,8 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         f"{n[len('_tramp_'):]!r}: <size_t>{n}" for n in fe.trampolines) + "}")
     out.append("")
     out += [f + "\n" for f in funcs]
-    if spec.error_string:
+    # The spec names the function; the headers decide whether it exists (hipSPARSE < 6 has none).
+    if spec.error_string in {f.name for f in common.bound_functions(module)}:
         out += ["def _describe(status):",
                 f"    s = {spec.error_string}(status)[1]",
                 "    return s.decode(errors='replace') if s else None",

@@ -50,9 +50,13 @@ class Layer:
             if alias != fn:
                 self.aliases.append(f"#define {alias} {fn}")
 
+    def names(self, f: ir.Function) -> list[str]:
+        """The function's name, then HIP's #define aliases of it (hipGetDeviceProperties for
+        hipGetDevicePropertiesR0600): specs use the name every HIP version has."""
+        return [f.name] + sorted(a for a, t in self.m.aliases.items() if t == f.name)
+
     def cuda_function(self, f: ir.Function) -> tuple[ir.Function | None, list[str]]:
-        names = [f.name] + sorted(a for a, t in self.m.aliases.items() if t == f.name)
-        tried = self.spec.cuda_candidates(names)
+        tried = self.spec.cuda_candidates(self.names(f))
         for n in tried:
             seen = 0
             while n in self.cuda.aliases and n not in self.cfuncs and seen < 8:   # cuMemcpyHtoD -> cuMemcpyHtoD_v2
@@ -208,7 +212,7 @@ class Layer:
             ret = "hr_"
         else:
             raise NoBridge(f"result: {h.tclass(f.result)} vs CUDA's {c.tclass(cf.result)}")
-        after = self.spec.after.get(f.name)
+        after = next((self.spec.after[n] for n in self.names(f) if n in self.spec.after), None)
         if ret is not None and ret != "hr_":
             body.append(f"{cv.hspell(f.result, 'hr_')} = {ret};")
         body += post
@@ -288,6 +292,10 @@ class Layer:
             if t.name in h.enums or t.name in h.records:
                 continue
             out.append(f"typedef {self.cv.hspell(t.type, PREFIX + t.name)};")
+        # HIP's #define aliases of types and enumerators (hipDeviceProp_t -> hipDeviceProp_tR0600 on
+        # ROCm 6): the hand-written part names what every HIP version has.
+        funcs = {f.name for f in self.m.functions}
+        out += [f"#define {PREFIX}{a} {PREFIX}{t}" for a, t in self.m.aliases.items() if t not in funcs]
         # Enumerators of this library's enums, and of the enums `require` names (hiprtc's linker
         # takes hip's hipJitOption), for the hand-written part (hipabi_hipSuccess ...).
         defined = set()
@@ -341,6 +349,7 @@ class Layer:
                 if f.bit_width < 0 and f.name:
                     out.append(f"_Static_assert(offsetof({rec.kind} {PREFIX}{name}, {f.name}) == "
                                f"{f.offset_bits // 8}, \"{name}.{f.name}: HIP's offset\");")
+            out.extend(f"#define HIPNV_FIELD_{PREFIX}{name}_{f.name} 1" for f in fl if f.name)
         for n in sorted(self.cv.needed_records):
             if h.records[n].size >= 0:
                 visit(n)
@@ -368,7 +377,12 @@ class Layer:
                 *[f"#define {n} hipnv_cuda_{n}" for n in self.collisions],
                 *[f"#include <{x}>" for x in cuda_headers],
                 *[f"#undef {n}" for n in self.collisions],
-                '#define HIPNV_EXPORT __attribute__((visibility("default")))', ""]
+                '#define HIPNV_EXPORT __attribute__((visibility("default")))',
+                "/* `#if HIPNV_HAS_FIELD(hipDeviceProp_t, deviceOverlap)`: 1 where these headers' struct has the",
+                " * field (ROCm 5's lacks some), through HIP's aliases; for the hand-written part. */",
+                "#define HIPNV_HAS_FIELD(rec, field) HIPNV_HAS_FIELD_(hipabi_##rec, field)",
+                "#define HIPNV_HAS_FIELD_(rec, field) HIPNV_HAS_FIELD__(rec, field)   /* expands the alias */",
+                "#define HIPNV_HAS_FIELD__(rec, field) HIPNV_FIELD_##rec##_##field", ""]
         if self.spec.dlopen:
             names = ", ".join(f'"{n}"' for n in self.spec.dlopen)
             head += ["#include <dlfcn.h>",

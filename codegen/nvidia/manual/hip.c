@@ -17,8 +17,8 @@ static void hipnv_ensure_context(void) {
 
 /* Fields of hipDeviceProp_t that cudaDeviceProp no longer carries (CUDA 13 moved them to
  * attributes) or that mean something else on NVIDIA. gcnArchName names the target hiprtc
- * takes back as --offload-arch. */
-static void hipnv_device_prop_fixup(struct hipabi_hipDeviceProp_tR0600* p, int dev) {
+ * takes back as --offload-arch. ROCm 5's struct lacks some fields: HIPNV_HAS_FIELD says which. */
+static void hipnv_device_prop_fixup(struct hipabi_hipDeviceProp_t* p, int dev) {
     int v = 0;
     snprintf(p->gcnArchName, sizeof p->gcnArchName, "sm_%d%d", p->major, p->minor);
     if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, dev) == cudaSuccess) p->clockRate = v;
@@ -26,13 +26,19 @@ static void hipnv_device_prop_fixup(struct hipabi_hipDeviceProp_tR0600* p, int d
     if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeMode, dev) == cudaSuccess) p->computeMode = v;
     if (cudaDeviceGetAttribute(&v, cudaDevAttrKernelExecTimeout, dev) == cudaSuccess)
         p->kernelExecTimeoutEnabled = v;
+#if HIPNV_HAS_FIELD(hipDeviceProp_t, singleToDoublePrecisionPerfRatio)
     if (cudaDeviceGetAttribute(&v, cudaDevAttrSingleToDoublePrecisionPerfRatio, dev) == cudaSuccess)
         p->singleToDoublePrecisionPerfRatio = v;
+#endif
+#if HIPNV_HAS_FIELD(hipDeviceProp_t, deviceOverlap)
     if (cudaDeviceGetAttribute(&v, cudaDevAttrGpuOverlap, dev) == cudaSuccess) p->deviceOverlap = v;
+#endif
     if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxTexture1DLinearWidth, dev) == cudaSuccess)
         p->maxTexture1DLinear = v;
     p->cooperativeMultiDeviceLaunch = 0;
-    p->maxSharedMemoryPerMultiProcessor = p->sharedMemPerMultiprocessor;
+    /* what cudaDeviceProp.sharedMemPerMultiprocessor holds (a field ROCm 5's struct lacks) */
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess)
+        p->maxSharedMemoryPerMultiProcessor = v;
     p->isLargeBar = 0;
 }
 

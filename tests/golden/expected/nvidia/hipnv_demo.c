@@ -4,6 +4,11 @@
 #include <string.h>
 #include <cudemo.h>
 #define HIPNV_EXPORT __attribute__((visibility("default")))
+/* `#if HIPNV_HAS_FIELD(hipDeviceProp_t, deviceOverlap)`: 1 where these headers' struct has the
+ * field (ROCm 5's lacks some), through HIP's aliases; for the hand-written part. */
+#define HIPNV_HAS_FIELD(rec, field) HIPNV_HAS_FIELD_(hipabi_##rec, field)
+#define HIPNV_HAS_FIELD_(rec, field) HIPNV_HAS_FIELD__(rec, field)   /* expands the alias */
+#define HIPNV_HAS_FIELD__(rec, field) HIPNV_FIELD_##rec##_##field
 
 /* HIP's types with HIP's layout (from the ROCm headers), prefixed to sit beside CUDA's. */
 struct hipabi_demoComplex;
@@ -25,6 +30,8 @@ typedef struct hipabi_demoEvent *hipabi_demoEvent_t;
 typedef void *hipabi_demoBlas_t;
 typedef void (*hipabi_demoCallback_t)(hipabi_demoStream_t, hipabi_demoStatus_t, void *);
 typedef void (*hipabi_demoHostFn_t)(void *);
+#define hipabi_DEMO_MAX hipabi_DEMO_MAX_DEVICES
+#define hipabi_DEMO_OK hipabi_DEMO_SUCCESS
 #define hipabi_DEMO_SUCCESS (0)
 #define hipabi_DEMO_ERROR_INVALID (1)
 #define hipabi_DEMO_ERROR_NOT_SUPPORTED (2)
@@ -50,6 +57,9 @@ _Static_assert(sizeof(struct hipabi_demoDim) == 12, "demoDim: HIP's size");
 _Static_assert(offsetof(struct hipabi_demoDim, x) == 0, "demoDim.x: HIP's offset");
 _Static_assert(offsetof(struct hipabi_demoDim, y) == 4, "demoDim.y: HIP's offset");
 _Static_assert(offsetof(struct hipabi_demoDim, z) == 8, "demoDim.z: HIP's offset");
+#define HIPNV_FIELD_hipabi_demoDim_x 1
+#define HIPNV_FIELD_hipabi_demoDim_y 1
+#define HIPNV_FIELD_hipabi_demoDim_z 1
 union hipabi_demoInfo_value_union {
     int i;
     float f;
@@ -57,6 +67,8 @@ union hipabi_demoInfo_value_union {
 _Static_assert(sizeof(union hipabi_demoInfo_value_union) == 4, "demoInfo_value_union: HIP's size");
 _Static_assert(offsetof(union hipabi_demoInfo_value_union, i) == 0, "demoInfo_value_union.i: HIP's offset");
 _Static_assert(offsetof(union hipabi_demoInfo_value_union, f) == 0, "demoInfo_value_union.f: HIP's offset");
+#define HIPNV_FIELD_hipabi_demoInfo_value_union_i 1
+#define HIPNV_FIELD_hipabi_demoInfo_value_union_f 1
 struct hipabi_demoInfo {
     char name[16];
     unsigned char uuid[16];
@@ -88,6 +100,21 @@ _Static_assert(offsetof(struct hipabi_demoInfo, label) == 88, "demoInfo.label: H
 _Static_assert(offsetof(struct hipabi_demoInfo, hook) == 96, "demoInfo.hook: HIP's offset");
 _Static_assert(offsetof(struct hipabi_demoInfo, value) == 104, "demoInfo.value: HIP's offset");
 _Static_assert(offsetof(struct hipabi_demoInfo, sizes) == 112, "demoInfo.sizes: HIP's offset");
+#define HIPNV_FIELD_hipabi_demoInfo_name 1
+#define HIPNV_FIELD_hipabi_demoInfo_uuid 1
+#define HIPNV_FIELD_hipabi_demoInfo_key 1
+#define HIPNV_FIELD_hipabi_demoInfo_version 1
+#define HIPNV_FIELD_hipabi_demoInfo_mode 1
+#define HIPNV_FIELD_hipabi_demoInfo_stream 1
+#define HIPNV_FIELD_hipabi_demoInfo_dims 1
+#define HIPNV_FIELD_hipabi_demoInfo_clock 1
+#define HIPNV_FIELD_hipabi_demoInfo_enabled 1
+#define HIPNV_FIELD_hipabi_demoInfo_label 1
+#define HIPNV_FIELD_hipabi_demoInfo_hook 1
+#define HIPNV_FIELD_hipabi_demoInfo_value 1
+#define HIPNV_FIELD_hipabi_demoInfo_flagA 1
+#define HIPNV_FIELD_hipabi_demoInfo_flagB 1
+#define HIPNV_FIELD_hipabi_demoInfo_sizes 1
 
 static void hipnv_cudemoDim_from_demoDim(struct cudemoDim* d, const struct hipabi_demoDim* s);
 static inline int hipnv_cudemoMode_from_demoMode(int v, int* ok);
