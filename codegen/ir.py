@@ -50,6 +50,11 @@ class Record:
     anonymous: bool = False
     comment: str = ""
     public: bool = True                 # False: a C++ class with private/protected fields (no field table)
+    # A record declared inside another: the enclosing record's name, and this one's key there: its
+    # tag, or `union_<i>`/`struct_<i>` for the i-th anonymous union/struct (AMD's HIP Python names
+    # nested records <outer>_<key>: hipResourceDesc_union_0_struct_1).
+    parent: str = ""
+    nested_key: str = ""
 
 
 @dataclass

@@ -236,9 +236,16 @@ class Builder:
                         comment=clean_comment(c.raw_comment))
         self._records[name] = rec
         nested = {}
+        keys, counts = {}, {"struct": 0, "union": 0}
         for f in c.get_children():
             if f.kind in (K.STRUCT_DECL, K.UNION_DECL) and f.is_definition():
                 nested[f.get_usr()] = f
+                kind = "union" if f.kind == K.UNION_DECL else "struct"
+                if self._is_anon(f):
+                    keys[f.get_usr()] = f"{kind}_{counts[kind]}"
+                    counts[kind] += 1
+                else:
+                    keys[f.get_usr()] = f.spelling
             elif f.kind == K.FIELD_DECL:
                 if f.access_specifier in (ci.AccessSpecifier.PRIVATE, ci.AccessSpecifier.PROTECTED):
                     rec.public = False
@@ -253,6 +260,9 @@ class Builder:
                         self._anon_names[d.get_usr()] = f"{name}_{f.spelling}_{'union' if d.kind == K.UNION_DECL else 'struct'}"
                     self.record(d)
                     nested.pop(d.get_usr())
+                    sub = self._records.get(self.decl_name(d))
+                    if sub is not None and not sub.parent:
+                        sub.parent, sub.nested_key = name, keys[d.get_usr()]
                 if not f.spelling:   # C11 anonymous member: lift its fields
                     continue
                 width = f.get_bitfield_width() if f.is_bitfield() else -1
@@ -313,7 +323,8 @@ class Builder:
         toks = [t.spelling for t in c.get_tokens()][1:]
         if not toks or c.spelling.startswith("_") or self.is_function_like(c):
             return
-        if len(toks) == 1 and re.fullmatch(r"[A-Za-z_]\w*", toks[0]) and toks[0] != c.spelling:
+        if len(toks) == 1 and re.fullmatch(r"[A-Za-z_]\w*", toks[0]) and toks[0] != c.spelling \
+                and toks[0] not in self._macro_values:   # `#define A B` of a constant B: A is a constant too
             self.module.aliases.setdefault(c.spelling, toks[0])  # kept only if the target is bound
             return
         value = self.eval_macro(toks)
@@ -328,12 +339,18 @@ class Builder:
             toks[1].extent.start.offset == toks[0].extent.end.offset
 
     def eval_macro(self, toks):
-        """Numeric or string literal expressions, possibly naming earlier macros."""
+        """Numeric or string literal expressions, possibly naming earlier macros, with C casts to
+        integer and pointer types (`((int)-1)`, `((void*)0x01)`): an `(int)` cast wraps to 32 bits."""
         if len(toks) == 1 and toks[0].startswith('"'):
             return toks[0][1:-1].encode().decode("unicode_escape")
+        toks = _casts_as_calls(toks)
+        if toks is None:
+            return None
         out = []
         for t in toks:
-            if re.fullmatch(r"0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*", t):
+            if t in _CASTS:
+                out.append(t)
+            elif re.fullmatch(r"0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*", t):
                 out.append(str(int(t.rstrip("uUlL"), 0)))
             elif re.fullmatch(r"(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?[fF]?", t):
                 out.append(t.rstrip("fF"))
@@ -344,7 +361,75 @@ class Builder:
             else:
                 return None
         try:
-            v = eval(" ".join(out), {"__builtins__": {}}, {})  # only literals and operators reach here
+            v = eval(" ".join(out), {"__builtins__": {}}, dict(_CASTS))  # only literals, operators and casts
         except Exception:
             return None
         return v if isinstance(v, (int, float)) else None
+
+
+def _wrap(bits: int, signed: bool):
+    def cast(v):
+        if not isinstance(v, int):
+            raise TypeError("integer casts only")
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if signed and v >> (bits - 1) else v
+    return cast
+
+
+# C casts a macro may apply (the type's tokens joined by spaces); their values as C converts them.
+_CAST_TYPES = {"int": _wrap(32, True), "unsigned int": _wrap(32, False), "unsigned": _wrap(32, False),
+               "long": _wrap(64, True), "unsigned long": _wrap(64, False), "long long": _wrap(64, True),
+               "unsigned long long": _wrap(64, False), "short": _wrap(16, True), "unsigned short": _wrap(16, False),
+               "char": _wrap(8, True), "unsigned char": _wrap(8, False), "size_t": _wrap(64, False),
+               "int32_t": _wrap(32, True), "uint32_t": _wrap(32, False), "int64_t": _wrap(64, True),
+               "uint64_t": _wrap(64, False), "void *": _wrap(64, False), "uintptr_t": _wrap(64, False)}
+_CASTS = {f"_cast{i}": f for i, f in enumerate(_CAST_TYPES.values())}
+_CAST_NAME = {t: f"_cast{i}" for i, t in enumerate(_CAST_TYPES)}
+
+
+def _casts_as_calls(toks: list[str]) -> list[str] | None:
+    """`( int ) - 1` -> `_castN ( - 1 )`: a cast applies to the unary expression after it.
+    None when a parenthesised type is not one of _CAST_TYPES (not a constant we can evaluate)."""
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        if toks[i] == "(":
+            j = i + 1
+            while j < len(toks) and toks[j] != ")" and re.fullmatch(r"[A-Za-z_]\w*|\*", toks[j]):
+                j += 1
+            words = toks[i + 1:j]
+            if j < len(toks) and toks[j] == ")" and words and not any(
+                    re.fullmatch(r"\d\w*", w) for w in words) and (words[0] in _TYPE_WORDS):
+                name = _CAST_NAME.get(" ".join(words))
+                if name is None:
+                    return None
+                # the operand: unary operators, then a primary (literal, name or parenthesised group)
+                k = j + 1
+                while k < len(toks) and toks[k] in ("-", "+", "~"):
+                    k += 1
+                if k >= len(toks):
+                    return None
+                if toks[k] == "(":
+                    depth, m = 0, k
+                    while m < len(toks):
+                        depth += toks[m] == "("
+                        depth -= toks[m] == ")"
+                        if depth == 0:
+                            break
+                        m += 1
+                    end = m + 1
+                else:
+                    end = k + 1
+                inner = _casts_as_calls(toks[j + 1:end])
+                if inner is None:
+                    return None
+                out += [name, "("] + inner + [")"]
+                i = end
+                continue
+        out.append(toks[i])
+        i += 1
+    return out
+
+
+_TYPE_WORDS = {"int", "unsigned", "signed", "long", "short", "char", "void", "size_t", "int32_t", "uint32_t",
+               "int64_t", "uint64_t", "uintptr_t"}

@@ -160,8 +160,8 @@ class Planner:
             return ResultPlan("status")
         if res.kind == "void":
             return ResultPlan("void")
-        if res.kind == "pointer" and self.is_char(res.pointee):
-            return ResultPlan("value", "(None if _r == NULL else <bytes>_r)", "bytes | None")
+        if res.kind == "pointer" and self.is_char(res.pointee):   # a CStr (AMD's HIP Python), None for NULL
+            return ResultPlan("value", "_p.cstr_result(_r)", "CStr | None")
         if res.kind == "enum":
             return ResultPlan("value", f"_enum.member({self.names.cls_of(res.name)}, _r)", res.name)
         if res.kind == "record":
@@ -224,11 +224,12 @@ class Planner:
                             out=f"_p.wrap({names.handle_cls(target)}, <void*>{v})", out_type=self.stub_type(target))
             if rt.kind == "pointer" and self.is_char(rt.pointee):   # const char** out: a C string
                 return plan("out_string", f"<{t}>&{v}", pre=[f"cdef const char* {v} = NULL"],
-                            out=f"(None if {v} == NULL else <bytes>{v})", out_type="bytes | None")
+                            out=f"_p.cstr_result({v})", out_type="CStr | None")
             if rt.kind == "pointer" or rt.kind == "void":
                 size = self.spec.device_allocations.get(fn.name)
                 if size:
-                    out, value = f"_device_pointer({v}, {size})", "DevicePointer"
+                    host = fn.name in self.spec.host_accessible_allocations
+                    out, value = f"_device_pointer({v}, {size}{', False' if host else ''})", "DevicePointer | None"
                 else:
                     out, value = f"_p.wrap(Pointer, {v})", "Pointer"
                 return plan("out_pointer", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"], out=out, out_type=value)
@@ -313,6 +314,8 @@ class Planner:
             if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
                 return plan("struct_pointer", f"<{t}>_s.record_ptr({names.cls_of(pr.name)}, {x})")
             conv = "_p.addr" if r.pointee.const or p.shape != "buffer" and pr.kind != "void" else "_p.waddr"
+            if f"{fn.name}.{x}" in self.spec.read_only_params:   # C only reads it, whatever the header says
+                conv = "_p.addr"
             return plan("pointer", f"<{t}>{conv}({x})")
         if r.kind == "funcptr":
             return plan("funcptr", f"<{t}>_p.addr({x})")

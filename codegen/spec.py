@@ -56,6 +56,12 @@ class Spec:
     pointer_mode_guard: dict = field(default_factory=dict)
     device_allocations: dict[str, str] = field(default_factory=dict)
     handles: list[str] = field(default_factory=list)   # void* typedefs that are opaque handles
+    # device_allocations whose memory the host can read too (managed): their arrays export the buffer protocol
+    host_accessible_allocations: list[str] = field(default_factory=list)
+    # 'function.param': a non-const pointer the call only reads (read-only buffers, `bytes`, accepted)
+    read_only_params: list[str] = field(default_factory=list)
+    # name -> library: another library's class or enum this module offers too (AMD's hiprtc has hipJitOption)
+    reexports: dict[str, str] = field(default_factory=dict)
     # Debian packages: `dev` has the headers (fetched when no ROCm is installed), `runtime` is
     # bookworm's ROCm 5.2 runtime (the tests run against it on a machine without ROCm).
     debian_dev: list[str] = field(default_factory=list)
@@ -110,6 +116,8 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
         binary_fields=d.get("binary_fields") or [],
         pointer_mode_guard=d.get("pointer_mode_guard") or {},
         device_allocations=d.get("device_allocations") or {}, handles=d.get("handles") or [], doc=d.get("doc", ""),
+        host_accessible_allocations=d.get("host_accessible_allocations") or [],
+        read_only_params=d.get("read_only_params") or [], reexports=d.get("reexports") or {},
         debian_dev=(d.get("debian") or {}).get("dev") or [], debian_runtime=(d.get("debian") or {}).get("runtime") or [])
     return spec
 

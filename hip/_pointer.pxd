@@ -2,12 +2,32 @@ cdef class Pointer:
     cdef void* _ptr
     cdef object _owner
 
-cdef class DevicePointer(Pointer):
-    cdef readonly Py_ssize_t nbytes
-    cdef dict _cai
+cdef class NDBuffer(Pointer):
+    cdef tuple _shape
+    cdef object _strides           # None: C-contiguous; else the byte stride of each axis
+    cdef str _typestr              # as the caller gave it (AMD's `typestr`)
+    cdef str _array_typestr        # array-interface spelling ('<f4') for __cuda_array_interface__
+    cdef Py_ssize_t _itemsize
+    cdef Py_ssize_t _capacity      # bytes usable from _ptr on (-1: unknown)
+    cdef bint _readonly
+    cdef bint _device              # known device memory: no buffer protocol (host reads would crash)
+    cdef object _stream
+    cdef int _exports              # buffer views handed out (configure is refused meanwhile)
+    cdef bytes _format
+    cdef _describe(self, object pyobj)
+    cdef bytes _buffer_format(self)
+
+cdef class DevicePointer(NDBuffer):
+    pass
 
 cdef class Handle(Pointer):
     pass
+
+cdef class CStr(Pointer):
+    cdef Py_ssize_t _len           # -1: not known yet (strlen on demand)
+    cdef bint _owns                # malloc'd by malloc(): freed with the object
+    cdef _set(self, object pyobj)
+    cdef Py_ssize_t _length(self)
 
 cdef class StringArray:
     cdef char** ptr
@@ -22,6 +42,8 @@ cdef class KernelArgs:
 cdef void* addr(object o) except? NULL
 cdef void* waddr(object o) except? NULL
 cdef const char* cstr(object o, list keep) except? NULL
+cdef object cstr_result(const char* p)
+cdef object device_array(void* p, size_t n, bint device)
 cdef object seq_arg(object o, str typecode)
 cdef object as_string_array(object o)
 cdef void* kernel_extra(object o, list keep) except? NULL

@@ -9,12 +9,15 @@ read-only buffers (writing into a `bytes` object would corrupt it silently).
 """
 import sys
 
-from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyObject_CheckBuffer, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_ANY_CONTIGUOUS, PyBUF_RECORDS_RO
+from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyObject_CheckBuffer, PyBUF_SIMPLE, PyBUF_WRITABLE,
+                             PyBUF_ANY_CONTIGUOUS, PyBUF_C_CONTIGUOUS, PyBUF_F_CONTIGUOUS, PyBUF_RECORDS_RO, PyBUF_STRIDES,
+                             PyBUF_ND, PyBUF_FORMAT)
+from cpython.ref cimport Py_INCREF
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.number cimport PyNumber_Index
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
-from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy, strlen
 from libc.stdint cimport int64_t, uint64_t
 
 cdef extern from *:
@@ -28,8 +31,55 @@ cdef extern from *:
         unsigned long long byte_offset
 
 
+# AMD's NDBuffer.NUMPY_CHAR_CODES: the type strings its configure() accepts.
+_NUMPY_CHAR_CODES = tuple((
+    "? =? <? >? bool bool_ bool8 uint8 u1 =u1 <u1 >u1 uint16 u2 =u2 <u2 >u2 uint32 u4 =u4 <u4 >u4 "
+    "uint64 u8 =u8 <u8 >u8 int8 i1 =i1 <i1 >i1 int16 i2 =i2 <i2 >i2 int32 i4 =i4 <i4 >i4 int64 i8 =i8 "
+    "<i8 >i8 float16 f2 =f2 <f2 >f2 float32 f4 =f4 <f4 >f4 float64 f8 =f8 <f8 >f8 complex64 c8 =c8 "
+    "<c8 >c8 complex128 c16 =c16 <c16 >c16 byte b =b <b >b short h =h <h >h intc i =i <i >i intp int0 "
+    "p =p <p >p long int int_ l =l <l >l longlong q =q <q >q ubyte B =B <B >B ushort H =H <H >H uintc "
+    "I =I <I >I uintp uint0 P =P <P >P ulong uint L =L <L >L ulonglong Q =Q <Q >Q half e =e <e >e "
+    "single f =f <f >f double float float_ d =d <d >d longdouble longfloat g =g <g >g csingle "
+    "singlecomplex F =F <F >F cdouble complex complex_ cfloat D =D <D >D clongdouble clongfloat "
+    "longcomplex G =G <G >G str str_ str0 unicode unicode_ U =U <U >U bytes bytes_ bytes0 S =S <S >S "
+    "void void0 V =V <V >V object object_ O =O <O >O datetime64 =datetime64 <datetime64 >datetime64 "
+    "datetime64[Y] =datetime64[Y] <datetime64[Y] >datetime64[Y] datetime64[M] =datetime64[M] "
+    "<datetime64[M] >datetime64[M] datetime64[W] =datetime64[W] <datetime64[W] >datetime64[W] "
+    "datetime64[D] =datetime64[D] <datetime64[D] >datetime64[D] datetime64[h] =datetime64[h] "
+    "<datetime64[h] >datetime64[h] datetime64[m] =datetime64[m] <datetime64[m] >datetime64[m] "
+    "datetime64[s] =datetime64[s] <datetime64[s] >datetime64[s] datetime64[ms] =datetime64[ms] "
+    "<datetime64[ms] >datetime64[ms] datetime64[us] =datetime64[us] <datetime64[us] >datetime64[us] "
+    "datetime64[ns] =datetime64[ns] <datetime64[ns] >datetime64[ns] datetime64[ps] =datetime64[ps] "
+    "<datetime64[ps] >datetime64[ps] datetime64[fs] =datetime64[fs] <datetime64[fs] >datetime64[fs] "
+    "datetime64[as] =datetime64[as] <datetime64[as] >datetime64[as] M =M <M >M M8 =M8 <M8 >M8 M8[Y] "
+    "=M8[Y] <M8[Y] >M8[Y] M8[M] =M8[M] <M8[M] >M8[M] M8[W] =M8[W] <M8[W] >M8[W] M8[D] =M8[D] <M8[D] "
+    ">M8[D] M8[h] =M8[h] <M8[h] >M8[h] M8[m] =M8[m] <M8[m] >M8[m] M8[s] =M8[s] <M8[s] >M8[s] M8[ms] "
+    "=M8[ms] <M8[ms] >M8[ms] M8[us] =M8[us] <M8[us] >M8[us] M8[ns] =M8[ns] <M8[ns] >M8[ns] M8[ps] "
+    "=M8[ps] <M8[ps] >M8[ps] M8[fs] =M8[fs] <M8[fs] >M8[fs] M8[as] =M8[as] <M8[as] >M8[as] "
+    "timedelta64 =timedelta64 <timedelta64 >timedelta64 timedelta64[Y] =timedelta64[Y] "
+    "<timedelta64[Y] >timedelta64[Y] timedelta64[M] =timedelta64[M] <timedelta64[M] >timedelta64[M] "
+    "timedelta64[W] =timedelta64[W] <timedelta64[W] >timedelta64[W] timedelta64[D] =timedelta64[D] "
+    "<timedelta64[D] >timedelta64[D] timedelta64[h] =timedelta64[h] <timedelta64[h] >timedelta64[h] "
+    "timedelta64[m] =timedelta64[m] <timedelta64[m] >timedelta64[m] timedelta64[s] =timedelta64[s] "
+    "<timedelta64[s] >timedelta64[s] timedelta64[ms] =timedelta64[ms] <timedelta64[ms] "
+    ">timedelta64[ms] timedelta64[us] =timedelta64[us] <timedelta64[us] >timedelta64[us] "
+    "timedelta64[ns] =timedelta64[ns] <timedelta64[ns] >timedelta64[ns] timedelta64[ps] "
+    "=timedelta64[ps] <timedelta64[ps] >timedelta64[ps] timedelta64[fs] =timedelta64[fs] "
+    "<timedelta64[fs] >timedelta64[fs] timedelta64[as] =timedelta64[as] <timedelta64[as] "
+    ">timedelta64[as] m =m <m >m m8 =m8 <m8 >m8 m8[Y] =m8[Y] <m8[Y] >m8[Y] m8[M] =m8[M] <m8[M] >m8[M] "
+    "m8[W] =m8[W] <m8[W] >m8[W] m8[D] =m8[D] <m8[D] >m8[D] m8[h] =m8[h] <m8[h] >m8[h] m8[m] =m8[m] "
+    "<m8[m] >m8[m] m8[s] =m8[s] <m8[s] >m8[s] m8[ms] =m8[ms] <m8[ms] >m8[ms] m8[us] =m8[us] <m8[us] "
+    ">m8[us] m8[ns] =m8[ns] <m8[ns] >m8[ns] m8[ps] =m8[ps] <m8[ps] >m8[ps] m8[fs] =m8[fs] <m8[fs] "
+    ">m8[fs] m8[as] =m8[as] <m8[as] >m8[as] "
+).split())
+
+
 cdef class Pointer:
-    """A C address. `int(p)` gives it; every pointer argument accepts a Pointer."""
+    """A C address. `int(p)` gives it; every pointer argument accepts a Pointer.
+
+    AMD's HIP Python calls this type `hip._util.types.Pointer` (the same class here):
+    `Pointer.fromObj(x)`, `p.createRef()`, `p[offset]` and `p.is_ptr_null` behave as there.
+    """
 
     def __init__(self, value=None):
         self._ptr = addr(value)
@@ -42,6 +92,39 @@ cdef class Pointer:
         p._ptr = addr(ptr)
         p._owner = owner
         return p
+
+    @classmethod
+    def fromObj(cls, pyobj):
+        """`pyobj` itself if it is an instance of this class, else a new one holding its address
+        (None, int, Pointer, ctypes object, buffer, `__cuda_array_interface__`, ...); the new object
+        keeps `pyobj` alive. (AMD's HIP Python: the `fromObj` of every wrapper type.)"""
+        if isinstance(pyobj, cls):
+            return pyobj
+        cdef Pointer p = cls.__new__(cls)
+        p._ptr = addr(pyobj)
+        p._owner = pyobj if pyobj is not None and not isinstance(pyobj, int) else None
+        return p
+
+    def createRef(self):
+        """A Pointer to this object's address field (a `void**` for C to read or write through);
+        it keeps this object alive."""
+        cdef Pointer q = Pointer.__new__(Pointer)
+        q._ptr = <void*>&self._ptr
+        q._owner = self
+        return q
+
+    def __getitem__(self, offset):
+        """`p[n]`: a Pointer `n` bytes further (n >= 0), as in AMD's HIP Python."""
+        if isinstance(offset, int) and not isinstance(offset, bool):
+            if offset < 0:
+                raise ValueError(f"offset={offset} must be non-negative")
+            return self + offset
+        raise NotImplementedError(f"'__getitem__': not implemented for other 'offset' types than 'int' "
+                                  f"(got {type(offset).__name__})")
+
+    def __iter__(self):
+        # Without this, __getitem__ would make iter() walk addresses forever.
+        raise TypeError(f"'{type(self).__name__}' object is not iterable")
 
     def __int__(self):
         return <size_t>self._ptr
@@ -81,56 +164,778 @@ cdef class Pointer:
 
     def __add__(self, offset):
         """Byte offset: `p + 16` is a Pointer 16 bytes further (kept alive with `p`)."""
+        if not isinstance(self, Pointer):   # Cython 3 may call __add__ reflected
+            return NotImplemented
         cdef Pointer q = Pointer.__new__(Pointer)
         q._ptr = <char*>self._ptr + <Py_ssize_t>offset
         q._owner = self
         return q
 
 
-cdef class DevicePointer(Pointer):
-    """Device memory from hipMalloc & co, with `__cuda_array_interface__`.
+# -- typed N-d arrays --------------------------------------------------------------------------
+# Type strings: every spelling AMD's NDBuffer.NUMPY_CHAR_CODES lists with a fixed size, plus the
+# array-interface forms ('<f4', '|u1'). Built on first use: importing the package stays cheap.
+cdef dict _TYPES = None
+cdef dict _FORMAT_TYPES = None   # buffer-protocol format -> array typestr
 
-    Fresh allocations are byte arrays; `configure(shape=, typestr=)` gives them
-    a NumPy-style type so CuPy, PyTorch or Numba can view them.
+cdef dict _type_table():
+    global _TYPES, _FORMAT_TYPES
+    if _TYPES is not None:
+        return _TYPES
+    little = sys.byteorder == "little"
+    native, other = ("<", ">") if little else (">", "<")
+    t = {}
+
+    def add(kind, size, names):
+        order = "|" if size == 1 or kind == "b" else native
+        for n in names.split():
+            t[n] = (f"{order}{kind}{size}", size)
+        for o, ao in (("=", order), ("<", "|" if order == "|" else "<"), (">", "|" if order == "|" else ">"),
+                      ("|", order)):
+            t[f"{o}{kind}{size}"] = (f"{ao}{kind}{size}", size)
+    add("b", 1, "? bool bool_ bool8 b1")
+    add("u", 1, "uint8 u1 ubyte B")
+    add("u", 2, "uint16 u2 ushort H")
+    add("u", 4, "uint32 u4 uintc I")
+    add("u", 8, "uint64 u8 uintp uint0 P ulong uint L ulonglong Q")
+    add("i", 1, "int8 i1 byte b")
+    add("i", 2, "int16 i2 short h")
+    add("i", 4, "int32 i4 intc i")
+    add("i", 8, "int64 i8 intp int0 p long int int_ l longlong q")
+    add("f", 2, "float16 f2 half e")
+    add("f", 4, "float32 f4 single f")
+    add("f", 8, "float64 f8 double float float_ d")
+    add("f", 16, "longdouble longfloat g")
+    add("c", 8, "complex64 c8 csingle singlecomplex F")
+    add("c", 16, "complex128 c16 cdouble complex complex_ cfloat D")
+    add("c", 32, "clongdouble clongfloat longcomplex G")
+    # single characters with a byte order: '<f', '=d', ...
+    for ch in "?bBhHiIlLqQpPefdgFDG":
+        a, n = t[ch]
+        for o in "=<>":
+            if a[0] == "|":
+                t[o + ch] = (a, n)
+            else:
+                t[o + ch] = (("<" if o == "<" else ">" if o == ">" else native) + a[1:], n)
+    _TYPES = t
+    _FORMAT_TYPES = {"?": "|b1", "b": "|i1", "B": "|u1", "c": "|S1", "h": native + "i2", "H": native + "u2",
+                     "i": native + "i4", "I": native + "u4", "l": native + f"i{sizeof(long)}",
+                     "L": native + f"u{sizeof(long)}", "q": native + "i8", "Q": native + "u8",
+                     "n": native + f"i{sizeof(Py_ssize_t)}", "N": native + f"u{sizeof(size_t)}",
+                     "e": native + "f2", "f": native + "f4", "d": native + "f8", "g": native + "f16",
+                     "Zf": native + "c8", "Zd": native + "c16", "Zg": native + "c32"}
+    return t
+
+
+cdef tuple _typeinfo(str typestr, object itemsize):
+    """(array-interface typestr, itemsize) of a type string, or raises ValueError."""
+    hit = _type_table().get(typestr)
+    if hit is not None:
+        if itemsize is not None and itemsize != hit[1]:
+            raise ValueError(f"typestr {typestr!r} has {hit[1]}-byte items, not itemsize={itemsize}")
+        return hit
+    np = sys.modules.get("numpy")
+    if np is None:
+        try:
+            import numpy as np
+        except ImportError:
+            np = None
+    if np is not None:
+        try:
+            dt = np.dtype(typestr)
+        except Exception:
+            dt = None
+        if dt is not None and dt.itemsize and (itemsize is None or itemsize == dt.itemsize):
+            return dt.str, dt.itemsize
+    if typestr not in NDBuffer.NUMPY_CHAR_CODES:
+        raise ValueError(f"typestr: value '{typestr}' is not a valid numpy char code. See class attribute "
+                         "'NUMPY_CHAR_CODES' for valid expressions.")
+    if itemsize is None:
+        raise ValueError(f"'typestr': value '{typestr}' could not be mapped to a number of bytes. "
+                         "Please also specify 'itemsize'.")
+    return typestr, itemsize
+
+
+cdef tuple _c_strides(tuple shape, Py_ssize_t itemsize):
+    cdef list out = []
+    cdef Py_ssize_t s = itemsize
+    for n in reversed(shape):
+        out.append(s)
+        s *= n
+    return tuple(reversed(out))
+
+
+cdef bint _is_c_contiguous(tuple shape, tuple strides, Py_ssize_t itemsize):
+    cdef Py_ssize_t expect = itemsize
+    if 0 in shape:
+        return True
+    for n, st in zip(reversed(shape), reversed(strides)):
+        if n != 1 and st != expect:
+            return False
+        expect *= n
+    return True
+
+
+cdef Py_ssize_t _prod(tuple shape):
+    cdef Py_ssize_t n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class IndexOutOfRangeError(IndexError, ValueError):
+    """An index past an axis: an IndexError as in NumPy, a ValueError as in AMD's HIP Python."""
+
+
+cdef class NDBuffer(Pointer):
+    """A typed, N-dimensional view of memory: `shape`, `typestr`, `itemsize`, strides and
+    `__cuda_array_interface__`; NumPy-style basic indexing (`x[1:, 2]`) gives views (NDBuffers at
+    the first element's address) that every pointer argument accepts.
+
+    `NDBuffer(obj)` describes `obj`: a buffer (NumPy array, bytearray: its shape and type, the
+    buffer held), an object with `__cuda_array_interface__`, another NDBuffer, or a bare address
+    (None, int, Pointer, ctypes): then one byte, until `configure()` says more.
+    Host memory (a buffer, or an address the caller gives) also exports the buffer protocol;
+    known device memory (hipMalloc & co, CAI producers) refuses it with BufferError.
+    (AMD's HIP Python: `hip._util.types.NDBuffer`.)
     """
 
-    def configure(self, shape=None, typestr="|u1", stream=None, readonly=False):
-        import numpy
-        dt = numpy.dtype(typestr)
-        if shape is None:
-            shape = (self.nbytes // dt.itemsize,)
-        elif isinstance(shape, int):
-            shape = (shape,)
-        need = dt.itemsize
-        for s in shape:
-            need *= s
-        if self.nbytes and need > self.nbytes:
-            raise ValueError(f"shape {shape} of {dt} needs {need} bytes; the allocation has {self.nbytes}")
-        self._cai = {"shape": tuple(shape), "typestr": dt.str, "data": (<size_t>self._ptr, bool(readonly)),
-                     "version": 3, "strides": None, "stream": stream}
+    NUMPY_CHAR_CODES = _NUMPY_CHAR_CODES
+
+    def __cinit__(self):
+        self._shape = (1,)
+        self._strides = None
+        self._typestr = "B"
+        self._array_typestr = "|u1"
+        self._itemsize = 1
+        self._capacity = -1
+        self._stream = None
+
+    def __init__(self, pyobj=None):
+        self._describe(pyobj)
+
+    cdef _describe(self, object pyobj):
+        cdef NDBuffer o
+        ct = sys.modules.get("ctypes")
+        if pyobj is None or isinstance(pyobj, int):
+            self._ptr = addr(pyobj)
+            return
+        if isinstance(pyobj, NDBuffer):
+            o = <NDBuffer>pyobj
+            self._ptr, self._owner = o._ptr, o
+            self._shape, self._strides, self._typestr, self._array_typestr = o._shape, o._strides, o._typestr, o._array_typestr
+            self._itemsize, self._capacity, self._readonly, self._device, self._stream = \
+                o._itemsize, o._capacity, o._readonly, o._device, o._stream
+            return
+        if isinstance(pyobj, Pointer) or (ct is not None and isinstance(
+                pyobj, (ct.c_void_p, ct.c_char_p, ct.c_wchar_p, ct._Pointer, ct._CFuncPtr))):
+            self._ptr = addr(pyobj)
+            self._owner = pyobj
+            return
+        if PyObject_CheckBuffer(pyobj):
+            mv = memoryview(pyobj)          # holds the buffer: a bytearray cannot be resized under us
+            fmt = mv.format.lstrip("@=")
+            _type_table()
+            at = _FORMAT_TYPES.get(fmt) or f"|V{mv.itemsize}"
+            self._shape = tuple(mv.shape)
+            self._itemsize = mv.itemsize
+            self._typestr = self._array_typestr = at
+            self._readonly = mv.readonly
+            self._owner = mv
+            if mv.ndim and not mv.c_contiguous:
+                self._strides = tuple(mv.strides)
+            self._ptr = _buffer_address(mv)
+            self._capacity = mv.nbytes if mv.c_contiguous else -1
+            return
+        cai = getattr(pyobj, "__cuda_array_interface__", None)
+        if cai is not None:
+            if "data" not in cai:
+                raise ValueError("input object has '__cuda_array_interface__' attribute but the dict has no 'data' key")
+            self._ptr = PyLong_AsVoidPtr(cai["data"][0] or 0)
+            self._readonly = bool(cai["data"][1])
+            self._typestr = cai.get("typestr", "|u1")
+            self._array_typestr, self._itemsize = _typeinfo(self._typestr, None)
+            self._shape = tuple(cai.get("shape", (1,)))
+            st = cai.get("strides")
+            if st is not None and not _is_c_contiguous(self._shape, tuple(st), self._itemsize):
+                self._strides = tuple(st)
+            self._stream = cai.get("stream")
+            self._device = True
+            if self._strides is None:
+                self._capacity = _prod(self._shape) * self._itemsize
+            self._owner = pyobj
+            return
+        self._ptr = addr(pyobj)      # DLPack, ... (raises TypeError for anything else)
+        self._owner = pyobj
+
+    @classmethod
+    def fromObj(cls, pyobj):
+        """`pyobj` itself if it is an NDBuffer, else `cls(pyobj)` (AMD's HIP Python)."""
+        if isinstance(pyobj, NDBuffer):
+            return pyobj
+        return cls(pyobj)
+
+    def configure(self, shape=None, typestr=None, stream=None, readonly=None, *, itemsize=None, read_only=None,
+                  _force=False, **unknown):
+        """(Re)describe the memory: `configure(shape=(m, n), typestr="float32")`; returns self.
+
+        `typestr` is any NumPy type string ('<f4', 'float32', 'f', ...; `typestr` reads it back as
+        given, `__cuda_array_interface__` has its array-interface form), `itemsize` its size where
+        the string does not say (AMD's HIP Python), `shape` a tuple (or an int). Without `shape`,
+        a new type keeps the shape when the byte size stays the same, else views the memory as 1-d.
+        `stream` (int or stream handle, not 0) goes into `__cuda_array_interface__`;
+        `read_only=True` (or `readonly=True`) marks the data read-only.
+        A shape beyond a known allocation is a ValueError (`_force=True` lets AMD's HIP Python
+        describe any size; ours still refuses to pass the end of a known allocation).
+        """
+        cdef Py_ssize_t size, old_bytes, new_bytes, cap
+        if unknown:
+            raise KeyError("allowed keyword arguments are: 'shape', 'typestr', 'stream', 'itemsize', "
+                           f"'read_only', '_force' (got {', '.join(map(repr, unknown))})")
+        if self._exports > 0:
+            raise RuntimeError("cannot re-configure this NDBuffer while it is viewed by other objects via the "
+                               "Python buffer protocol")
+        if itemsize is not None:
+            if isinstance(itemsize, bool) or not isinstance(itemsize, int):
+                raise TypeError("'itemsize': must be int")
+            if itemsize <= 0:
+                raise ValueError("'itemsize': must be positive int")
+        if typestr is not None:
+            if not isinstance(typestr, str):
+                raise TypeError(f"'typestr': must be str, not {type(typestr).__name__}")
+            at, size = _typeinfo(typestr, itemsize)
+        elif itemsize is not None:
+            at, size = (self._array_typestr if itemsize == self._itemsize else f"|V{itemsize}"), itemsize
+        else:
+            at, size = self._array_typestr, self._itemsize
+        old_bytes = _prod(self._shape) * self._itemsize if self._strides is None else -1
+        if shape is not None:
+            if not isinstance(shape, tuple):
+                shape = (shape,) if not isinstance(shape, list) else tuple(shape)
+            if not len(shape):
+                raise ValueError("'shape': must have at least one entry")
+            dims = []
+            for n in shape:
+                if isinstance(n, bool):
+                    raise TypeError("'shape': entries must be int")
+                try:
+                    n = PyNumber_Index(n)
+                except TypeError:
+                    raise TypeError(f"'shape': entries must be int, got {type(n).__name__}") from None
+                if n < 0:
+                    raise ValueError(f"'shape': negative extent {n}")
+                dims.append(n)
+            new_shape = tuple(dims)
+        elif size == self._itemsize and self._strides is None:
+            new_shape = self._shape
+        else:
+            cap = self._capacity if self._capacity >= 0 else old_bytes
+            if cap < 0:
+                raise ValueError("give a shape: this view is not contiguous")
+            if cap % size:
+                raise ValueError(f"{cap} bytes are no whole number of {size}-byte items; give a shape")
+            new_shape = (cap // size,)
+        new_bytes = _prod(new_shape) * size
+        if self._capacity >= 0 and new_bytes > self._capacity:
+            raise ValueError(f"shape {new_shape} of {size}-byte items needs {new_bytes} bytes; the memory has "
+                             f"{self._capacity}")
+        if read_only is not None and readonly is not None and bool(read_only) != bool(readonly):
+            raise ValueError("read_only and readonly disagree")
+        if read_only is not None and not isinstance(read_only, bool):
+            raise ValueError("'read_only:' expected bool")
+        ro = read_only if read_only is not None else readonly
+        if stream is not None:
+            if isinstance(stream, bool):
+                raise TypeError("'stream': expected an int or a stream")
+            if isinstance(stream, int):
+                if stream == 0:
+                    raise ValueError("'stream': value '0' is disallowed as it would be ambiguous between None "
+                                     "and the default stream (see the CUDA array interface)")
+                if stream < 0:
+                    raise ValueError("'stream': expected positive integer")
+                self._stream = stream
+            else:
+                self._stream = <size_t>addr(stream)
+        if ro is not None:
+            self._readonly = bool(ro)
+        if typestr is not None:
+            self._typestr = typestr
+        elif size != self._itemsize:
+            self._typestr = at
+        self._array_typestr, self._itemsize, self._shape, self._strides = at, size, new_shape, None
+        self._format = None
         return self
 
     @property
     def __cuda_array_interface__(self):
-        if self._cai is None:
-            return {"shape": (self.nbytes,), "typestr": "|u1", "data": (<size_t>self._ptr, False),
-                    "version": 3, "strides": None}
-        return self._cai
+        return {"shape": self._shape, "typestr": self._array_typestr, "data": (<size_t>self._ptr, self._readonly),
+                "strides": self._strides, "offset": 0, "mask": None, "version": 3, "stream": self._stream}
+
+    @property
+    def typestr(self):
+        """The type string, as given to configure() (array-interface form otherwise; 'B' for bytes)."""
+        return self._typestr
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def strides(self):
+        """Byte strides of each axis (None: C-contiguous, as in __cuda_array_interface__)."""
+        return self._strides
+
+    @property
+    def ndim(self):
+        return len(self._shape)
 
     @property
     def size(self):
-        """Elements (bytes until configured)."""
-        n = 1
-        for s in self.__cuda_array_interface__["shape"]:
-            n *= s
-        return n
+        """Number of elements: the product of `shape`."""
+        return _prod(self._shape)
+
+    @property
+    def itemsize(self):
+        return self._itemsize
+
+    @property
+    def nbytes(self):
+        """Bytes of the elements: size * itemsize."""
+        return _prod(self._shape) * self._itemsize
+
+    @property
+    def rank(self):
+        """Number of axes longer than 1 (AMD's HIP Python)."""
+        return sum(1 for n in self._shape if n > 1)
+
+    @property
+    def is_read_only(self):
+        return self._readonly
+
+    @property
+    def stream_as_int(self):
+        return self._stream
+
+    def __getitem__(self, key):
+        """NumPy basic indexing: ints (negative from the end), slices (any step), `...` and None.
+        The result is a view of the same type at the first element's address (strided where
+        NumPy's would be); an index past an axis raises IndexError."""
+        cdef NDBuffer v
+        cdef Py_ssize_t offset = 0, n, i, start, stop, step, dim = 0
+        shape = self._shape
+        ndim = len(shape)
+        strides = self._strides if self._strides is not None else _c_strides(shape, self._itemsize)
+        if not isinstance(key, tuple):
+            key = (key,)
+        n_ell = sum(1 for k in key if k is Ellipsis)
+        if n_ell > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        used = sum(1 for k in key if k is not None and k is not Ellipsis)
+        if used > ndim:
+            raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but {used} were indexed")
+        if n_ell:
+            j = key.index(Ellipsis)
+            key = key[:j] + (slice(None),) * (ndim - used) + key[j + 1:]
+        else:
+            key = key + (slice(None),) * (ndim - used)
+        new_shape, new_strides = [], []
+        for k in key:
+            if k is None:
+                new_shape.append(1)
+                new_strides.append(0)
+                continue
+            if isinstance(k, slice):
+                start, stop, step = k.indices(shape[dim])
+                n = len(range(start, stop, step))
+                offset += start * strides[dim]
+                new_shape.append(n)
+                new_strides.append(strides[dim] * step)
+                dim += 1
+                continue
+            if isinstance(k, bool) or type(k).__name__ == "bool_":
+                raise TypeError("boolean indices are not supported: use ints, slices, ... or None")
+            try:
+                i = PyNumber_Index(k)
+            except TypeError:
+                raise TypeError(f"subscript type='{type(k).__name__}': only integers, slices (`:`), ellipsis (`...`) "
+                                "and None are valid indices") from None
+            n = shape[dim]
+            if i < -n or i >= n:
+                raise IndexOutOfRangeError(f"index {i} is out of bounds for axis {dim} with size {n}")
+            if i < 0:
+                i += n
+            offset += i * strides[dim]
+            dim += 1
+        v = type(self).__new__(type(self))
+        v._ptr = <char*>self._ptr + offset
+        v._owner = self
+        v._shape = tuple(new_shape)
+        st = tuple(new_strides)
+        v._strides = None if _is_c_contiguous(v._shape, st, self._itemsize) else st
+        v._typestr, v._array_typestr, v._itemsize = self._typestr, self._array_typestr, self._itemsize
+        v._readonly, v._device, v._stream = self._readonly, self._device, self._stream
+        v._capacity = self._capacity - offset if self._capacity >= 0 else -1
+        return v
+
+    def __iter__(self):
+        """Views along the first axis, as iterating a NumPy array."""
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self._shape[0]):
+            yield self[i]
+
+    cdef bytes _buffer_format(self):
+        if self._format is None:
+            at = self._array_typestr
+            kind, size = at[1:2], at[2:]
+            codes = {"b1": "?", "i1": "b", "i2": "h", "i4": "i", "i8": "q", "u1": "B", "u2": "H", "u4": "I",
+                     "u8": "Q", "f2": "e", "f4": "f", "f8": "d", "f16": "g", "c8": "Zf", "c16": "Zd", "c32": "Zg"}
+            code = codes.get(at[1:])
+            if code is None:
+                code = f"{self._itemsize}s"
+            elif at[0] in "<>" and at[0] != ("<" if sys.byteorder == "little" else ">"):
+                code = at[0] + code
+            self._format = code.encode("ascii")
+        return self._format
+
+    def __getbuffer__(self, Py_buffer* buf, int flags):
+        cdef Py_ssize_t ndim = len(self._shape)
+        cdef Py_ssize_t* arr
+        cdef Py_ssize_t k
+        if self._device:
+            raise BufferError(f"{type(self).__name__} at {hex(<size_t>self._ptr)} is device memory: the host cannot "
+                              "read it (copy it with hipMemcpy, or hand __cuda_array_interface__ to CuPy/Numba/PyTorch)")
+        if self._ptr == NULL:
+            raise BufferError("NULL pointer: no buffer to export")
+        if (flags & PyBUF_WRITABLE) == PyBUF_WRITABLE and self._readonly:
+            raise BufferError("the data is read-only")
+        strides = self._strides
+        if strides is not None and (flags & PyBUF_STRIDES) != PyBUF_STRIDES:
+            raise BufferError("the view is not contiguous: request strides")
+        if strides is not None and ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS or
+                                    (flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS or
+                                    (flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS):
+            raise BufferError("the view is not contiguous")
+        if strides is None and ndim > 1 and (flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS \
+                and sum(1 for n in self._shape if n > 1) > 1:
+            raise BufferError("the view is C-contiguous, not Fortran-contiguous")
+        fmt = self._buffer_format()
+        arr = <Py_ssize_t*>malloc(max(2 * ndim, 1) * sizeof(Py_ssize_t))
+        if arr == NULL:
+            raise MemoryError()
+        if strides is None:
+            strides = _c_strides(self._shape, self._itemsize)
+        for k in range(ndim):
+            arr[k] = self._shape[k]
+            arr[ndim + k] = strides[k]
+        buf.buf = self._ptr
+        buf.obj = self
+        buf.len = _prod(self._shape) * self._itemsize
+        buf.readonly = self._readonly
+        buf.itemsize = self._itemsize
+        buf.format = NULL
+        if (flags & PyBUF_FORMAT) == PyBUF_FORMAT:
+            buf.format = <char*>self._format
+        buf.ndim = ndim
+        buf.shape = arr if (flags & PyBUF_ND) == PyBUF_ND else NULL
+        buf.strides = (arr + ndim) if (flags & PyBUF_STRIDES) == PyBUF_STRIDES else NULL
+        buf.suboffsets = NULL
+        buf.internal = arr
+        self._exports += 1
+
+    def __releasebuffer__(self, Py_buffer* buf):
+        free(buf.internal)
+        self._exports -= 1
 
     def __repr__(self):
-        return f"<DevicePointer {hex(<size_t>self._ptr)} nbytes={self.nbytes}>"
+        return (f"<{type(self).__name__} {hex(<size_t>self._ptr)} shape={self._shape} typestr={self._typestr!r}"
+                f"{' strided' if self._strides is not None else ''}>")
+
+
+cdef void* _buffer_address(object mv) except? NULL:
+    cdef Py_buffer view
+    PyObject_GetBuffer(mv, &view, PyBUF_RECORDS_RO)
+    p = view.buf
+    PyBuffer_Release(&view)
+    return p
+
+
+cdef class DevicePointer(NDBuffer):
+    """Device memory from hipMalloc & co: an NDBuffer (AMD's HIP Python calls it
+    `hip._util.types.DeviceArray`: the same class here). A fresh allocation is a byte array of its
+    size; `configure(shape=, typestr=)` types it; `x[1:, 2]` slices it."""
+
+    @staticmethod
+    def DeviceArray(pyobj):
+        """`DeviceArray.fromObj(pyobj)` (a static method of AMD's DeviceArray)."""
+        return DevicePointer.fromObj(pyobj)
+
+
+cdef object device_array(void* p, size_t n, bint device):
+    """A hipMalloc-family result: None for NULL (as AMD's HIP Python), else n bytes of memory."""
+    if p == NULL:
+        return None
+    cdef DevicePointer d = DevicePointer.__new__(DevicePointer)
+    d._ptr = p
+    d._shape = (n,)
+    d._capacity = n
+    d._device = device
+    return d
 
 
 cdef class Handle(Pointer):
-    """Base of the opaque handle types (hipStream_t, hipEvent_t, ...)."""
+    """Base of the opaque handle types (hipStream_t, hipEvent_t, ...): no fields, so
+    `PROPERTIES()` is empty (AMD's HIP Python)."""
+
+    @staticmethod
+    def PROPERTIES():
+        return []
+
+    def __contains__(self, item):
+        return False
+
+    def __getitem__(self, item):
+        if isinstance(item, int):
+            raise IndexError(f"{type(self).__name__} has no fields")
+        raise ValueError("'item' type must be 'int'")
+
+    def __iter__(self):
+        return iter(())
+
+
+# -- C strings ---------------------------------------------------------------------------------
+cdef class CStr(Pointer):
+    """A C string (`char*`): what functions returning `const char*` give (AMD's HIP Python:
+    `hip._util.types.CStr`). `str(s)` decodes UTF-8, `bytes(s)` and the buffer protocol give
+    the bytes, `len(s)`, `s.decode()`; it compares equal to the same text as bytes or str.
+    `CStr(obj)`: bytes/bytearray (pointing into them), str (UTF-8 encoded), or any address;
+    `malloc(n)` gives it n zeroed bytes of its own (a buffer for C to fill)."""
+
+    def __cinit__(self):
+        self._len = -1
+
+    def __init__(self, pyobj=None):
+        self._set(pyobj)
+
+    cdef _set(self, object pyobj):
+        cdef CStr o
+        if isinstance(pyobj, CStr):
+            o = <CStr>pyobj
+            self._ptr, self._len, self._owner = o._ptr, o._len, o
+        elif isinstance(pyobj, str):
+            b = (<str>pyobj).encode()
+            self._ptr, self._len, self._owner = <void*><char*>b, len(b), b
+        elif isinstance(pyobj, bytes):
+            self._ptr, self._len, self._owner = <void*><char*>pyobj, len(pyobj), pyobj
+        elif pyobj is not None and not isinstance(pyobj, (int, Pointer)) and PyObject_CheckBuffer(pyobj):
+            mv = memoryview(pyobj).cast("B") if memoryview(pyobj).c_contiguous else None
+            if mv is None:
+                raise BufferError("a C string needs contiguous memory")
+            self._ptr, self._len, self._owner = _buffer_address(mv), mv.nbytes, mv
+        else:
+            self._ptr = addr(pyobj)
+            self._owner = pyobj if pyobj is not None and not isinstance(pyobj, int) else None
+            self._len = -1
+
+    @classmethod
+    def fromObj(cls, pyobj):
+        if isinstance(pyobj, cls):
+            return pyobj
+        return cls(pyobj)
+
+    cdef Py_ssize_t _length(self):
+        if self._ptr == NULL:
+            return 0
+        if self._len < 0:
+            self._len = strlen(<const char*>self._ptr)
+        return self._len
+
+    def malloc(self, Py_ssize_t size_bytes):
+        """Allocate `size_bytes` zeroed bytes owned by this object (its pointer must be NULL)."""
+        if self._ptr != NULL:
+            raise RuntimeError("Data pointer must be NULL.")
+        if size_bytes < 0:
+            raise ValueError("size must be non-negative")
+        self._ptr = calloc(max(size_bytes, 1), 1)
+        if self._ptr == NULL:
+            raise MemoryError()
+        self._owns = True
+        self._len = -1
+
+    def free(self):
+        """Free what malloc() allocated (RuntimeError for memory this object does not own)."""
+        if not self._owns:
+            raise RuntimeError("Attempt to free that is not owned by this instance.")
+        free(self._ptr)
+        self._ptr = NULL
+        self._owns = False
+        self._len = -1
+
+    def __dealloc__(self):
+        if self._owns:
+            free(self._ptr)
+
+    def __len__(self):
+        return self._length()
+
+    def __bool__(self):
+        return self._length() > 0
+
+    def __bytes__(self):
+        return (<char*>self._ptr)[:self._length()] if self._ptr != NULL else b""
+
+    def __str__(self):
+        return self.decode()
+
+    def __repr__(self):
+        return self.decode() if self._ptr != NULL else ""
+
+    def __getitem__(self, subscript):
+        if self._ptr == NULL:
+            raise RuntimeError("__getitem__: data pointer `_ptr` is `NULL`.")
+        return str(self)[subscript]
+
+    def __iter__(self):
+        return iter(str(self))
+
+    def __eq__(self, other):
+        if isinstance(other, (bytes, bytearray, CStr)):
+            return bytes(self) == bytes(other)
+        if isinstance(other, str):
+            return bytes(self) == (<str>other).encode()
+        return Pointer.__eq__(self, other)
+
+    def __hash__(self):
+        return hash(bytes(self))
+
+    def decode(self, encoding="utf-8", errors="strict"):
+        return bytes(self).decode(encoding, errors)
+
+    def encode(self, encoding="utf-8", errors="strict"):
+        return self.decode(encoding, errors).encode(encoding, errors)
+
+    def __getbuffer__(self, Py_buffer* buf, int flags):
+        if (flags & PyBUF_WRITABLE) == PyBUF_WRITABLE and not self._owns:
+            raise BufferError("CStr: read-only (only memory from malloc() is writable here)")
+        buf.buf = self._ptr
+        buf.obj = self
+        buf.len = self._length()
+        buf.readonly = not self._owns
+        buf.itemsize = 1
+        buf.format = NULL
+        if (flags & PyBUF_FORMAT) == PyBUF_FORMAT:
+            buf.format = "B"
+        buf.ndim = 1
+        buf.shape = &buf.len if (flags & PyBUF_ND) == PyBUF_ND else NULL
+        buf.strides = &buf.itemsize if (flags & PyBUF_STRIDES) == PyBUF_STRIDES else NULL
+        buf.suboffsets = NULL
+        buf.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer* buf):
+        pass
+
+
+cdef class ImmortalCStr(CStr):
+    """A CStr that is never freed, nor is what it points into: for strings a library keeps
+    (AMD's HIP Python: `hip._util.types.ImmortalCStr`)."""
+
+    def __init__(self, pyobj=None):
+        CStr.__init__(self, pyobj)
+        Py_INCREF(self)
+
+
+cdef object cstr_result(const char* p):
+    """A `const char*` result: None for NULL, else a CStr viewing the library's string."""
+    if p == NULL:
+        return None
+    cdef CStr s = CStr.__new__(CStr)
+    s._ptr = <void*>p
+    return s
+
+
+# -- C arrays built from Python lists (AMD's hip._util.types.ListOf*) --------------------------
+cdef class _ListOf(Pointer):
+    """A C array from a list/tuple (elements converted, memory owned), or any pointer-like object."""
+    _typecode = "P"
+
+    def __init__(self, pyobj=None):
+        if isinstance(pyobj, (list, tuple)):
+            arr = self._pack(list(pyobj))
+            self._owner = arr
+            self._ptr = _buffer_address(memoryview(arr)) if len(arr) else NULL
+        elif isinstance(pyobj, type(self)):
+            self._ptr, self._owner = (<Pointer>pyobj)._ptr, pyobj
+        else:
+            Pointer.__init__(self, pyobj)
+
+    def _pack(self, list items):
+        from array import array
+        code = self._typecode
+        out = []
+        for i, x in enumerate(items):
+            if not isinstance(x, int):
+                v = getattr(x, "value", None)      # ctypes integers
+                if not isinstance(v, int) or isinstance(x, (bytes, str)):
+                    raise ValueError(f"element {i} ({type(x).__name__}) cannot be converted to a C integer")
+                x = v
+            out.append(x)
+        try:
+            return array(code, out)
+        except OverflowError as e:
+            raise OverflowError(f"{type(self).__name__}: {e}") from None
+
+    @classmethod
+    def fromObj(cls, pyobj):
+        if isinstance(pyobj, cls):
+            return pyobj
+        return cls(pyobj)
+
+
+cdef class ListOfInt(_ListOf):
+    """A C `int` array from a list (AMD's hip._util.types.ListOfInt)."""
+    _typecode = "i"
+
+
+cdef class ListOfUnsigned(_ListOf):
+    """A C `unsigned int` array from a list."""
+    _typecode = "I"
+
+
+cdef class ListOfUnsignedLong(_ListOf):
+    """A C `unsigned long` array from a list."""
+    _typecode = "L"
+
+
+cdef class ListOfPointer(_ListOf):
+    """A C `void*` array from a list of pointer-like objects (each kept alive with the array)."""
+
+    def _pack(self, list items):
+        self._keep = items
+        return _address_array([<size_t>addr(x) for x in items])
+
+    cdef public object _keep
+
+
+cdef class ListOfBytes(_ListOf):
+    """A C `char*` array from a list of bytes (or str, or CStr)."""
+
+    def _pack(self, list items):
+        keep, ptrs = [], []
+        for i, x in enumerate(items):
+            if isinstance(x, str):
+                x = (<str>x).encode()
+            if isinstance(x, bytes):
+                keep.append(x)
+                ptrs.append(<size_t><char*>x)
+            elif isinstance(x, CStr):
+                keep.append(x)
+                ptrs.append(<size_t>(<CStr>x)._ptr)
+            else:
+                raise ValueError(f"element {i}: expected bytes, got {type(x).__name__}")
+        self._keep = keep
+        return _address_array(ptrs)
+
+    cdef public object _keep
 
 
 cdef Pointer wrap(type cls, void* p):
@@ -376,7 +1181,7 @@ cdef object seq_arg(object o, str typecode):
         # Integer elements: __index__ semantics, as for integer arguments (int(8.5) would
         # truncate to 8 and int('8') would parse a string); array() range-checks each one.
         return array(typecode, [index(x) for x in o])
-    if typecode != "P" and PyObject_CheckBuffer(o):
+    if typecode != "P" and not isinstance(o, Pointer) and PyObject_CheckBuffer(o):
         _check_elements(o, typecode)
     return o
 

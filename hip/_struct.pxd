@@ -1,7 +1,7 @@
 from hip._pointer cimport Pointer
 
 cdef class Struct(Pointer):
-    pass
+    cdef Py_ssize_t _avail     # bytes usable from _ptr on (-1: unknown, memory the caller gave)
 
 cdef object record_arg(object cls, object value)
 cdef void* record_ptr(object cls, object value) except? NULL

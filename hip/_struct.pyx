@@ -8,13 +8,15 @@ with offsets and sizes computed by the C compiler. `Field` reads and writes
 memory through that table.
 """
 from cpython.bytearray cimport PyByteArray_AS_STRING
+from cpython.buffer cimport PyObject_CheckBuffer
 from libc.string cimport memcpy, memset
 
 cdef extern from "<string.h>" nogil:
     size_t strnlen(const char* s, size_t n)
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-from hip._pointer cimport Pointer, addr, wrap, index, as_signed, as_unsigned
+from cpython.number cimport PyNumber_Index
+from hip._pointer cimport Pointer, NDBuffer, addr, wrap, index, as_signed, as_unsigned
 from hip import _enum
 
 # Field kinds (the generator writes these numbers; keep in sync with codegen/emit/records.py).
@@ -70,6 +72,20 @@ cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub):
     raise AssertionError(kind)
 
 
+cdef object int_value(object value):
+    """An integer field's value: an int, anything with __index__, or (as AMD's HIP Python's typed
+    setters take it) a number with __int__: `dim3(n / 2)` truncates like C. Pointers, strings and
+    complex numbers are refused."""
+    if type(value) is int:
+        return value
+    try:
+        return PyNumber_Index(value)
+    except TypeError:
+        if isinstance(value, (Pointer, str, bytes, bytearray, complex)) or not hasattr(type(value), "__int__"):
+            raise TypeError(f"an integer is required, got {type(value).__name__}") from None
+    return int(value)
+
+
 cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
     cdef int64_t i
     cdef uint64_t u
@@ -79,13 +95,13 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
     if kind == K_INT or kind == K_ENUM:
         if kind == K_ENUM and not isinstance(value, int):
             raise TypeError(f"expected an int or enum member, got {type(value).__name__}")
-        i = as_signed(value, n)
+        i = as_signed(value if kind == K_ENUM else int_value(value), n)
         if n == 1: (<int8_t*>p)[0] = <int8_t>i
         elif n == 2: (<int16_t*>p)[0] = <int16_t>i
         elif n == 4: (<int32_t*>p)[0] = <int32_t>i
         else: (<int64_t*>p)[0] = i
     elif kind == K_UINT or kind == K_BOOL:
-        u = as_unsigned(value, n)
+        u = as_unsigned(int_value(value) if kind == K_UINT else value, n)
         if n == 1: (<uint8_t*>p)[0] = <uint8_t>u
         elif n == 2: (<uint16_t*>p)[0] = <uint16_t>u
         elif n == 4: (<uint32_t*>p)[0] = <uint32_t>u
@@ -122,8 +138,30 @@ cdef class Field:
     def __get__(self, obj, objtype):
         if obj is None:
             return self
-        cdef Struct s = <Struct>obj
-        cdef char* p = <char*>s._ptr + self.offset
+        return self.get_at(<Struct>obj, 0)
+
+    def __set__(self, obj, value):
+        self.set_at(<Struct>obj, 0, value)
+
+    cdef char* at(self, Struct s, Py_ssize_t i) except NULL:
+        """Address of this field in element i of the record array at s."""
+        cdef Py_ssize_t size, end
+        if s._ptr == NULL:
+            raise ValueError(f"{type(s).__name__} points to NULL: no {self.name} to access")
+        if i == 0:
+            if s._avail >= 0 and self.offset + self.elsize * (self.count or 1) > s._avail:
+                raise IndexError(f"{type(s).__name__}.{self.name} lies past the end of the memory "
+                                 f"({s._avail} bytes)")
+            return <char*>s._ptr + self.offset
+        size = type(s)._size_
+        if i < 0 or (s._avail >= 0 and (i + 1) * size > s._avail):
+            n = s._avail // size if s._avail >= 0 else None
+            raise IndexError(f"{type(s).__name__} index {i} out of range"
+                             + (f" (the memory holds {n})" if n is not None else " (negative)"))
+        return <char*>s._ptr + i * size + self.offset
+
+    cdef object get_at(self, Struct s, Py_ssize_t k):
+        cdef char* p = self.at(s, k)
         cdef Py_ssize_t i
         cdef uint64_t word = 0
         if self.kind == K_CHARS:
@@ -141,9 +179,8 @@ cdef class Field:
             return [read_scalar(p + i * self.elsize, self.kind, self.elsize, self.sub) for i in range(self.count)]
         return read_scalar(p, self.kind, self.elsize, self.sub)
 
-    def __set__(self, obj, value):
-        cdef Struct s = <Struct>obj
-        cdef char* p = <char*>s._ptr + self.offset
+    cdef int set_at(self, Struct s, Py_ssize_t k, object value) except -1:
+        cdef char* p = self.at(s, k)
         cdef Py_ssize_t i
         cdef uint64_t word = 0, mask
         if self.kind == K_BYTES:
@@ -162,7 +199,7 @@ cdef class Field:
             memcpy(p, <char*>b, len(b))
         elif self.kind == K_BITS:
             mask = ((1ULL << self.bitwidth) - 1)
-            value = index(value)
+            value = int_value(value)
             if not 0 <= value <= mask:
                 raise OverflowError(f"{self.name} is a {self.bitwidth}-bit field; {value} does not fit")
             memcpy(&word, p, self.elsize)
@@ -191,23 +228,69 @@ cdef class Field:
                     write_scalar(p + i * self.elsize, self.kind, self.elsize, v)
         else:
             write_scalar(p, self.kind, self.elsize, value)
+        return 0
 
     def __repr__(self):
         return f"<Field {self.name} offset={self.offset}>"
 
 
+cdef class ElementAccessor:
+    """`get_<field>(i)` / `set_<field>(i, value)` of a struct class: the field of element i of the
+    record array that starts at the object's address (AMD's HIP Python)."""
+    cdef readonly Field field
+    cdef readonly bint setter
+
+    def __get__(self, obj, objtype):
+        if obj is None:
+            return self
+        cdef BoundElementAccessor b = BoundElementAccessor.__new__(BoundElementAccessor)
+        b.acc, b.obj = self, obj
+        return b
+
+
+cdef class BoundElementAccessor:
+    cdef ElementAccessor acc
+    cdef Struct obj
+
+    def __call__(self, i, *value):
+        i = index(i)
+        if self.acc.setter:
+            if len(value) != 1:
+                raise TypeError(f"set_{self.acc.field.name}(i, value) takes 2 arguments ({1 + len(value)} given)")
+            self.acc.field.set_at(self.obj, i, value[0])
+            return None
+        if value:
+            raise TypeError(f"get_{self.acc.field.name}(i) takes 1 argument ({1 + len(value)} given)")
+        return self.acc.field.get_at(self.obj, i)
+
+    def __repr__(self):
+        return f"<bound {'set' if self.acc.setter else 'get'}_{self.acc.field.name} of {self.obj!r}>"
+
+
+cdef ElementAccessor _accessor(Field f, bint setter):
+    cdef ElementAccessor a = ElementAccessor.__new__(ElementAccessor)
+    a.field, a.setter = f, setter
+    return a
+
+
 cdef class Struct(Pointer):
     """Base of every generated struct/union wrapper.
 
-    `T(**fields)` owns zeroed memory of C's size; `T.from_ptr(addr)` views
-    existing memory. `int(obj)` is the address, usable as a pointer argument.
+    `T(**fields)` owns zeroed memory of C's size; `T.from_ptr(addr)` / `T.fromObj(obj)` view
+    existing memory. `int(obj)` is the address, usable as a pointer argument. As in AMD's HIP
+    Python: `PROPERTIES()` lists the fields, `obj[i]` is field i's value, `get_<f>(i)` /
+    `set_<f>(i, v)` access element i of a record array, `c_sizeof()` is C's size.
     """
+
+    def __cinit__(self):
+        self._avail = -1
 
     def __init__(self, *args, **kwargs):
         cls = type(self)
         buf = bytearray(cls._size_)
         self._owner = buf
         self._ptr = PyByteArray_AS_STRING(buf)
+        self._avail = cls._size_
         names = cls._fields_
         defaults = cls._defaults_
         if defaults:
@@ -225,8 +308,13 @@ cdef class Struct(Pointer):
     @classmethod
     def _view(cls, size_t address, owner):
         cdef Struct s = cls.__new__(cls)
+        cdef Struct o
         s._ptr = <void*>address
         s._owner = owner
+        if isinstance(owner, Struct):
+            o = <Struct>owner
+            if o._avail >= 0:
+                s._avail = o._avail - (<Py_ssize_t>address - <Py_ssize_t><size_t>o._ptr)
         return s
 
     @classmethod
@@ -234,10 +322,45 @@ cdef class Struct(Pointer):
         """View the memory at `ptr` (not copied, not freed; `owner` is kept alive)."""
         if ptr is None or addr(ptr) == NULL:
             raise ValueError(f"{cls.__name__}.from_ptr: NULL pointer")
-        return cls._view(<size_t>addr(ptr), owner if owner is not None else ptr)
+        cdef Struct s = cls._view_of(ptr)
+        if owner is not None:
+            s._owner = owner
+        return s
+
+    @classmethod
+    def _view_of(cls, obj):
+        cdef Struct s = cls.__new__(cls)
+        s._ptr = addr(obj)
+        s._owner = obj if obj is not None and not isinstance(obj, int) else None
+        s._avail = _extent(obj)
+        return s
+
+    @classmethod
+    def fromObj(cls, pyobj):
+        """`pyobj` itself if it is a `cls`, else a view of the memory it points to (an address,
+        Pointer, buffer, ctypes object; None gives a NULL view whose fields raise ValueError).
+        AMD's HIP Python: `T.fromObj`."""
+        if isinstance(pyobj, cls):
+            return pyobj
+        return cls._view_of(pyobj)
+
+    @classmethod
+    def allocate(cls, Py_ssize_t n=1):
+        """An array of `n` zeroed records in memory this object owns (AMD's HIP Python allocates
+        one in its constructor); the object is element 0, `get_<f>(i)`/`set_<f>(i, v)` reach
+        element i < n, and `int(obj)` is the array's address."""
+        if n < 1:
+            raise ValueError(f"{cls.__name__}.allocate: n must be at least 1, got {n}")
+        cdef Struct s = cls.__new__(cls)
+        buf = bytearray(cls._size_ * n)
+        s._owner = buf
+        s._ptr = PyByteArray_AS_STRING(buf)
+        s._avail = cls._size_ * n
+        return s
 
     @classmethod
     def PROPERTIES(cls):
+        """The field names, in order."""
         return list(cls._fields_)
 
     @classmethod
@@ -247,10 +370,21 @@ cdef class Struct(Pointer):
     def __contains__(self, name):
         return name in type(self)._fields_
 
+    def __getitem__(self, item):
+        """`obj[i]`: the value of field i (`dim3(4, 2)[1]` is 2), as in AMD's HIP Python."""
+        names = type(self)._fields_
+        if isinstance(item, int) and not isinstance(item, bool):
+            if item < 0 or item >= len(names):
+                raise IndexError(f"{type(self).__name__} has {len(names)} fields; no field {item}")
+            return getattr(self, names[item])
+        raise ValueError("'item' type must be 'int'")
+
     def as_dict(self):
         return {n: getattr(self, n) for n in type(self)._fields_}
 
     def __bytes__(self):
+        if self._ptr == NULL:
+            raise ValueError(f"{type(self).__name__} points to NULL")
         return (<char*>self._ptr)[:type(self)._size_]
 
     def __len__(self):
@@ -278,14 +412,39 @@ cdef class Struct(Pointer):
         return f"{cls.__name__}({fields}{more})"
 
 
+cdef Py_ssize_t _extent(object obj) except -2:
+    """Bytes known to be usable at obj's address (-1: unknown)."""
+    cdef Struct s
+    cdef NDBuffer b
+    if obj is None or isinstance(obj, int):
+        return -1
+    if isinstance(obj, Struct):
+        return (<Struct>obj)._avail
+    if isinstance(obj, NDBuffer):
+        b = <NDBuffer>obj
+        return b._capacity if b._capacity >= 0 else -1
+    if isinstance(obj, Pointer):
+        return -1
+    if PyObject_CheckBuffer(obj):
+        try:
+            return memoryview(obj).nbytes
+        except Exception:
+            return -1
+    return -1
+
+
 def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict defaults=None,
            bint from_int=False):
     """Make a Struct subclass from a layout table (see Field for the columns). `from_int`: an
     argument of this type may also be an int, the first field's value (HIP's C++ dim3(n))."""
+    cdef Field fd
     ns = {"__module__": module, "__doc__": doc or None, "__slots__": (), "_size_": size,
           "_fields_": tuple(f[0] for f in fields), "_defaults_": defaults, "_from_int_": from_int}
     for f in fields:
-        ns[f[0]] = Field(*f)
+        fd = Field(*f)
+        ns[f[0]] = fd
+        ns["get_" + f[0]] = _accessor(fd, False)
+        ns["set_" + f[0]] = _accessor(fd, True)
     return type(name, (Struct,), ns)
 
 
@@ -316,5 +475,6 @@ cdef object record_copy(object cls, const void* src):
     buf = bytearray(cls._size_)
     s._owner = buf
     s._ptr = PyByteArray_AS_STRING(buf)
+    s._avail = cls._size_
     memcpy(s._ptr, src, cls._size_)
     return s

@@ -121,3 +121,14 @@ def records_in_order(module: ir.Module) -> list[ir.Record]:
 def safe_field(name: str) -> str:
     from ..ir_builder import safe
     return safe(name)
+
+
+def macro_value(v):
+    """A macro's Python value as AMD's HIP Python gives it: integer macros are C `int` there
+    (0x80000000 is -2147483648), string macros `char*` (bytes)."""
+    if isinstance(v, str):
+        return v.encode()
+    if isinstance(v, int) and not isinstance(v, bool) and not -2**31 <= v < 2**31:
+        v &= 0xFFFFFFFF
+        return v - 2**32 if v >> 31 else v
+    return v

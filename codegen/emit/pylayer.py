@@ -162,10 +162,11 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             continue
         pairs = " ".join(f"{k.name} {k.value}" for k in e.constants)
         doc = common.docstring(e.comment, 600)
-        out.append(f'{e.name} = _enum.define({e.name!r}, {pairs!r}, __name__, """{doc}""")')
+        signed = ", signed=True" if any(k.value < 0 for k in e.constants) else ""
+        out.append(f'{e.name} = _enum.define({e.name!r}, {pairs!r}, __name__, """{doc}"""{signed})')
     # Handles
     out.append("\n# -- opaque handles " + "-" * 50)
-    handle_names = {}
+    handle_names, struct_handles = {}, {}
     for td in module.typedefs:
         if types.is_handle(ir.CType("typedef", td.name)):
             cls = common.handle_class(td.name, types)
@@ -173,19 +174,28 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
                     and not (cls in types.records and types.records[cls].size >= 0):
                 out.append(f"class {cls}(Handle):\n    \"\"\"Opaque handle `{td.name}`.\"\"\"\n    __slots__ = ()")
             elif cls in types.records and types.records[cls].size >= 0:
-                cls = td.name   # pointer to a defined struct: a plain handle class named after the typedef
-                out.append(f"class {cls}(Handle):\n    \"\"\"Handle `{td.name}`.\"\"\"\n    __slots__ = ()")
+                # A pointer to a defined struct (hipMipmappedArray_t): the struct's class, as in AMD's
+                # HIP Python; assigned after the structs are defined.
+                struct_handles[td.name] = names.cls_of(cls)
+                handle_names[td.name] = td.name
+                continue
             handle_names[td.name] = cls
             if cls != td.name:
                 out.append(f"{td.name} = {cls}")
     # Structs
     tables = records.layouts(module, types, spec)
+    array_typedefs = [td.name for td in module.typedefs
+                      if types.resolve(ir.CType("typedef", td.name)).kind == "array"]
+    array_sizes = {n: f"hip_py_sizeof_{n}" for n in array_typedefs}
     out.append("\n# -- structs and unions " + "-" * 46)
-    if tables:
+    if tables or array_typedefs:
         out.append('cdef extern from *:\n    """\n    #include <stddef.h>\n' + "\n".join(
-            f"    static const size_t {lt.array}[] = {{{', '.join(lt.values)}}};" for lt in tables) + '\n    """')
+            [f"    static const size_t {lt.array}[] = {{{', '.join(lt.values)}}};" for lt in tables]
+            + [f"    static const size_t hip_py_sizeof_{n} = sizeof({n});" for n in array_typedefs]) + '\n    """')
         for lt in tables:
             out.append(f"    const size_t {lt.array}[{max(len(lt.rows) * 2 + 1, 1)}]")
+        for n in array_typedefs:
+            out.append(f"    const size_t hip_py_sizeof_{n}")
     owned = {r.name for r in module.records}
     for lt in tables:
         cols = [f"({row.name!r}, {row.offset}, {row.kind!r}, {row.elsize}, {row.count}, "
@@ -196,6 +206,28 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         from_int = ", from_int=True" if lt.from_int else ""
         out.append(f"{r.name} = _struct.define({r.name!r}, {lt.array}[0], {table}, __name__, \"\"\"{doc}\"\"\", "
                    f"{lt.defaults!r}{from_int})")
+    for td_name, cls in struct_handles.items():
+        out.append(f"{td_name} = {cls}")
+    # AMD's HIP Python names nested records <outer>_<key> (hipResourceDesc_union_0_struct_1): aliases.
+    taken = _module_names(module) | set(handle_names)
+    for name, alias in records.amd_names(module).items():
+        if alias not in taken:
+            out.append(f"{alias} = {name}")
+            taken.add(alias)
+    # Function pointer and array typedefs get a class too (AMD's HIP Python: hipHostFn_t,
+    # hiprandDirectionVectors32_t): a Pointer to such a value, or memory of its size.
+    for td in module.typedefs:
+        r = types.resolve(ir.CType("typedef", td.name))
+        if td.name in taken:
+            continue
+        if r.kind == "funcptr" or (r.kind == "pointer" and types.resolve(r.pointee).kind == "funcptr"):
+            out.append(f"class {td.name}(Pointer):\n    \"\"\"C function pointer `{td.name}` (an address; "
+                       f"`{td.name}(addr)`).\"\"\"\n    __slots__ = ()")
+            taken.add(td.name)
+        elif r.kind == "array" and td.name in array_sizes:
+            doc = common.docstring(td.comment, 400)
+            out.append(f"{td.name} = _struct.define({td.name!r}, {array_sizes[td.name]}, (), __name__, \"\"\"{doc}\"\"\")")
+            taken.add(td.name)
     # Opaque records without a handle typedef still get a class (used as pointer targets)
     for r in module.records:
         if r.size < 0 and r.name not in handle_names.values() and not r.name.startswith("_anon_"):
@@ -212,7 +244,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     # Macros
     out.append("\n# -- constants " + "-" * 55)
     for m in module.macros:
-        out.append(f"{m.name} = {m.value!r}")
+        out.append(f"{m.name} = {common.macro_value(m.value)!r}")
     # Status helpers
     out.append("\n# -- functions " + "-" * 55)
     if spec.error_type:
@@ -220,11 +252,8 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
                 "cdef object _status(int v):",
                 "    m = _status_members.get(v)",
                 f"    return m if m is not None else _enum.member({spec.error_type}, v)", ""]
-    out += ["cdef _device_pointer(void* p, size_t n):",
-            "    cdef DevicePointer d = DevicePointer.__new__(DevicePointer)",
-            "    d._ptr = p",
-            "    d.nbytes = n",
-            "    return d", ""]
+    out += ["cdef _device_pointer(void* p, size_t n, bint device=True):",
+            "    return _p.device_array(p, n, device)", ""]
     funcs = [fe.function(fp) for fp in plans]
     out += list(fe.trampolines.values())
     # Addresses of the trampolines, by callback type: lets tests drive them as the runtime would.
@@ -238,6 +267,11 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
                 f"    s = {spec.error_string}(status)[1]",
                 "    return s.decode(errors='replace') if s else None",
                 f"_errors.register_describer({spec.error_type}, _describe)", ""]
+    if spec.reexports:
+        out.append("# -- names of other libraries this one also offers (as AMD's HIP Python does) " + "-" * 6)
+        for name, lib in spec.reexports.items():
+            out.append(f"{name} = _{lib}.{name}")
+        out.append("")
     out.append("# -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) " + "-" * 10)
     for a, t in module.aliases.items():
         if t in types.owner:
@@ -249,6 +283,13 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             target = t
         out.append(f"{a} = {target}")
     return "\n".join(out) + "\n"
+
+
+def _module_names(module: ir.Module) -> set[str]:
+    """Names the module's enums, records, functions, constants and #define aliases take (an alias or a
+    typedef's class must not shadow one)."""
+    return {x.name for x in (*module.enums, *module.records, *module.functions, *module.macros)} \
+        | {k.name for e in module.enums for k in e.constants} | set(module.aliases)
 
 
 def _sub_class(sub: str, names: common.PyxNames, types: TypeIndex) -> str:

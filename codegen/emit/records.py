@@ -115,3 +115,22 @@ def _dims(t: ir.CType) -> int:
         n += 1
         t = t.pointee
     return n
+
+
+def amd_names(module: ir.Module) -> dict[str, str]:
+    """Our record name -> AMD's HIP Python's name for it, where they differ: nested records are
+    <outer>_<key>, the key the nested record's tag or union_<i>/struct_<i> (ir.Record.nested_key)."""
+    recs = {r.name: r for r in module.records}
+
+    def amd(r: ir.Record, depth: int = 0) -> str:
+        if not r.parent or r.parent not in recs or depth > 16:
+            return r.name
+        return f"{amd(recs[r.parent], depth + 1)}_{r.nested_key}"
+    out = {}
+    for r in module.records:
+        if r.size < 0:
+            continue
+        a = amd(r)
+        if a != r.name:
+            out[r.name] = a
+    return out

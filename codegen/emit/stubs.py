@@ -4,12 +4,12 @@ from __future__ import annotations
 from .. import ir, plan
 from ..spec import Spec
 from ..types import TypeIndex
-from . import common
+from . import common, records
 
 
 def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.FunctionPlan]) -> str:
     out = [common.banner(module), "from typing import Any", "from hip._enum import Enum",
-           "from hip._pointer import Pointer, DevicePointer, Handle", "from hip._struct import Struct", ""]
+           "from hip._pointer import Pointer, DevicePointer, Handle, CStr", "from hip._struct import Struct", ""]
     for dep in spec.depends:
         out.append(f"from hip.{dep} import *")
     for e in module.enums:
@@ -24,8 +24,12 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.Funct
         out.append(f"class {r.name}(Struct):")
         out += [f"    {common.safe_field(f.name)}: Any" for f in r.fields] or ["    ..."]
         out.append("    def __init__(self, *args: Any, **fields: Any) -> None: ...")
+    for name, alias in records.amd_names(module).items():
+        out.append(f"{alias} = {name}")
     for m in module.macros:
-        out.append(f"{m.name}: {type(m.value).__name__}")
+        out.append(f"{m.name}: {type(common.macro_value(m.value)).__name__}")
+    for name, lib in spec.reexports.items():
+        out.append(f"from hip.{lib} import {name} as {name}")
     status = spec.error_type or "Any"
     for fp in plans:
         params = [f"{pp.param.name}: {pp.py_type}" for pp in fp.params if pp.py is not None]

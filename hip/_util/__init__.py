@@ -1,0 +1,1 @@
+"""Helpers under the names AMD's HIP Python gives them (`hip._util.types`)."""
