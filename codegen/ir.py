@@ -35,6 +35,7 @@ class Field:
     type: CType
     offset_bits: int                    # from libclang's record layout
     bit_width: int = -1                 # -1: not a bitfield
+    lifted: bool = False                # a member of an anonymous struct/union member (C11), lifted into this record
 
 
 @dataclass

@@ -272,7 +272,7 @@ class Builder:
             self.record(d, sub_name)
             sub = self._records.pop(sub_name)
             for sf in sub.fields:  # clang looks through anonymous members for offsets
-                rec.fields.append(ir.Field(sf.name, sf.type, c.type.get_offset(sf.name), sf.bit_width))
+                rec.fields.append(ir.Field(sf.name, sf.type, c.type.get_offset(sf.name), sf.bit_width, lifted=True))
         rec.fields.sort(key=lambda f: f.offset_bits) if rec.kind == "struct" else None
 
     @staticmethod

@@ -28,6 +28,16 @@ class EnumMeta(_EnumType):
                 pass
         return super().__call__(value, *args, **kwargs)
 
+    def __contains__(cls, value):
+        # Python 3.12's rule on every version (3.11 raises TypeError for a non-member): a member, or
+        # the value of one.
+        if isinstance(value, cls):
+            return True
+        try:
+            return value in cls._value2member_map_
+        except TypeError:
+            return False
+
 
 class Enum(_std.IntEnum, metaclass=EnumMeta):
     """Base of every generated enum: an `enum.IntEnum`; `hipError_t.hipSuccess == 0`."""

@@ -261,7 +261,7 @@ cdef tuple _c_strides(tuple shape, Py_ssize_t itemsize):
     cdef Py_ssize_t s = itemsize
     for n in reversed(shape):
         out.append(s)
-        s *= n
+        s *= n if n else 1      # as NumPy: an empty axis does not zero the strides of the others
     return tuple(reversed(out))
 
 
@@ -441,8 +441,6 @@ cdef class NDBuffer(Pointer):
                              f"{self._capacity}")
         if read_only is not None and readonly is not None and bool(read_only) != bool(readonly):
             raise ValueError("read_only and readonly disagree")
-        if read_only is not None and not isinstance(read_only, bool):
-            raise ValueError("'read_only:' expected bool")
         ro = read_only if read_only is not None else readonly
         if stream is not None:
             if isinstance(stream, bool):
@@ -460,8 +458,6 @@ cdef class NDBuffer(Pointer):
             self._readonly = bool(ro)
         if typestr is not None:
             self._typestr = typestr
-        elif size != self._itemsize:
-            self._typestr = at
         self._array_typestr, self._itemsize, self._shape, self._strides = at, size, new_shape, None
         self._format = None
         return self
@@ -547,6 +543,8 @@ cdef class NDBuffer(Pointer):
             if isinstance(k, slice):
                 start, stop, step = k.indices(shape[dim])
                 n = len(range(start, stop, step))
+                if n == 0:          # NumPy: an empty slice starts at the axis' start, step 1
+                    start, step = 0, 1
                 offset += start * strides[dim]
                 new_shape.append(n)
                 new_strides.append(strides[dim] * step)
@@ -798,6 +796,11 @@ cdef class CStr(Pointer):
     def __iter__(self):
         return iter(str(self))
 
+    def __contains__(self, item):
+        if isinstance(item, str):
+            return item in str(self)
+        return item in bytes(self)
+
     def __eq__(self, other):
         if isinstance(other, (bytes, bytearray, CStr)):
             return bytes(self) == bytes(other)
@@ -810,6 +813,12 @@ cdef class CStr(Pointer):
 
     def decode(self, encoding="utf-8", errors="strict"):
         return bytes(self).decode(encoding, errors)
+
+    def __getattr__(self, name):
+        # bytes' methods (startswith, split, ...) on the string's bytes: results used to be bytes here
+        if not name.startswith("_") and hasattr(bytes, name):
+            return getattr(bytes(self), name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def encode(self, encoding="utf-8", errors="strict"):
         return self.decode(encoding, errors).encode(encoding, errors)

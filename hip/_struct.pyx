@@ -210,8 +210,8 @@ cdef class Field:
                 memcpy(p, (<Struct>value)._ptr, self.elsize)
             elif isinstance(value, dict):
                 view = self.sub._view(<size_t>p, s)
-                for k, v in value.items():
-                    setattr(view, k, v)
+                for fname, v in value.items():
+                    setattr(view, fname, v)
             else:
                 raise TypeError(f"{self.name} takes a {self.sub.__name__} or a dict, not {type(value).__name__}")
         elif self.kind == K_CSTR:
@@ -273,6 +273,17 @@ cdef ElementAccessor _accessor(Field f, bint setter):
     return a
 
 
+class TooManyValues(TypeError, ValueError):
+    """More positional values than fields: a TypeError (a call's arguments), a ValueError in AMD's HIP Python."""
+
+
+class NoSuchField(TypeError, KeyError):
+    """A keyword naming no field: a TypeError (a call's arguments), a KeyError in AMD's HIP Python."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
 cdef class Struct(Pointer):
     """Base of every generated struct/union wrapper.
 
@@ -291,19 +302,25 @@ cdef class Struct(Pointer):
         self._owner = buf
         self._ptr = PyByteArray_AS_STRING(buf)
         self._avail = cls._size_
-        names = cls._fields_
         defaults = cls._defaults_
         if defaults:
             for n, v in defaults.items():
                 setattr(self, n, v)
-        if len(args) > len(names):
-            raise TypeError(f"{cls.__name__} has {len(names)} fields, got {len(args)} positional values")
-        for n, v in zip(names, args):
-            setattr(self, n, v)
-        for n, v in kwargs.items():
-            if n not in names:
-                raise TypeError(f"{cls.__name__} has no field {n!r}")
-            setattr(self, n, v)
+        if args:
+            props = cls._props_          # positional values: AMD's PROPERTIES() order
+            if len(args) > len(props):
+                raise TooManyValues(f"{cls.__name__} takes {len(props)} positional values "
+                                    f"({', '.join(props)}), got {len(args)}")
+            for n, v in zip(props, args):
+                setattr(self, n, v)
+        if kwargs:
+            names = cls._fields_
+            for n, v in kwargs.items():
+                if n not in names:
+                    raise NoSuchField(f"{cls.__name__} has no field {n!r}")
+                if args and n in cls._props_[:len(args)]:
+                    raise NoSuchField(f"{cls.__name__}: {n!r} given positionally and by name")
+                setattr(self, n, v)
 
     @classmethod
     def _view(cls, size_t address, owner):
@@ -360,19 +377,19 @@ cdef class Struct(Pointer):
 
     @classmethod
     def PROPERTIES(cls):
-        """The field names, in order."""
-        return list(cls._fields_)
+        """The field names AMD's HIP Python lists, in order (`_fields_` has every field)."""
+        return list(cls._props_)
 
     @classmethod
     def c_sizeof(cls):
         return cls._size_
 
     def __contains__(self, name):
-        return name in type(self)._fields_
+        return name in type(self)._props_
 
     def __getitem__(self, item):
         """`obj[i]`: the value of field i (`dim3(4, 2)[1]` is 2), as in AMD's HIP Python."""
-        names = type(self)._fields_
+        names = type(self)._props_
         if isinstance(item, int) and not isinstance(item, bool):
             if item < 0 or item >= len(names):
                 raise IndexError(f"{type(self).__name__} has {len(names)} fields; no field {item}")
@@ -434,12 +451,16 @@ cdef Py_ssize_t _extent(object obj) except -2:
 
 
 def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict defaults=None,
-           bint from_int=False):
+           bint from_int=False, tuple props=None):
     """Make a Struct subclass from a layout table (see Field for the columns). `from_int`: an
-    argument of this type may also be an int, the first field's value (HIP's C++ dim3(n))."""
+    argument of this type may also be an int, the first field's value (HIP's C++ dim3(n)).
+    `props`: the fields AMD's HIP Python lists in PROPERTIES() (and takes positionally), where
+    that is fewer than all (handles, function pointers, ... are attributes only there)."""
     cdef Field fd
+    names = tuple(f[0] for f in fields)
     ns = {"__module__": module, "__doc__": doc or None, "__slots__": (), "_size_": size,
-          "_fields_": tuple(f[0] for f in fields), "_defaults_": defaults, "_from_int_": from_int}
+          "_fields_": names, "_props_": props if props is not None else names, "_defaults_": defaults,
+          "_from_int_": from_int}
     for f in fields:
         fd = Field(*f)
         ns[f[0]] = fd

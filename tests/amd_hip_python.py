@@ -803,6 +803,31 @@ def find_release(version: str, cache_dir: Optional[str] = None, download: bool =
     return hit
 
 
+def local_release(version: str = "6.4", cache_dir: Optional[str] = None) -> Optional[str]:
+    """AMD's release at hand, without downloading: $HIP_PYTHON_AMD_RELEASE (a wheel or an unpacked
+    directory), else the newest cached wheel for `version`; None when there is none."""
+    p = os.environ.get("HIP_PYTHON_AMD_RELEASE")
+    if p:
+        return p if os.path.exists(p) else None
+    try:
+        return find_release(version, cache_dir, download=False)
+    except NoRelease:
+        return None
+
+
+def run_released(path: str, code: str, timeout: float = 300, env: Optional[dict] = None) -> subprocess.CompletedProcess:
+    """Run Python `code` against AMD's package itself (`path`: its wheel or unpacked directory) in
+    an isolated child interpreter (`-I`, the release first on sys.path: our `hip` is never seen).
+    Its modules load their libraries on first call only, so no ROCm is needed for the object model."""
+    root = _Source(path).unpacked()
+    e = dict(os.environ)
+    e.pop("PYTHONPATH", None)
+    e.update(env or {})
+    prog = f"import sys\nsys.path.insert(0, {root!r})\n" + code
+    return subprocess.run([sys.executable, "-I", "-c", prog], capture_output=True, text=True, timeout=timeout,
+                          cwd=tempfile.gettempdir(), env=e)
+
+
 # -- our modules -----------------------------------------------------------------------------------
 def load_ours(hip_dir: Optional[str] = None, modules=MODULES, runtime: bool = True,
               python: Optional[str] = None) -> Dict[str, Module]:

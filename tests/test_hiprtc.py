@@ -10,6 +10,8 @@ import struct
 
 import pytest
 
+from hip._util.types import CStr
+
 pytestmark = pytest.mark.runtime   # every test calls the HIP runtime
 
 EM_AMDGPU = 224
@@ -101,7 +103,7 @@ def test_get_error_string(hiprtc):
         assert st is hiprtc.hiprtcResult.HIPRTC_SUCCESS
         expect = ref.hiprtcGetErrorString(int(code))   # NULL for codes the library predates
         assert text == expect
-        assert expect is None or (isinstance(text, bytes) and text)
+        assert expect is None or (isinstance(text, CStr) and bytes(text) == expect)   # AMD's HIP Python: a CStr
     assert b"COMPILATION" in hiprtc.hiprtcGetErrorString(hiprtc.hiprtcResult.HIPRTC_ERROR_COMPILATION)[1]
 
 

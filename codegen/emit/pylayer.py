@@ -204,8 +204,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         doc = common.docstring(r.comment, 800)
         table = "()" if not cols else "(\n    " + ",\n    ".join(cols) + (",)" if len(cols) == 1 else ")")
         from_int = ", from_int=True" if lt.from_int else ""
+        props = f", props={lt.props!r}" if lt.props is not None else ""
         out.append(f"{r.name} = _struct.define({r.name!r}, {lt.array}[0], {table}, __name__, \"\"\"{doc}\"\"\", "
-                   f"{lt.defaults!r}{from_int})")
+                   f"{lt.defaults!r}{from_int}{props})")
     for td_name, cls in struct_handles.items():
         out.append(f"{td_name} = {cls}")
     # AMD's HIP Python names nested records <outer>_<key> (hipResourceDesc_union_0_struct_1): aliases.

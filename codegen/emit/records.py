@@ -58,6 +58,7 @@ class Layout:
     rows: list[Row]
     defaults: dict | None       # the spec's struct_defaults
     from_int: bool = False      # the spec's struct_from_int
+    props: tuple | None = None  # AMD's PROPERTIES() where it lists fewer fields than rows (amd_property)
 
 
 def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
@@ -105,7 +106,9 @@ def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
             rows.append(Row(common.safe_field(f.name), f"{arr}[{len(vals)}]", kind, f"{arr}[{len(vals) + 1}]",
                             count, sub))
             vals += [f"offsetof({root}, {member}) - {off0}", elsize]
-        out.append(Layout(r, arr, vals, rows, spec.struct_defaults.get(r.name), r.name in spec.struct_from_int))
+        props = tuple(common.safe_field(f.name) for f in r.fields if amd_property(f, types))
+        out.append(Layout(r, arr, vals, rows, spec.struct_defaults.get(r.name), r.name in spec.struct_from_int,
+                          props if props != tuple(row.name for row in rows) else None))
     return out
 
 
@@ -134,3 +137,24 @@ def amd_names(module: ir.Module) -> dict[str, str]:
         if a != r.name:
             out[r.name] = a
     return out
+
+
+def amd_property(f: ir.Field, types: TypeIndex) -> bool:
+    """Whether AMD's HIP Python makes field f a property (and lists it in PROPERTIES()): not for
+    handles, function pointers, pointers to records, arrays of enums or records, nor the members of
+    anonymous struct/union members. (Ours binds every field; PROPERTIES(), obj[i] and positional
+    constructor arguments follow AMD's list.)"""
+    if f.lifted:
+        return False
+    t = f.type
+    arr = False
+    while t.kind == "array":
+        t, arr = t.pointee, True
+    if types.is_handle(t):
+        return False
+    r = types.resolve(t)
+    if r.kind == "funcptr" or (r.kind == "pointer" and types.resolve(r.pointee).kind in ("funcptr", "record")):
+        return False
+    if arr and r.kind in ("enum", "record"):
+        return False
+    return True
