@@ -2,7 +2,7 @@
 
 from typing import Any
 from hip._enum import Enum
-from hip._pointer import Pointer, DevicePointer, Handle
+from hip._pointer import Pointer, DevicePointer, Handle, CStr
 from hip._struct import Struct
 
 FLAG_A: int
@@ -56,11 +56,12 @@ class pair_t(Struct):
     first: Any
     second: Any
     def __init__(self, *args: Any, **fields: Any) -> None: ...
+outer_union_0 = outer_u_union
 NUM: int
 HEX: int
 SHIFTED: int
 REF: int
-NAME: str
+NAME: bytes
 RATIO: float
 def real_fn(x: int) -> tuple[Any, int]: ...
 def register_cb(cb: Any, user: Any) -> tuple[Any, int]: ...

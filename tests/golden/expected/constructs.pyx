@@ -29,7 +29,7 @@ FLAG_A = 1
 FLAG_B = 8
 FLAG_C = 9
 color = _enum.define('color', 'RED 0 GREEN 5 BLUE 6', __name__, """""")
-shade = _enum.define('shade', 'LIGHT -1 DARK 16', __name__, """""")
+shade = _enum.define('shade', 'LIGHT -1 DARK 16', __name__, """""", signed=True)
 
 # -- opaque handles --------------------------------------------------
 class foo(Handle):
@@ -82,15 +82,19 @@ lifted = _struct.define('lifted', hip_py_layout_lifted[0], (
     ('a', hip_py_layout_lifted[1], 'int', hip_py_layout_lifted[2], 0, None, 0, -1),
     ('b', hip_py_layout_lifted[3], 'int', hip_py_layout_lifted[4], 0, None, 0, -1),
     ('c', hip_py_layout_lifted[5], 'float', hip_py_layout_lifted[6], 0, None, 0, -1),
-    ('d', hip_py_layout_lifted[7], 'int', hip_py_layout_lifted[8], 0, None, 0, -1)), __name__, """""", None)
+    ('d', hip_py_layout_lifted[7], 'int', hip_py_layout_lifted[8], 0, None, 0, -1)), __name__, """""", None, props=('a', 'd'))
 node = _struct.define('node', hip_py_layout_node[0], (
     ('data', hip_py_layout_node[1], 'ptr', hip_py_layout_node[2], 0, None, 0, -1),
     ('label', hip_py_layout_node[3], 'cstr', hip_py_layout_node[4], 0, None, 0, -1),
     ('next', hip_py_layout_node[5], 'ptr', hip_py_layout_node[6], 0, None, 0, -1),
-    ('pp', hip_py_layout_node[7], 'ptr', hip_py_layout_node[8], 0, None, 0, -1)), __name__, """""", None)
+    ('pp', hip_py_layout_node[7], 'ptr', hip_py_layout_node[8], 0, None, 0, -1)), __name__, """""", None, props=('data', 'label', 'pp'))
 pair_t = _struct.define('pair_t', hip_py_layout_pair_t[0], (
     ('first', hip_py_layout_pair_t[1], 'int', hip_py_layout_pair_t[2], 0, None, 0, -1),
     ('second', hip_py_layout_pair_t[3], 'int', hip_py_layout_pair_t[4], 0, None, 0, -1)), __name__, """""", None)
+outer_union_0 = outer_u_union
+class cb_t(Pointer):
+    """C function pointer `cb_t` (an address; `cb_t(addr)`)."""
+    __slots__ = ()
 
 # -- typedef aliases -------------------------------------------------
 shade_t = shade
@@ -100,15 +104,12 @@ NUM = 42
 HEX = 16
 SHIFTED = 16
 REF = 43
-NAME = 'hello'
+NAME = b'hello'
 RATIO = 1.5
 
 # -- functions -------------------------------------------------------
-cdef _device_pointer(void* p, size_t n):
-    cdef DevicePointer d = DevicePointer.__new__(DevicePointer)
-    d._ptr = p
-    d.nbytes = n
-    return d
+cdef _device_pointer(void* p, size_t n, bint device=True):
+    return _p.device_array(p, n, device)
 
 _callback_trampolines = {}
 

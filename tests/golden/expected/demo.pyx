@@ -39,9 +39,6 @@ class demoProgram_st(Handle):
     """Opaque handle `demoProgram_t`."""
     __slots__ = ()
 demoProgram_t = demoProgram_st
-class demoEvent_t(Handle):
-    """Handle `demoEvent_t`."""
-    __slots__ = ()
 class demoBlas_t(Handle):
     """Opaque handle `demoBlas_t`."""
     __slots__ = ()
@@ -88,7 +85,15 @@ demoInfo = _struct.define('demoInfo', hip_py_layout_demoInfo[0], (
     ('value', hip_py_layout_demoInfo[23], 'record', hip_py_layout_demoInfo[24], 0, demoInfo_value_union, 0, -1),
     ('flagA', 108, 'bits', 4, 0, None, 0, 1),
     ('flagB', 108, 'bits', 4, 0, None, 1, 3),
-    ('sizes', hip_py_layout_demoInfo[25], 'uint', hip_py_layout_demoInfo[26], 2, None, 0, -1)), __name__, """Device information: every kind of field.""", None)
+    ('sizes', hip_py_layout_demoInfo[25], 'uint', hip_py_layout_demoInfo[26], 2, None, 0, -1)), __name__, """Device information: every kind of field.""", None, props=('name', 'uuid', 'key', 'version', 'mode', 'dims', 'clock', 'enabled', 'label', 'value', 'flagA', 'flagB', 'sizes'))
+demoEvent_t = demoEvent
+demoInfo_union_0 = demoInfo_value_union
+class demoCallback_t(Pointer):
+    """C function pointer `demoCallback_t` (an address; `demoCallback_t(addr)`)."""
+    __slots__ = ()
+class demoHostFn_t(Pointer):
+    """C function pointer `demoHostFn_t` (an address; `demoHostFn_t(addr)`)."""
+    __slots__ = ()
 class demoOpaque(Handle):
     __slots__ = ()
 
@@ -97,7 +102,7 @@ demoStatus_t = demoStatus
 
 # -- constants -------------------------------------------------------
 DEMO_VERSION = 3
-DEMO_NAME = 'demo'
+DEMO_NAME = b'demo'
 
 # -- functions -------------------------------------------------------
 cdef dict _status_members = demoStatus_t._value2member_
@@ -105,11 +110,8 @@ cdef object _status(int v):
     m = _status_members.get(v)
     return m if m is not None else _enum.member(demoStatus_t, v)
 
-cdef _device_pointer(void* p, size_t n):
-    cdef DevicePointer d = DevicePointer.__new__(DevicePointer)
-    d._ptr = p
-    d.nbytes = n
-    return d
+cdef _device_pointer(void* p, size_t n, bint device=True):
+    return _p.device_array(p, n, device)
 
 cdef void _tramp_demoCallback_t(_cl.demoStream_t a0, _cl.demoStatus_t a1, void *a2) noexcept with gil:
     _ctx = <tuple>a2
@@ -178,7 +180,7 @@ def demoGetName(id):
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoGetName(_a0, _a1)
-    return (_status(_r), (None if _0 == NULL else <bytes>_0),)
+    return (_status(_r), _p.cstr_result(_0),)
 
 def demoGetMode():
     cdef _cl.demoMode _0
@@ -562,7 +564,7 @@ def demoGetErrorString(status):
     cdef const char *_r
     with nogil:
         _r = _cl.demoGetErrorString(_a0)
-    return (demoStatus_t.DEMO_SUCCESS, (None if _r == NULL else <bytes>_r),)
+    return (demoStatus_t.DEMO_SUCCESS, _p.cstr_result(_r),)
 
 def demoReset():
     with nogil:

@@ -46,7 +46,7 @@ demoextPlan = _struct.define('demoextPlan', hip_py_layout_demoextPlan[0], (
     ('grid', hip_py_layout_demoextPlan[1], 'record', hip_py_layout_demoextPlan[2], 0, _demo.demoDim, 0, -1),
     ('mode', hip_py_layout_demoextPlan[3], 'enum', hip_py_layout_demoextPlan[4], 0, _demo.demoMode, 0, -1),
     ('stream', hip_py_layout_demoextPlan[5], 'ptr', hip_py_layout_demoextPlan[6], 0, _demo.demoStream_st, 0, -1),
-    ('context', hip_py_layout_demoextPlan[7], 'ptr', hip_py_layout_demoextPlan[8], 0, demoextContext, 0, -1)), __name__, """""", None)
+    ('context', hip_py_layout_demoextPlan[7], 'ptr', hip_py_layout_demoextPlan[8], 0, demoextContext, 0, -1)), __name__, """""", None, props=('grid', 'mode'))
 
 # -- typedef aliases -------------------------------------------------
 demoextStatus_t = demoextStatus
@@ -61,11 +61,8 @@ cdef object _status(int v):
     m = _status_members.get(v)
     return m if m is not None else _enum.member(demoextStatus_t, v)
 
-cdef _device_pointer(void* p, size_t n):
-    cdef DevicePointer d = DevicePointer.__new__(DevicePointer)
-    d._ptr = p
-    d.nbytes = n
-    return d
+cdef _device_pointer(void* p, size_t n, bint device=True):
+    return _p.device_array(p, n, device)
 
 _callback_trampolines = {}
 
@@ -126,7 +123,7 @@ def demoextStatusString(status):
     cdef const char *_r
     with nogil:
         _r = _cl.demoextStatusString(_a0)
-    return (demoextStatus_t.DEMOEXT_STATUS_SUCCESS, (None if _r == NULL else <bytes>_r),)
+    return (demoextStatus_t.DEMOEXT_STATUS_SUCCESS, _p.cstr_result(_r),)
 
 def _describe(status):
     s = demoextStatusString(status)[1]
