@@ -17,13 +17,19 @@ import enum as _std
 _EnumType = getattr(_std, "EnumType", None) or _std.EnumMeta   # EnumType from Python 3.11 on
 
 
+# class -> its _value2member_map_. Up to Python 3.11 enum.EnumType defines __getattr__, which sends
+# every attribute lookup on an enum class down a slow path (~40 ns more); a dict keyed by the class
+# does not.
+_VALUE_MAPS: dict = {}
+
+
 class EnumMeta(_EnumType):
     """Metaclass of the generated enums: `E(value)` is one dict lookup for a known value."""
 
     def __call__(cls, value, *args, **kwargs):
         if not args and not kwargs:
             try:
-                return cls._value2member_map_[value]
+                return _VALUE_MAPS[cls][value]     # not cls._value2member_map_: see _VALUE_MAPS
             except (KeyError, TypeError):
                 pass
         return super().__call__(value, *args, **kwargs)
@@ -66,39 +72,43 @@ def define(name: str, members, module: str, doc: str = "", signed: bool = False)
     if isinstance(members, str):
         it = iter(members.split())
         members = [(n, int(v)) for n, v in zip(it, it)]
-    ns = {"__module__": module, "__doc__": doc or None, "__qualname__": name}
+    v2m, n2m, names, hashable = {}, {}, [], []
+    # The state EnumType.__new__ would set, in the namespace (the containers are filled below):
+    # one class creation, no per-attribute class updates.
+    # (_member_type_, _new_member_, _value_repr_, _use_args_, _unhashable_values_ are the base's.)
+    ns = {"__module__": module, "__doc__": doc or None, "__qualname__": name,
+          "_member_names_": names, "_member_map_": n2m, "_value2member_map_": v2m, "_hashable_values_": hashable}
     if signed:
         ns["ctypes_type"] = staticmethod(_signed_ctypes_type)
     cls = type.__new__(EnumMeta, name, (Enum,), ns)
-    v2m, n2m, names = {}, {}, []
+    _VALUE_MAPS[cls] = v2m
     new = int.__new__
     setattr_ = type.__setattr__
     for n, v in members:
         m = v2m.get(v)
         if m is None:
             m = new(cls, v)
-            m._name_, m._value_, m._sort_order_ = n, v, len(names)
-            m.__objclass__ = cls
+            m._name_ = n
+            m._value_ = v
             v2m[v] = m
             names.append(n)
         n2m[n] = m
         setattr_(cls, n, m)
-    for k, v in (("_member_names_", names), ("_member_map_", n2m), ("_value2member_map_", v2m),
-                 ("_unhashable_values_", []), ("_hashable_values_", list(v2m)), ("_member_type_", int),
-                 ("_value_repr_", int.__repr__), ("_new_member_", int.__new__), ("_use_args_", True),
-                 # our names for the same dicts (the generated code reads these)
-                 ("_value2member_", v2m), ("_name2member_", n2m)):
-        setattr_(cls, k, v)
+    hashable += v2m
     return cls
 
 
 def member(cls, value: int):
-    """The member for a value C returned; an unnamed member if the header did not name it."""
-    m = cls._value2member_.get(value)
-    if m is None:
-        m = int.__new__(cls, value)
-        m._name_, m._value_, m._sort_order_ = f"<unnamed {value}>", value, -1
-        m.__objclass__ = cls
+    """The member for a value C returned; an unnamed member if the header did not name it.
+    (Replaced below by hip._pointer.enum_member, the same in C: this module stays importable alone.)"""
+    m = cls._value2member_map_.get(value)
+    return m if m is not None else _unnamed(cls, value)
+
+
+def _unnamed(cls, value: int):
+    m = int.__new__(cls, value)
+    m._name_ = f"<unnamed {value}>"
+    m._value_ = value
     return m
 
 
@@ -109,10 +119,16 @@ def check_arg(cls, value) -> int:
     (hipsolver.h repeats hipblas.h's hipblasOperation_t): accepted when the member agrees."""
     if isinstance(value, Enum) and not isinstance(value, cls):
         if not (type(value).__name__ == cls.__name__
-                and cls._name2member_.get(value._name_) == int(value)):
+                and cls._member_map_.get(value._name_) == int(value)):
             raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}.{value.name}")
     if not isinstance(value, int):
         raise TypeError(f"expected {cls.__name__} or int, got {type(value).__name__}")
-    if value not in cls._value2member_:
+    if value not in cls._value2member_map_:
         raise ValueError(f"{value} is not a valid {cls.__name__}")
     return int(value)
+
+
+try:   # the compiled lookup (reads the class's own dict: no EnumType.__getattr__ detour)
+    from hip._pointer import enum_member as member  # noqa: F811
+except ImportError:   # hip/_pointer not built (the generator's tests import this module alone)
+    pass

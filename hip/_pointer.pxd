@@ -24,7 +24,7 @@ cdef class Handle(Pointer):
     pass
 
 cdef class CStr(Pointer):
-    cdef Py_ssize_t _len           # -1: not known yet (strlen on demand)
+    cdef Py_ssize_t _len           # length + 1; 0: not known yet (strlen on demand)
     cdef bint _owns                # malloc'd by malloc(): freed with the object
     cdef _set(self, object pyobj)
     cdef Py_ssize_t _length(self)

@@ -13,6 +13,7 @@ from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyObject_Chec
                              PyBUF_ANY_CONTIGUOUS, PyBUF_C_CONTIGUOUS, PyBUF_F_CONTIGUOUS, PyBUF_RECORDS_RO, PyBUF_STRIDES,
                              PyBUF_ND, PyBUF_FORMAT)
 from cpython.ref cimport Py_INCREF
+from cpython.object cimport PyObject
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.number cimport PyNumber_Index
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
@@ -709,9 +710,6 @@ cdef class CStr(Pointer):
     `CStr(obj)`: bytes/bytearray (pointing into them), str (UTF-8 encoded), or any address;
     `malloc(n)` gives it n zeroed bytes of its own (a buffer for C to fill)."""
 
-    def __cinit__(self):
-        self._len = -1
-
     def __init__(self, pyobj=None):
         self._set(pyobj)
 
@@ -722,18 +720,18 @@ cdef class CStr(Pointer):
             self._ptr, self._len, self._owner = o._ptr, o._len, o
         elif isinstance(pyobj, str):
             b = (<str>pyobj).encode()
-            self._ptr, self._len, self._owner = <void*><char*>b, len(b), b
+            self._ptr, self._len, self._owner = <void*><char*>b, len(b) + 1, b
         elif isinstance(pyobj, bytes):
-            self._ptr, self._len, self._owner = <void*><char*>pyobj, len(pyobj), pyobj
+            self._ptr, self._len, self._owner = <void*><char*>pyobj, len(pyobj) + 1, pyobj
         elif pyobj is not None and not isinstance(pyobj, (int, Pointer)) and PyObject_CheckBuffer(pyobj):
             mv = memoryview(pyobj).cast("B") if memoryview(pyobj).c_contiguous else None
             if mv is None:
                 raise BufferError("a C string needs contiguous memory")
-            self._ptr, self._len, self._owner = _buffer_address(mv), mv.nbytes, mv
+            self._ptr, self._len, self._owner = _buffer_address(mv), mv.nbytes + 1, mv
         else:
             self._ptr = addr(pyobj)
             self._owner = pyobj if pyobj is not None and not isinstance(pyobj, int) else None
-            self._len = -1
+            self._len = 0
 
     @classmethod
     def fromObj(cls, pyobj):
@@ -744,9 +742,9 @@ cdef class CStr(Pointer):
     cdef Py_ssize_t _length(self):
         if self._ptr == NULL:
             return 0
-        if self._len < 0:
-            self._len = strlen(<const char*>self._ptr)
-        return self._len
+        if self._len == 0:   # length + 1 once known (0: not yet; objects start zeroed)
+            self._len = strlen(<const char*>self._ptr) + 1
+        return self._len - 1
 
     def malloc(self, Py_ssize_t size_bytes):
         """Allocate `size_bytes` zeroed bytes owned by this object (its pointer must be NULL)."""
@@ -758,7 +756,7 @@ cdef class CStr(Pointer):
         if self._ptr == NULL:
             raise MemoryError()
         self._owns = True
-        self._len = -1
+        self._len = 0
 
     def free(self):
         """Free what malloc() allocated (RuntimeError for memory this object does not own)."""
@@ -767,7 +765,7 @@ cdef class CStr(Pointer):
         free(self._ptr)
         self._ptr = NULL
         self._owns = False
-        self._len = -1
+        self._len = 0
 
     def __dealloc__(self):
         if self._owns:
@@ -1097,12 +1095,38 @@ cdef const void* number_arg(object o, void* local, int kind, int nbytes) except?
 
 
 cdef object _check_enum = None
+cdef object _unnamed_member = None
+
+cdef extern from "Python.h":
+    ctypedef struct _TypeObjectDict "PyTypeObject":
+        PyObject* tp_dict
+
+
+cdef inline dict _value_map(object cls):
+    """cls._value2member_map_, read from the class's own dict: on Python <= 3.11 enum.EnumType has a
+    __getattr__, which makes every attribute lookup on an enum class take the slow path."""
+    cdef dict d = <dict><object>(<_TypeObjectDict*>cls).tp_dict
+    return <dict>d["_value2member_map_"]
+
+
+def enum_member(cls, value):
+    """The member of enum class `cls` for a value C returned (hip._enum.member)."""
+    global _unnamed_member
+    m = _value_map(cls).get(value)
+    if m is None:
+        if _unnamed_member is None:
+            from hip._enum import _unnamed
+            _unnamed_member = _unnamed
+        m = _unnamed_member(cls, value)
+    return m
 
 
 cdef int enum_arg(object cls, object v) except? -1:
     """An enum argument: a member of `cls`, or an int that is one of its values."""
     global _check_enum
     if type(v) is cls:
+        return v
+    if type(v) is int and v in _value_map(cls):
         return v
     if _check_enum is None:
         from hip._enum import check_arg

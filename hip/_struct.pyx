@@ -396,6 +396,22 @@ cdef class Struct(Pointer):
             return getattr(self, names[item])
         raise ValueError("'item' type must be 'int'")
 
+    def __getattr__(self, name):
+        # Only reached when normal lookup fails: the first get_<f>/set_<f> of a class makes it.
+        cdef object f = None
+        cls = type(self)
+        if name[:4] in ("get_", "set_"):
+            for base in cls.__mro__:
+                f = base.__dict__.get(name[4:])
+                if isinstance(f, Field):
+                    acc = _accessor(<Field>f, name[0] == "s")
+                    type.__setattr__(base, name, acc)
+                    return acc.__get__(self, cls)
+        raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        return dir(type(self))
+
     def as_dict(self):
         return {n: getattr(self, n) for n in type(self)._fields_}
 
@@ -456,17 +472,22 @@ def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict
     argument of this type may also be an int, the first field's value (HIP's C++ dim3(n)).
     `props`: the fields AMD's HIP Python lists in PROPERTIES() (and takes positionally), where
     that is fewer than all (handles, function pointers, ... are attributes only there)."""
-    cdef Field fd
     names = tuple(f[0] for f in fields)
     ns = {"__module__": module, "__doc__": doc or None, "__slots__": (), "_size_": size,
           "_fields_": names, "_props_": props if props is not None else names, "_defaults_": defaults,
           "_from_int_": from_int}
     for f in fields:
-        fd = Field(*f)
-        ns[f[0]] = fd
-        ns["get_" + f[0]] = _accessor(fd, False)
-        ns["set_" + f[0]] = _accessor(fd, True)
-    return type(name, (Struct,), ns)
+        ns[f[0]] = Field(*f)
+    return StructType(name, (Struct,), ns)
+
+
+class StructType(type):
+    """Metaclass of the struct classes: dir() lists their `get_<field>`/`set_<field>` accessors,
+    which are made on first use from an instance (Struct.__getattr__) and then kept in the class.
+    (No __getattr__ here: a metaclass with one slows down every class attribute lookup.)"""
+
+    def __dir__(cls):
+        return sorted(set(type.__dir__(cls)) | {p + n for n in cls._fields_ for p in ("get_", "set_")})
 
 
 cdef object record_arg(object cls, object value):

@@ -114,8 +114,8 @@ class FunctionEmitter:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
         if fp.result.kind == "status":
             first = "_status(_r)"
-        else:
-            first = f"{self.spec.error_type}.{self.spec.success}" if self.spec.error_type else "None"
+        else:   # the success member, looked up once (enum class attributes are slow before Python 3.12)
+            first = "_SUCCESS" if self.spec.error_type else "None"
         body.append(f"return ({', '.join([first] + fp.outputs)},)")
         doc = common.docstring(fn.comment)
         sig = [pp.py for pp in fp.params if pp.py is not None]
@@ -249,7 +249,8 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     # Status helpers
     out.append("\n# -- functions " + "-" * 55)
     if spec.error_type:
-        out += [f"cdef dict _status_members = {spec.error_type}._value2member_",
+        out += [f"cdef object _SUCCESS = {spec.error_type}.{spec.success}",
+                f"cdef dict _status_members = {spec.error_type}._value2member_map_",
                 "cdef object _status(int v):",
                 "    m = _status_members.get(v)",
                 f"    return m if m is not None else _enum.member({spec.error_type}, v)", ""]

@@ -105,7 +105,8 @@ DEMO_VERSION = 3
 DEMO_NAME = b'demo'
 
 # -- functions -------------------------------------------------------
-cdef dict _status_members = demoStatus_t._value2member_
+cdef object _SUCCESS = demoStatus_t.DEMO_SUCCESS
+cdef dict _status_members = demoStatus_t._value2member_map_
 cdef object _status(int v):
     m = _status_members.get(v)
     return m if m is not None else _enum.member(demoStatus_t, v)
@@ -564,55 +565,55 @@ def demoGetErrorString(status):
     cdef const char *_r
     with nogil:
         _r = _cl.demoGetErrorString(_a0)
-    return (demoStatus_t.DEMO_SUCCESS, _p.cstr_result(_r),)
+    return (_SUCCESS, _p.cstr_result(_r),)
 
 def demoReset():
     with nogil:
         _cl.demoReset()
-    return (demoStatus_t.DEMO_SUCCESS,)
+    return (_SUCCESS,)
 
 def demoDefaultMode():
     cdef _cl.demoMode _r
     with nogil:
         _r = _cl.demoDefaultMode()
-    return (demoStatus_t.DEMO_SUCCESS, _enum.member(demoMode, _r),)
+    return (_SUCCESS, _enum.member(demoMode, _r),)
 
 def demoMakeDim(x):
     cdef unsigned int _a0 = <unsigned int>_p.as_unsigned(x, sizeof(unsigned int))
     cdef _cl.demoDim _r
     with nogil:
         _r = _cl.demoMakeDim(_a0)
-    return (demoStatus_t.DEMO_SUCCESS, _s.record_copy(demoDim, &_r),)
+    return (_SUCCESS, _s.record_copy(demoDim, &_r),)
 
 def demoCurrentBuffer():
     cdef void *_r
     with nogil:
         _r = _cl.demoCurrentBuffer()
-    return (demoStatus_t.DEMO_SUCCESS, _p.wrap(Pointer, <void*>_r),)
+    return (_SUCCESS, _p.wrap(Pointer, <void*>_r),)
 
 def demoDefaultStream():
     cdef _cl.demoStream_t _r
     with nogil:
         _r = _cl.demoDefaultStream()
-    return (demoStatus_t.DEMO_SUCCESS, _p.wrap(Pointer, <void*>_r),)
+    return (_SUCCESS, _p.wrap(Pointer, <void*>_r),)
 
 def demoVersion():
     cdef int _r
     with nogil:
         _r = _cl.demoVersion()
-    return (demoStatus_t.DEMO_SUCCESS, _r,)
+    return (_SUCCESS, _r,)
 
 def demoClock():
     cdef double _r
     with nogil:
         _r = _cl.demoClock()
-    return (demoStatus_t.DEMO_SUCCESS, _r,)
+    return (_SUCCESS, _r,)
 
 def demoTicks():
     cdef unsigned long long _r
     with nogil:
         _r = _cl.demoTicks()
-    return (demoStatus_t.DEMO_SUCCESS, _r,)
+    return (_SUCCESS, _r,)
 
 def demoStatusOf(code):
     cdef int _a0 = <int>_p.as_signed(code, sizeof(int))

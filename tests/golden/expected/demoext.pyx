@@ -56,7 +56,8 @@ demoextMode = _demo.demoMode
 # -- constants -------------------------------------------------------
 
 # -- functions -------------------------------------------------------
-cdef dict _status_members = demoextStatus_t._value2member_
+cdef object _SUCCESS = demoextStatus_t.DEMOEXT_STATUS_SUCCESS
+cdef dict _status_members = demoextStatus_t._value2member_map_
 cdef object _status(int v):
     m = _status_members.get(v)
     return m if m is not None else _enum.member(demoextStatus_t, v)
@@ -116,14 +117,14 @@ def demoextLegacy(ctx):
     cdef _c_demo.demoStatus_t _r
     with nogil:
         _r = _cl.demoextLegacy(_a0)
-    return (demoextStatus_t.DEMOEXT_STATUS_SUCCESS, _enum.member(_demo.demoStatus, _r),)
+    return (_SUCCESS, _enum.member(_demo.demoStatus, _r),)
 
 def demoextStatusString(status):
     cdef _cl.demoextStatus_t _a0 = <_cl.demoextStatus_t>_p.enum_arg(demoextStatus, status)
     cdef const char *_r
     with nogil:
         _r = _cl.demoextStatusString(_a0)
-    return (demoextStatus_t.DEMOEXT_STATUS_SUCCESS, _p.cstr_result(_r),)
+    return (_SUCCESS, _p.cstr_result(_r),)
 
 def _describe(status):
     s = demoextStatusString(status)[1]
