@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import hip
+from hip._util.types import CStr
 from hip import hip as h, rccl
 
 from ._util import require_library
@@ -189,4 +190,4 @@ def test_version_and_error_string():
     v = hip.check(C.ncclGetVersion())
     assert v >= 20000, v                                        # NCCL_VERSION_CODE: 2.x
     s = hip.check(C.ncclGetErrorString(C.ncclResult_t.ncclInvalidArgument))
-    assert s and isinstance(s, bytes)
+    assert s and isinstance(s, CStr) and bytes(s)          # HIP Python: a CStr
