@@ -34,6 +34,10 @@ class EnumMeta(_EnumType):
                 pass
         return super().__call__(value, *args, **kwargs)
 
+    def __dir__(cls):
+        # EnumType's dir() leaves out the class's own methods (Python <= 3.11)
+        return sorted(set(super().__dir__()) | {"ctypes_type", "name", "value"})
+
     def __contains__(cls, value):
         # Python 3.12's rule on every version (3.11 raises TypeError for a non-member): a member, or
         # the value of one.

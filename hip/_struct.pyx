@@ -416,9 +416,12 @@ cdef class Struct(Pointer):
         return {n: getattr(self, n) for n in type(self)._fields_}
 
     def __bytes__(self):
+        cdef Py_ssize_t size = type(self)._size_
         if self._ptr == NULL:
             raise ValueError(f"{type(self).__name__} points to NULL")
-        return (<char*>self._ptr)[:type(self)._size_]
+        if 0 <= self._avail < size:
+            raise IndexError(f"{type(self).__name__} needs {size} bytes; the memory it views has {self._avail}")
+        return (<char*>self._ptr)[:size]
 
     def __len__(self):
         return type(self)._size_

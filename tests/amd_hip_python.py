@@ -709,7 +709,10 @@ for m, names in wanted.items():
             classes[k] = own_dir(v)
     callables = sorted(k for k, v in vars(mod).items() if callable(v) and not isinstance(v, type) and not k.startswith("_"))
     res[m] = {"enums": enums, "constants": consts, "classes": classes, "callables": callables,
-              "names": sorted(k for k in vars(mod) if not k.startswith("_"))}
+              # public names, and the module's own classes that are underscored (AMD's __all__ lists
+              # `__hip_surface`, `_hipError_t__Base`, ...)
+              "names": sorted(k for k, v in vars(mod).items() if not k.startswith("_") or (
+                  isinstance(v, type) and getattr(v, "__module__", "") == mod.__name__ and not k.startswith("__pyx")))}
 print(json.dumps(res))
 """
 

@@ -164,6 +164,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         doc = common.docstring(e.comment, 600)
         signed = ", signed=True" if any(k.value < 0 for k in e.constants) else ""
         out.append(f'{e.name} = _enum.define({e.name!r}, {pairs!r}, __name__, """{doc}"""{signed})')
+        out.append(f"_{e.name}__Base = {e.name}   # AMD's HIP Python's base class of the enum (isinstance checks)")
     # Handles
     out.append("\n# -- opaque handles " + "-" * 50)
     handle_names, struct_handles = {}, {}
