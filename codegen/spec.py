@@ -45,6 +45,8 @@ class Spec:
     error_type: str = ""               # the status enum functions return, if any
     success: str = ""                  # its success enumerator
     error_string: str = ""             # function giving a status's message (hipGetErrorString)
+    value_result_with_success: bool = False   # a value result returns (success, value), not (value,)
+    parity_deviations: dict[str, str] = field(default_factory=dict)   # function regex -> why it differs from AMD's
     rules: list[IntentRule] = field(default_factory=list)
     overrides: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
     callbacks: dict[str, dict] = field(default_factory=dict)
@@ -63,7 +65,7 @@ class Spec:
     doc: str = ""
 
 
-SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number")
+SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number", "text")
 
 
 def _intent(text: str) -> tuple[str, str]:
@@ -101,7 +103,8 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
         library_env=lib.get("env", f"HIP_PYTHON_{library.upper()}_LIBRARY"),
         library_names={int(k): v for k, v in lib.get("names", {}).items()},
         library_bare=lib.get("bare", ""), error_type=d.get("error_type", ""), success=d.get("success", ""),
-        error_string=d.get("error_string", ""),
+        error_string=d.get("error_string", ""), value_result_with_success=bool(d.get("value_result_with_success")),
+        parity_deviations=d.get("parity_deviations") or {},
         rules=_rules(d.get("intent_rules")) + _rules(defaults.get("intent_rules")),
         overrides={fn: {p: _intent(v) for p, v in params.items()}
                    for fn, params in (d.get("intent_overrides") or {}).items()},
