@@ -31,7 +31,7 @@ def compared(include64):
     except amd.NoRelease as e:
         pytest.skip(str(e))
     A = amd.load(wheel, values=False)
-    O = amd.load_ours(str(ROOT / "hip"), runtime=False)
+    O = amd.load_ours(str(ROOT / "hip"))
     missing = [m for m in A if m not in O]
     if missing:
         pytest.skip(f"not built here: {', '.join(missing)}")
