@@ -29,6 +29,7 @@ class NoBridge(Exception):
 class Converter:
     def __init__(self, hip: TypeIndex, cuda: TypeIndex, spec: NvSpec):
         self.h, self.c, self.spec = hip, cuda, spec
+        self.names = match.Matcher.for_spec(spec)
         self.enum_maps: dict[tuple[str, str], dict[int, str]] = {}
         self.converters: dict[str, str] = {}          # C function name -> definition
         self.needed_records: set[str] = set()         # HIP records whose full definition the C file needs
@@ -42,9 +43,8 @@ class Converter:
     def enum_map(self, he: ir.Enum, ce: ir.Enum) -> dict[str, str]:
         key = (he.name, ce.name)
         if key not in self.enum_maps:
-            self.enum_maps[key] = match.enumerator_pairs([(k.name, k.value) for k in he.constants],
-                                                         [(k.name, k.value) for k in ce.constants],
-                                                         self.spec.enumerators)
+            self.enum_maps[key] = self.names.enumerators([(k.name, k.value) for k in he.constants],
+                                                         [(k.name, k.value) for k in ce.constants])
         return self.enum_maps[key]
 
     def enum_identity(self, he: ir.Enum, ce: ir.Enum) -> bool:
@@ -165,12 +165,11 @@ class Converter:
             raise NoBridge(f"{hr.name} holds an anonymous union")
         self.converters[fn] = ""   # recursion guard
         self.need(hr.name)
-        over = self.spec.fields.get(hr.name, {})
         cfields = [f.name for f in cr.fields]
         cby = {f.name: f for f in cr.fields}
         lines, unmatched = [], []
         for f in hr.fields:
-            cname = match.field_for(f.name, cfields, over)
+            cname = self.names.field(hr.name, f.name, cfields)
             if cname is None:
                 unmatched.append(f.name)
                 continue
@@ -209,7 +208,7 @@ class Converter:
                 # An anonymous nested struct has no type name to give a converter: assign its fields here.
                 lines = []
                 for f in hr.fields:
-                    cname = match.field_for(f.name, [x.name for x in cr.fields], self.spec.fields.get(hr.name))
+                    cname = self.names.field(hr.name, f.name, [x.name for x in cr.fields])
                     if cname is None:
                         continue
                     cf = next(x for x in cr.fields if x.name == cname)

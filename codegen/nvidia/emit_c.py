@@ -12,6 +12,7 @@ import re
 
 from .. import ir
 from ..types import TypeIndex
+from . import match
 from .convert import PREFIX, Converter, NoBridge
 from .nvspec import NvSpec
 
@@ -49,14 +50,12 @@ class Layer:
     def names(self, f: ir.Function) -> list[str]:
         """The function's name, then HIP's #define aliases of it (hipGetDeviceProperties for
         hipGetDevicePropertiesR0600): specs use the name every HIP version has."""
-        return [f.name] + sorted(a for a, t in self.m.aliases.items() if t == f.name)
+        return match.known_names(f.name, self.m.aliases)
 
     def cuda_function(self, f: ir.Function) -> tuple[ir.Function | None, list[str]]:
         tried = self.spec.cuda_candidates(self.names(f))
         for n in tried:
-            seen = 0
-            while n in self.cuda.aliases and n not in self.cfuncs and seen < 8:   # cuMemcpyHtoD -> cuMemcpyHtoD_v2
-                n, seen = self.cuda.aliases[n], seen + 1
+            n = match.resolve_alias(n, self.cfuncs, self.cuda.aliases)   # cuMemcpyHtoD -> cuMemcpyHtoD_v2
             if n in self.cfuncs:
                 return self.cfuncs[n], tried
         return None, tried

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from . import match
 from .layer_names import nvidia_soname
 
 SPEC_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "specs", "nvidia")
@@ -51,13 +52,7 @@ class NvSpec:
 
     def cuda_candidates(self, hip_names: list[str]) -> list[str]:
         """CUDA function names to try for a HIP function known by `hip_names` (name, then aliases)."""
-        out = [self.rename[n] for n in hip_names if n in self.rename]
-        for n in hip_names:
-            for r in self.rules:
-                m = r.hip.fullmatch(n)
-                if m:
-                    out += [m.expand(t) for t in r.cuda]
-        return out
+        return match.function_candidates(hip_names, self.rules, self.rename)
 
 
 def load(library: str, spec_dir: str = SPEC_DIR) -> NvSpec:
