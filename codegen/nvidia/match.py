@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 
 CUDA, HIP = "cuda", "hip"     # directions: the side the names are mapped to
 
@@ -119,7 +119,7 @@ def function_candidates(hip_names: Sequence[str], rules: Sequence = (), rename: 
     return [n for _, n in _derivations(hip_names, rules, rename or {})]
 
 
-def resolve_alias(name: str, functions: Iterable[str] | Mapping, aliases: Mapping[str, str] | None) -> str:
+def resolve_alias(name: str, functions: Container[str], aliases: Mapping[str, str] | None) -> str:
     """Follow #define aliases from `name` until a declared function (cuMemcpyHtoD -> cuMemcpyHtoD_v2)."""
     seen = 0
     while aliases and name in aliases and name not in functions and seen < 8:
