@@ -19,6 +19,28 @@ from codegen import spec as bindspec
 from codegen.nvidia import nvspec
 
 
+# -- specs ---------------------------------------------------------------------------------------
+def test_layer_leaves_its_spec_as_loaded():
+    """What the layer derives from a spec (the status enum behind demoStatus_t) is computed, never
+    written back into the spec (tests/headers/demo.h against cudemo.h, the golden files' input)."""
+    import copy
+    from codegen.generate import analyse_libraries, load_specs
+    from codegen.nvidia import cuda_ir
+    from codegen.nvidia.emit_c import Layer
+    specs, headers = ROOT / "tests" / "golden" / "specs", ROOT / "tests" / "headers"
+    ns = nvspec.load("demo", str(specs / "nvidia"))
+    before = copy.deepcopy(ns)
+    demo = next(x for x in analyse_libraries(str(headers), ["demo"], load_specs(str(specs)))
+                if x.spec.library == "demo")
+    cuda = cuda_ir.build(ns.cuda_headers, [str(headers / "cuda")], ns.defines)
+    c = Layer(demo.module, demo.types, cuda, ns).emit("0.0.0", "0.0", ns.cuda_headers)
+    # The status converter knows demoStatus_t is the enum demoStatus: CUDA's unknown codes become
+    # the spec's `unknown` (DEMO_ERROR_INVALID, 1).
+    back = c.split("static inline int hipnv_demoStatus_from_cudemoStatus_enum(int v) {", 1)[1].split("}", 1)[0]
+    assert "default: return 1;" in back
+    assert ns.status["type"] == "demoStatus_t" and ns == before
+
+
 # -- generation against real headers ---------------------------------------------------------------
 def _cuda_includes() -> list[str]:
     env = os.environ.get("HIP_PYTHON_CUDA_INCLUDE")
