@@ -47,7 +47,7 @@ def baseline(p: dict) -> str:
     if role == "float" or role == "number" and p.get("kind") == "float":
         return "1.0"
     if role in ("enum", "inout_enum"):
-        return f"E({p['cls']!r})"
+        return f"E({p['cls']!r}, {p.get('refused', [])!r})"
     if role == "string":
         return "b'x'"
     if role == "string_array":

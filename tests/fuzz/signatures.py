@@ -31,7 +31,8 @@ def _handle_type(types, t: ir.CType) -> str | None:
 def _param(pp: plan.ParamPlan, fn: ir.Function, types, all_specs) -> dict:
     p, t = pp.param, pp.param.type
     r = types.resolve(t)
-    d = {"name": p.name, "role": pp.role, "shape": p.shape}
+    d = {"name": p.name, "role": pp.role, "shape": p.shape, "nullable": getattr(pp, "nullable", False),
+         "finite": getattr(pp, "finite", False)}
     if "[" in p.shape:
         d["length"] = p.shape[p.shape.index("[") + 1:-1]
     if pp.role == "handle":
@@ -43,6 +44,7 @@ def _param(pp: plan.ParamPlan, fn: ir.Function, types, all_specs) -> dict:
     elif pp.role in ("enum", "inout_enum"):
         e = r if r.kind == "enum" else types.resolve(r.pointee)
         d["cls"] = _cls(types, e.name, all_specs)
+        d["refused"] = list(getattr(pp, "refused", ()))
     elif pp.role in ("struct", "struct_pointer"):
         rec = r if r.kind == "record" else types.resolve(r.pointee)
         d["cls"] = _cls(types, rec.name, all_specs)
@@ -73,7 +75,7 @@ def load(include: str, libraries=LOADED + MISSING) -> dict:
         types = generate.analyse(module, spec, deps, all_specs)
         modules[lib] = module
         plans = plan.build(module, spec, types)
-        out["nullable"] += list(getattr(spec, "nullable_handles", []) or [])
+        out["nullable"] += spec.nullable_handles
         if lib not in libraries:
             continue
         funcs = out["functions"].setdefault(spec.python_module, {})

@@ -1,14 +1,14 @@
-"""A fuzz worker: runs calls sent as JSON lines on stdin, one at a time, and reports each.
+"""A fuzz worker: runs calls sent as JSON lines, one at a time, and reports each.
 
-Protocol (JSON lines): the first line is the setup ({'creators', 'destroyers', 'nullable',
+Protocol (JSON lines): `serve` gets the setup ({'creators', 'destroyers', 'nullable',
 'path'}); then one call per line ({'id', 'module', 'fn', 'args': [expr]}). Before each call the
 worker writes {'start': id}; after it, {'id', 'outcome': 'ok'|'exc'|'setup', 'exc', 'msg',
 'status', 'fake', 'guard', 'readonly'}. A crash or a hang is what the parent sees when a
 'start' has no result. Every buffer the helpers make is followed by guard bytes (and
 read-only memory is checked unchanged): writes past a buffer show up in 'guard'.
 
-Run by tests/fuzz/runner.py as a script (not as a module), so that FUZZ_PACKAGE_ROOT decides
-which build of the `hip` package it imports.
+tests/fuzz/runner.py forks workers from a process that has imported the package (from the
+setup's 'path') and NumPy once, so that replacing a crashed worker costs a fork.
 """
 import ctypes
 import importlib
@@ -20,15 +20,16 @@ GUARD = 64
 PATTERN = 0xA5
 
 
-def main():
-    proto = os.fdopen(os.dup(1), "w")        # the protocol; the libraries' own prints go nowhere
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    setup = json.loads(sys.stdin.readline())
-    sys.path.insert(0, setup["path"])
+def prepare(path: str) -> None:
+    """Import the package from `path` (and NumPy): what every forked worker shares."""
+    sys.path.insert(0, path)
+    import numpy  # noqa: F401
+    import hip.hip, hip.hiprtc, hip.hiprand, hip.hipsparse  # noqa: F401,E401
+
+
+def serve(setup: dict, calls, proto):
     import numpy as np
     from hip._pointer import Pointer
-    from hip.errors import HipPythonError
 
     guards, readonly, state = [], [], {"fake": False}
     fake_mem = ctypes.create_string_buffer(4096)
@@ -55,9 +56,9 @@ def main():
         readonly.append(b)
         return b
 
-    def E(ref):
+    def E(ref, refused=()):         # the first member the bindings accept
         mod, name = ref.split(":")
-        return list(getattr(importlib.import_module("hip." + mod), name))[0]
+        return next(m for m in getattr(importlib.import_module("hip." + mod), name) if int(m) not in refused)
 
     def S(ref):
         mod, name = ref.split(":")
@@ -78,7 +79,7 @@ def main():
                 r = fn(*args)
                 return Pointer(cv.value) if int(r[0]) == 0 and cv.value else None
             r = fn(*args)
-        except HipPythonError:      # the library (or the creating function) is missing
+        except Exception:           # missing library or function, or the bindings refuse the baseline
             return None
         return r[c["out"]] if int(r[0]) == 0 and r[c["out"]] else None
 
@@ -94,14 +95,13 @@ def main():
     def D(htype):                   # a destroyed handle
         h = create(htype)
         if h is None:
-            state["fake"] = True
-            return FAKE
+            raise Unavailable(f"no {htype} can be created here")
         d = destroyers[htype]
         getattr(importlib.import_module("hip." + d["module"]), d["fn"])(h)
         return h
 
     ns = {"np": np, "B": B, "M": M, "N": N, "RO": RO, "E": E, "S": S, "H": H, "D": D}
-    for line in sys.stdin:
+    for line in calls:
         call = json.loads(line)
         guards.clear()
         readonly.clear()
@@ -110,6 +110,11 @@ def main():
         try:
             fn = getattr(importlib.import_module("hip." + call["module"]), call["fn"])
             args = [eval(a, ns) for a in call["args"]]
+        except Unavailable as e:    # nothing to destroy: the candidate does not apply
+            res.update(outcome="skip", msg=str(e))
+            proto.write(json.dumps(res) + "\n")
+            proto.flush()
+            continue
         except BaseException as e:  # the candidate itself could not be made
             res.update(outcome="setup", exc=type(e).__name__, msg=str(e)[:200])
             proto.write(json.dumps(res) + "\n")
@@ -130,5 +135,5 @@ def main():
         proto.flush()
 
 
-if __name__ == "__main__":
-    main()
+class Unavailable(Exception):
+    pass
