@@ -29,6 +29,14 @@ class IntentRule:
 
 
 @dataclass
+class DestroyRule:
+    """A function (regex) that frees its handle parameter (regex over the name; None: its first
+    handle parameter): the handle object passed is marked destroyed after a successful call."""
+    function: re.Pattern
+    param: re.Pattern | None = None
+
+
+@dataclass
 class Spec:
     library: str                       # 'hip', 'hiprtc', ...
     python_module: str                 # 'hip'     -> hip/hip.pyx
@@ -58,6 +66,13 @@ class Spec:
     pointer_mode_guard: dict = field(default_factory=dict)
     device_allocations: dict[str, str] = field(default_factory=dict)
     handles: list[str] = field(default_factory=list)   # void* typedefs that are opaque handles
+    # Argument checks (docs/spec_format.rst, "Refusing bad input"):
+    nullable_handles: list[str] = field(default_factory=list)   # handle types a NULL (None) is valid for
+    destroys: list[DestroyRule] = field(default_factory=list)   # calls that free a handle argument
+    nullable_args: list[re.Pattern] = field(default_factory=list)   # 'function.param': None is NULL, valid
+    finite_floats: re.Pattern | None = None    # 'function.param' of floats where NaN/inf are refused
+    buffer_size_queries: dict[str, str] = field(default_factory=dict)   # function regex -> size function
+    unsupported_values: dict[str, str] = field(default_factory=dict)   # enumerator -> why the library fails on it
     # Debian packages: `dev` has the headers (fetched when no ROCm is installed), `runtime` is
     # bookworm's ROCm 5.2 runtime (the tests run against it on a machine without ROCm).
     debian_dev: list[str] = field(default_factory=list)
@@ -113,6 +128,13 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
         binary_fields=d.get("binary_fields") or [],
         pointer_mode_guard=d.get("pointer_mode_guard") or {},
         device_allocations=d.get("device_allocations") or {}, handles=d.get("handles") or [], doc=d.get("doc", ""),
+        nullable_handles=d.get("nullable_handles") or [],
+        destroys=[DestroyRule(re.compile(r["function"]), re.compile(r["param"]) if "param" in r else None)
+                  for r in (d.get("destroys") or []) + (defaults.get("destroys") or [])],
+        nullable_args=[re.compile(x) for x in d.get("nullable_args") or []],
+        finite_floats=re.compile(d["finite_floats"]) if d.get("finite_floats") else None,
+        buffer_size_queries=d.get("buffer_size_queries") or {},
+        unsupported_values=d.get("unsupported_values") or {},
         debian_dev=(d.get("debian") or {}).get("dev") or [], debian_runtime=(d.get("debian") or {}).get("runtime") or [])
     return spec
 
