@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
+from typing import Iterator
 
 from . import clang_parse, intent, ir, plan, spec as specmod
 from .ir_builder import Builder
+from .output import write_if_changed
 from .types import TypeIndex
 
 
@@ -45,7 +48,8 @@ def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module],
             all_specs: dict[str, specmod.Spec] | None = None) -> TypeIndex:
     specs = all_specs or {d.library: specmod.load(d.library) for d in deps}
     handles = [h for d in deps for h in specs[d.library].handles] + spec.handles
-    types = TypeIndex(module, deps, handles)
+    nullable = [h for d in deps for h in specs[d.library].nullable_handles] + spec.nullable_handles
+    types = TypeIndex(module, deps, handles, nullable)
     bound = {f.name for f in module.functions} | set(types.records) | set(types.typedefs) | set(types.enums) \
         | set(types.enumerators)
     module.aliases = {a: t for a, t in sorted(module.aliases.items()) if t in bound and a not in bound}
@@ -53,48 +57,66 @@ def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module],
     return types
 
 
-def _write(path: str, text: str, written: list[str]) -> None:
-    """Write only when the content changed (keeps build tools from recompiling)."""
-    try:
-        with open(path) as f:
-            if f.read() == text:
-                written.append(path)
-                return
-    except FileNotFoundError:
-        pass
-    with open(path, "w") as f:
-        f.write(text)
-    written.append(path)
+@dataclass
+class Library:
+    """One library after analysis: its spec, its IR (intents applied) and the type index over it
+    and its dependencies."""
+    spec: specmod.Spec
+    module: ir.Module
+    types: TypeIndex
+
+
+def load_specs(spec_dir: str = specmod.SPEC_DIR) -> dict[str, specmod.Spec]:
+    """Every spec in `spec_dir`, in dependency order (each after what it depends on)."""
+    return {n: specmod.load(n, spec_dir) for n in specmod.all_libraries(spec_dir)}
+
+
+def analyse_libraries(include_dir: str, names: list[str], all_specs: dict[str, specmod.Spec]) -> Iterator[Library]:
+    """Parse and analyse the libraries `names` and every library they depend on, in dependency
+    order (a library's IR needs its dependencies' IR), from the headers under `include_dir`.
+
+    Yields each as it is ready; dependencies are yielded too (generate_all emits them as well).
+    `all_specs` is load_specs()'s dict (its order is the dependency order)."""
+    wanted: set[str] = set()
+
+    def want(n):
+        if n not in wanted:
+            wanted.add(n)
+            for d in all_specs[n].depends:
+                want(d)
+    for n in names:
+        want(n)
+    modules: dict[str, ir.Module] = {}
+    for lib, spec in all_specs.items():
+        if lib not in wanted:
+            continue
+        deps = [modules[d] for d in spec.depends]
+        module = build_ir(spec, include_dir, all_specs, deps)
+        types = analyse(module, spec, deps, all_specs)
+        modules[lib] = module
+        yield Library(spec, module, types)
 
 
 def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: str | None = None,
                  spec_dir: str = specmod.SPEC_DIR) -> list[str]:
     from .emit import cdecl, clayer, coverage, pylayer, stubs
-    order = specmod.all_libraries(spec_dir)
-    all_specs = {n: specmod.load(n, spec_dir) for n in order}
-    wanted = set(libraries)
-    for lib in libraries:   # dependencies are generated too (their IR is needed)
-        wanted.update(all_specs[lib].depends)
-    modules: dict[str, ir.Module] = {}
+    all_specs = load_specs(spec_dir)
     written: list[str] = []
     os.makedirs(out_dir, exist_ok=True)
-    for lib in order:
-        if lib not in wanted:
-            continue
-        spec = all_specs[lib]
-        deps = [modules[d] for d in spec.depends]
-        module = build_ir(spec, include_dir, all_specs, deps)
-        types = analyse(module, spec, deps, all_specs)
-        modules[lib] = module
+    for lib in analyse_libraries(include_dir, libraries, all_specs):
+        spec, module, types = lib.spec, lib.module, lib.types
         if dump_ir:
             os.makedirs(dump_ir, exist_ok=True)
-            _write(os.path.join(dump_ir, f"{lib}.json"), module.to_json(), written)
+            write_if_changed(os.path.join(dump_ir, f"{spec.library}.json"), module.to_json(), written)
         plans = plan.build(module, spec, types)
         c = spec.cimport_module
-        _write(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types, all_specs), written)
-        _write(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
-        _write(os.path.join(out_dir, f"{spec.python_module}.pyx"), pylayer.emit(module, spec, types, all_specs, plans), written)
-        _write(os.path.join(out_dir, f"{spec.python_module}.pyi"), stubs.emit(module, spec, types, plans), written)
+        write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types, all_specs), written)
+        write_if_changed(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
+        write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
+                         pylayer.emit(module, spec, types, all_specs, plans), written)
+        write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
+                         stubs.emit(module, spec, types, plans), written)
         os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
-        _write(os.path.join(out_dir, "_coverage", f"{lib}.json"), coverage.emit(module, spec, types), written)
+        write_if_changed(os.path.join(out_dir, "_coverage", f"{spec.library}.json"),
+                         coverage.emit(module, spec, types), written)
     return written

@@ -29,6 +29,14 @@ class IntentRule:
 
 
 @dataclass
+class DestroyRule:
+    """A function (regex) that frees its handle parameter (regex over the name; None: its first
+    handle parameter): the handle object passed is marked destroyed after a successful call."""
+    function: re.Pattern
+    param: re.Pattern | None = None
+
+
+@dataclass
 class Spec:
     library: str                       # 'hip', 'hiprtc', ...
     python_module: str                 # 'hip'     -> hip/hip.pyx
@@ -45,6 +53,8 @@ class Spec:
     error_type: str = ""               # the status enum functions return, if any
     success: str = ""                  # its success enumerator
     error_string: str = ""             # function giving a status's message (hipGetErrorString)
+    value_result_with_success: bool = False   # a value result returns (success, value), not (value,)
+    parity_deviations: dict[str, str] = field(default_factory=dict)   # function regex -> why it differs from AMD's
     rules: list[IntentRule] = field(default_factory=list)
     overrides: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
     callbacks: dict[str, dict] = field(default_factory=dict)
@@ -62,6 +72,13 @@ class Spec:
     read_only_params: list[str] = field(default_factory=list)
     # name -> library: another library's class or enum this module offers too (AMD's hiprtc has hipJitOption)
     reexports: dict[str, str] = field(default_factory=dict)
+    # Argument checks (docs/spec_format.rst, "Refusing bad input"):
+    nullable_handles: list[str] = field(default_factory=list)   # handle types a NULL (None) is valid for
+    destroys: list[DestroyRule] = field(default_factory=list)   # calls that free a handle argument
+    nullable_args: list[re.Pattern] = field(default_factory=list)   # 'function.param': None is NULL, valid
+    finite_floats: re.Pattern | None = None    # 'function.param' of floats where NaN/inf are refused
+    buffer_size_queries: dict[str, str] = field(default_factory=dict)   # function regex -> size function
+    unsupported_values: dict[str, str] = field(default_factory=dict)   # enumerator -> why the library fails on it
     # Debian packages: `dev` has the headers (fetched when no ROCm is installed), `runtime` is
     # bookworm's ROCm 5.2 runtime (the tests run against it on a machine without ROCm).
     debian_dev: list[str] = field(default_factory=list)
@@ -69,7 +86,7 @@ class Spec:
     doc: str = ""
 
 
-SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number")
+SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number", "text")
 
 
 def _intent(text: str) -> tuple[str, str]:
@@ -107,7 +124,8 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
         library_env=lib.get("env", f"HIP_PYTHON_{library.upper()}_LIBRARY"),
         library_names={int(k): v for k, v in lib.get("names", {}).items()},
         library_bare=lib.get("bare", ""), error_type=d.get("error_type", ""), success=d.get("success", ""),
-        error_string=d.get("error_string", ""),
+        error_string=d.get("error_string", ""), value_result_with_success=bool(d.get("value_result_with_success")),
+        parity_deviations=d.get("parity_deviations") or {},
         rules=_rules(d.get("intent_rules")) + _rules(defaults.get("intent_rules")),
         overrides={fn: {p: _intent(v) for p, v in params.items()}
                    for fn, params in (d.get("intent_overrides") or {}).items()},
@@ -118,6 +136,13 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
         device_allocations=d.get("device_allocations") or {}, handles=d.get("handles") or [], doc=d.get("doc", ""),
         host_accessible_allocations=d.get("host_accessible_allocations") or [],
         read_only_params=d.get("read_only_params") or [], reexports=d.get("reexports") or {},
+        nullable_handles=d.get("nullable_handles") or [],
+        destroys=[DestroyRule(re.compile(r["function"]), re.compile(r["param"]) if "param" in r else None)
+                  for r in (d.get("destroys") or []) + (defaults.get("destroys") or [])],
+        nullable_args=[re.compile(x) for x in d.get("nullable_args") or []],
+        finite_floats=re.compile(d["finite_floats"]) if d.get("finite_floats") else None,
+        buffer_size_queries=d.get("buffer_size_queries") or {},
+        unsupported_values=d.get("unsupported_values") or {},
         debian_dev=(d.get("debian") or {}).get("dev") or [], debian_runtime=(d.get("debian") or {}).get("runtime") or [])
     return spec
 

@@ -34,7 +34,8 @@ def main() -> int:
         plat = _loader.platform() or "automatic (ROCm if found, else the NVIDIA layer)"
     except ValueError as e:
         plat = f"invalid: {e}"
-    layers = sorted(n[len("libhip-nvidia-"):-3] for n in os.listdir(_loader.NVIDIA_DIR)) \
+    from hip._layer_names import nvidia_library
+    layers = sorted(filter(None, map(nvidia_library, os.listdir(_loader.NVIDIA_DIR)))) \
         if os.path.isdir(_loader.NVIDIA_DIR) else []
     print(f"platform: {plat}; NVIDIA layer built for: {', '.join(layers) or 'none'}")
     reports = built_libraries()
@@ -73,9 +74,8 @@ def main() -> int:
         else:
             print(f"devices: {count}")
             for d in range(count):
-                name = bytearray(256)
-                h.hipDeviceGetName(name, len(name), d)
-                label = bytes(name).split(b"\0")[0].decode(errors="replace")
+                err, name = h.hipDeviceGetName(256, d)
+                label = name.decode(errors="replace") if err == 0 else f"(name unknown: {err.name})"
                 print(f"  {d}: {label}")
     except OSError as e:
         print(f"devices: unknown ({_why(e)})")

@@ -69,6 +69,14 @@ CASES = [
     ("wrong struct class for attributes", "hip.hipPointerGetAttributes(hip.dim3(), None)", "TypeError"),
     ("str for struct by value", "hip.hipLaunchKernel(None, 'abc', 1, None, 0, None)", "TypeError"),
     ("wrong struct for struct by value", "hip.hipLaunchKernel(None, hip.hipDeviceProp_t(), 1, None, 0, None)", "TypeError"),
+    # what the call fills: text and structs it returns, arrays the caller passes (AMD's convention)
+    ("name buffer is not a parameter", "hip.hipDeviceGetName(bytearray(256), 256, 0)", "TypeError"),
+    ("name length given str", "hip.hipDeviceGetName('256', 0)", "TypeError"),
+    ("name length over 32 bits", "hip.hipDeviceGetName(2**40, 0)", "OverflowError"),
+    ("uuid storage is not a parameter", "hip.hipDeviceGetUuid(hip.hipUUID_t(), 0)", "TypeError"),
+    ("CU mask into read-only memory", "hip.hipExtStreamGetCUMask(None, 2, b'abcdefgh')", "BufferError TypeError"),
+    ("CU mask into int64 storage", "hip.hipExtStreamGetCUMask(None, 2, np.zeros(2, np.int64))", "TypeError"),
+    ("external memory storage given str", "hip.hipImportExternalMemory('x', None)", "TypeError"),
     # callbacks
     ("non-callable callback", "hip.hipStreamAddCallback(None, 5.0, None, 0)", "TypeError"),
     ("str callback", "hip.hipStreamAddCallback(None, 'callback', None, 0)", "TypeError"),

@@ -3,7 +3,9 @@
 hipRAND and hipSPARSE are called for real (Debian's 5.3 libraries here): expected values come from
 calling the same shared library with ctypes; without a GPU, creating a generator or handle must be an
 error status (or, for hipSPARSE, a NULL handle), never a crash. hipSPARSE's descriptors are host
-objects, so its generic-API getters are exercised for real, outputs included.
+objects, so its generic-API getters are exercised for real, outputs included: as in AMD's HIP
+Python, they write into storage the caller passes (descriptors into a void*, sizes, enums and
+pointers into NumPy arrays and ctypes values).
 
 For every library the package cannot load (decided by trying, not assumed: hipBLAS, hipFFT,
 hipSOLVER and RCCL are not installed here), a call raises LibraryNotFoundError naming the library,
@@ -94,9 +96,13 @@ def test_hiprand_without_gpu_is_an_error_status(hiprand):
     assert ei.value.code is err and ei.value.name == err.name
 
 
-def test_hiprand_destroy_null_matches_c(hiprand):
-    lib = _clib("hiprand")
-    assert int(hiprand.hiprandDestroyGenerator(None)[0]) == lib.hiprandDestroyGenerator(None)
+def test_hiprand_destroy_null_is_refused(hiprand):
+    """A NULL generator is never valid (hiprand.yaml has no nullable_handles): refused before C."""
+    _clib("hiprand")
+    with pytest.raises(TypeError, match="hiprandDestroyGenerator: generator"):
+        hiprand.hiprandDestroyGenerator(None)
+    with pytest.raises(ValueError, match="NULL"):
+        hiprand.hiprandDestroyGenerator(0)
 
 
 # -- hipSPARSE -------------------------------------------------------------------------------------
@@ -113,8 +119,9 @@ def test_hipsparse_create_matches_c(hipsparse):
     if handle:
         v = ctypes.c_int(-1)
         assert lib.hipsparseGetVersion(ctypes.c_void_p(int(handle)), ctypes.byref(v)) == 0
-        assert hipsparse.hipsparseGetVersion(handle) == (hipsparse.hipsparseStatus_t.HIPSPARSE_STATUS_SUCCESS,
-                                                         v.value)
+        ours = ctypes.c_int(-2)
+        assert hipsparse.hipsparseGetVersion(handle, ours) == (hipsparse.hipsparseStatus_t.HIPSPARSE_STATUS_SUCCESS,)
+        assert ours.value == v.value
         assert hipsparse.hipsparseDestroy(handle)[0] == 0
 
 
@@ -125,24 +132,31 @@ def test_hipsparse_without_gpu_creates_no_handle(hipsparse):
     _clib("hipsparse")
     err, handle = hipsparse.hipsparseCreate()
     assert err != hipsparse.hipsparseStatus_t.HIPSPARSE_STATUS_SUCCESS or not handle
-    assert int(hipsparse.hipsparseDestroy(handle)[0]) == _clib("hipsparse").hipsparseDestroy(None)
+    with pytest.raises(ValueError, match="NULL handle"):   # a NULL hipSPARSE handle is never valid
+        hipsparse.hipsparseDestroy(handle)
 
 
-def test_hipsparse_version_with_null_handle_matches_c(hipsparse):
+def test_hipsparse_version_with_null_handle_is_refused(hipsparse):
     lib = _clib("hipsparse")
     v = ctypes.c_int(-1)
-    rc = lib.hipsparseGetVersion(None, ctypes.byref(v))
-    err, _ = hipsparse.hipsparseGetVersion(None)
-    assert int(err) == rc and err != 0          # a NULL handle is refused
+    assert lib.hipsparseGetVersion(None, ctypes.byref(v)) != 0   # C refuses it too, with a status
+    with pytest.raises(TypeError, match="hipsparseGetVersion: handle"):
+        hipsparse.hipsparseGetVersion(None, v)
 
 
 def test_hipsparse_mat_descr_round_trip(hipsparse):
     _clib("hipsparse")
     import hip as pkg
     S = hipsparse
-    descr = pkg.check(S.hipsparseCreateMatDescr())
-    assert isinstance(descr, S.hipsparseMatDescr_t) and descr
+    storage = ctypes.c_void_p()                  # the descriptor (typedef void*) lands here
+    assert S.hipsparseCreateMatDescr(ctypes.addressof(storage)) == (S.hipsparseStatus_t.HIPSPARSE_STATUS_SUCCESS,)
+    assert storage.value
+    descr = storage                              # a c_void_p passes the address it holds
+    # the C result is the value: (value,), no status (as in AMD's HIP Python); check() returns it
+    assert S.hipsparseGetMatIndexBase(descr) == (S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ZERO,)
     assert pkg.check(S.hipsparseGetMatIndexBase(descr)) is S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ZERO
+    assert pkg.check(S.hipsparseGetMatIndexBase(storage.value)) is S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ZERO
+    descr = S.hipsparseMatDescr_t.from_ptr(storage.value)   # or the handle class
     pkg.check(S.hipsparseSetMatIndexBase(descr, S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ONE))
     assert pkg.check(S.hipsparseGetMatIndexBase(descr)) is S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ONE
     pkg.check(S.hipsparseSetMatType(descr, S.hipsparseMatrixType_t.HIPSPARSE_MATRIX_TYPE_SYMMETRIC))
@@ -153,8 +167,9 @@ def test_hipsparse_mat_descr_round_trip(hipsparse):
 
 
 def test_hipsparse_generic_descriptors_return_their_fields(hipsparse):
-    """hipsparseCreateCsr/DnVec/DnMat keep host-side descriptors: the getters return every field
-    (sizes as ints, arrays as Pointers to the caller's memory, types as enum members)."""
+    """hipsparseCreateCsr/DnVec/DnMat keep host-side descriptors: the getters write every field into
+    the caller's storage (sizes as int64, arrays as the addresses of the caller's memory, types as
+    the enums' values)."""
     _clib("hipsparse")
     np = pytest.importorskip("numpy")
     import hip as pkg
@@ -163,29 +178,55 @@ def test_hipsparse_generic_descriptors_return_their_fields(hipsparse):
     I32, BASE0 = S.hipsparseIndexType_t.HIPSPARSE_INDEX_32I, S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ZERO
     R32F = h.hipDataType.HIP_R_32F
     rows, cols, vals = np.array([0, 1, 3], np.int32), np.array([1, 0, 2], np.int32), np.ones(3, np.float32)
-    mat = pkg.check(S.hipsparseCreateCsr(2, 3, 3, rows, cols, vals, I32, I32, BASE0, R32F))
-    assert isinstance(mat, S.hipsparseSpMatDescr_t) and mat
-    assert pkg.check(S.hipsparseSpMatGetSize(mat)) == (2, 3, 3)
-    assert pkg.check(S.hipsparseSpMatGetFormat(mat)) is S.hipsparseFormat_t.HIPSPARSE_FORMAT_CSR
-    assert pkg.check(S.hipsparseSpMatGetIndexBase(mat)) is BASE0
+    OK = (S.hipsparseStatus_t.HIPSPARSE_STATUS_SUCCESS,)
+
+    def created(create, *args):
+        storage = ctypes.c_void_p()
+        assert create(ctypes.addressof(storage), *args) == OK
+        assert storage.value
+        return storage.value
+
+    mat = created(S.hipsparseCreateCsr, 2, 3, 3, rows, cols, vals, I32, I32, BASE0, R32F)
+    sizes = np.full(3, -1, np.int64)                       # rows, cols, nnz: one int64_t* each
+    assert S.hipsparseSpMatGetSize(mat, sizes[0:], sizes[1:], sizes[2:]) == OK
+    assert sizes.tolist() == [2, 3, 3]
+    # Lists for the storage get the values back (C wrote into packed copies); tuples cannot.
+    r, c, n = [-1], [-1], [-1]
+    assert S.hipsparseSpMatGetSize(mat, r, c, n) == OK
+    assert (r, c, n) == ([2], [3], [3])
+    with pytest.raises(TypeError):                         # read-only storage for a result
+        S.hipsparseSpMatGetSize(mat, bytes(8), sizes[1:], sizes[2:])
+    fmt, base = np.full(1, -1, np.int32), ctypes.c_int(-1)
+    pkg.check(S.hipsparseSpMatGetFormat(mat, fmt))
+    assert S.hipsparseFormat_t(int(fmt[0])) is S.hipsparseFormat_t.HIPSPARSE_FORMAT_CSR
+    pkg.check(S.hipsparseSpMatGetIndexBase(mat, base))
+    assert S.hipsparseIndexBase_t(base.value) is BASE0
     if S.has_symbol("hipsparseCsrGet"):
-        m, n, nnz, rp, ci, v, rtype, ctype, base, vtype = pkg.check(S.hipsparseCsrGet(mat))
-        assert (m, n, nnz) == (2, 3, 3)
-        assert (int(rp), int(ci), int(v)) == (rows.ctypes.data, cols.ctypes.data, vals.ctypes.data)
-        assert (rtype, ctype, base, vtype) == (I32, I32, BASE0, R32F)
+        sizes[:] = -1
+        ptrs = np.zeros(3, np.uintp)                       # void* each: row offsets, columns, values
+        enums = np.full(4, -1, np.int32)                   # row/column index types, base, value type
+        assert S.hipsparseCsrGet(mat, sizes[0:], sizes[1:], sizes[2:], ptrs[0:], ptrs[1:], ptrs[2:],
+                                 enums[0:], enums[1:], enums[2:], enums[3:]) == OK
+        assert sizes.tolist() == [2, 3, 3]
+        assert ptrs.tolist() == [rows.ctypes.data, cols.ctypes.data, vals.ctypes.data]
+        assert enums.tolist() == [I32, I32, BASE0, R32F]
     assert pkg.check(S.hipsparseDestroySpMat(mat)) is None
 
     x = np.zeros(5, np.float32)
-    vec = pkg.check(S.hipsparseCreateDnVec(5, x, R32F))
-    size, values, vtype = pkg.check(S.hipsparseDnVecGet(vec))
-    assert (size, int(values), vtype) == (5, x.ctypes.data, R32F)
+    vec = created(S.hipsparseCreateDnVec, 5, x, R32F)
+    size, values, vtype = ctypes.c_int64(-1), ctypes.c_void_p(), np.full(1, -1, np.int32)
+    assert S.hipsparseDnVecGet(vec, size, ctypes.addressof(values), vtype) == OK
+    assert (size.value, values.value, int(vtype[0])) == (5, x.ctypes.data, R32F)
     assert pkg.check(S.hipsparseDestroyDnVec(vec)) is None
 
     a = np.zeros((4, 3), np.float32, order="F")
     COL = S.hipsparseOrder_t.HIPSPARSE_ORDER_COL
-    dm = pkg.check(S.hipsparseCreateDnMat(4, 3, 4, a, R32F, COL))
-    r, c, ld, values, vtype, order = pkg.check(S.hipsparseDnMatGet(dm))
-    assert (r, c, ld, int(values), vtype, order) == (4, 3, 4, a.ctypes.data, R32F, COL)
+    dm = created(S.hipsparseCreateDnMat, 4, 3, 4, a, R32F, COL)
+    sizes = np.full(3, -1, np.int64)                       # rows, cols, ld
+    values, enums = ctypes.c_void_p(), np.full(2, -1, np.int32)
+    assert S.hipsparseDnMatGet(dm, sizes[0:], sizes[1:], sizes[2:], ctypes.addressof(values),
+                               enums[0:], enums[1:]) == OK
+    assert (*sizes.tolist(), values.value, *enums.tolist()) == (4, 3, 4, a.ctypes.data, R32F, COL)
     assert pkg.check(S.hipsparseDestroyDnMat(dm)) is None
 
 
@@ -238,15 +279,16 @@ def _call_with_neutral_args(mod, name, fact):
         elif ann == "float":
             args.append(0.0)
         elif ann == "Any":
-            args.append(None)
+            args.append(8)      # an address (handles refuse NULL); nothing reaches C
         else:
             args.append(list(getattr(mod, ann, None) or getattr(h, ann))[0])
     return getattr(mod, name)(*args)
 
 
 # -- libraries that are not installed --------------------------------------------------------------
-CALLS = {"hipblas": "hipblasCreate()", "hipfft": "hipfftGetVersion()", "hipsolver": "hipsolverCreate()",
-         "rccl": "ncclGetVersion()", "hiprand": "hiprandGetVersion()", "hipsparse": "hipsparseCreateMatDescr()"}
+CALLS = {"hipblas": "hipblasCreate()", "hipfft": "hipfftGetVersion(bytearray(4))", "hipsolver": "hipsolverCreate()",
+         "rccl": "ncclGetVersion()", "hiprand": "hiprandGetVersion()",
+         "hipsparse": "hipsparseCreateMatDescr(bytearray(8))"}
 
 
 @pytest.mark.parametrize("lib", LIBS)

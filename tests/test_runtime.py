@@ -88,6 +88,33 @@ def test_error_names_and_strings_match_c(hip, clib):
     assert hip.hipGetErrorName(0)[1] == b"hipSuccess"          # a plain int is accepted
 
 
+def test_returned_text_and_structs_match_c(hip, clib):
+    """hipDeviceGetName(len, device) and hipDeviceGetPCIBusId(len, device) return the text C writes
+    into a buffer of len bytes, hipDeviceGetUuid(device) the hipUUID_t C fills (AMD's HIP Python
+    convention): the same status and bytes as calling C with our own buffers."""
+    for name, size in (("hipDeviceGetName", 256), ("hipDeviceGetPCIBusId", 64)):
+        buf = ctypes.create_string_buffer(size)
+        rc = getattr(clib, name)(buf, size, 0)
+        err, text = getattr(hip, name)(size, 0)
+        assert isinstance(err, hip.hipError_t) and isinstance(text, bytes), name
+        assert (int(err), text) == (rc, buf.value), name
+    raw = ctypes.create_string_buffer(16)
+    rc = clib.hipDeviceGetUuid(raw, 0)
+    err, uuid = hip.hipDeviceGetUuid(0)
+    assert isinstance(uuid, hip.hipUUID_t)
+    assert (int(err), uuid.bytes) == (rc, raw.raw)
+
+
+@no_gpu
+def test_returned_text_without_gpu(hip):
+    err, name = hip.hipDeviceGetName(256, 0)
+    assert err is not hip.hipError_t.hipSuccess and name == b""
+    import hip as pkg
+    with pytest.raises(pkg.HipError) as ei:
+        pkg.check(hip.hipDeviceGetPCIBusId(64, 0))
+    assert ei.value.code is err
+
+
 def test_check_raises_hip_error(hip, clib):
     import hip as pkg
     code = hip.hipError_t.hipErrorInvalidValue
@@ -126,7 +153,7 @@ def test_check_raises_for_hiprtc_status():
     with pytest.raises(pkg.HipError) as ei:
         pkg.check((code,))
     assert ei.value.code is code
-    assert ei.value.message == hiprtc.hiprtcGetErrorString(code)[1].decode()
+    assert ei.value.message == hiprtc.hiprtcGetErrorString(code)[0].decode()   # (value,): the C result is the string
 
 
 def test_library_not_found_names_env_var_and_path():

@@ -110,13 +110,16 @@ class FunctionEmitter:
                 body += [f"if _r != 0 and {cb} is not None:", f"    Py_DECREF({cb})"]
         else:
             body += invoke
+        post = fp.post   # what a successful call changes on its arguments (a destroyed handle)
+        if post and fp.result.kind == "status":
+            body += ["if _r == 0:"] + ["    " + l for l in post]
+        else:
+            body += post
         if fn.deprecated:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
-        if fp.result.kind == "status":
-            first = "_status(_r)"
-        else:   # the success member, looked up once (enum class attributes are slow before Python 3.12)
-            first = "_SUCCESS" if self.spec.error_type else "None"
-        body.append(f"return ({', '.join([first] + fp.outputs)},)")
+        # The success member is looked up once per module (enum class attributes are slow before 3.12).
+        success = f"{self.spec.error_type}.{self.spec.success}" if self.spec.error_type else None
+        body.append(f"return ({', '.join('_SUCCESS' if e == success else e for e, _ in fp.returned)},)")
         doc = common.docstring(fn.comment)
         sig = [pp.py for pp in fp.params if pp.py is not None]
         lines = [f"def {fn.name}({', '.join(sig)}):"]
@@ -266,10 +269,12 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     out += [f + "\n" for f in funcs]
     # The spec names the function; the headers decide whether it exists (hipSPARSE < 6 has none).
     if spec.error_string in {f.name for f in common.bound_functions(module)}:
-        out += ["def _describe(status):",
-                f"    s = {spec.error_string}(status)[1]",
+        out += ["def _describe(status):",   # the string is the last item: (hipSuccess, s) or (s,)
+                f"    s = {spec.error_string}(status)[-1]",
                 "    return s.decode(errors='replace') if s else None",
-                f"_errors.register_describer({spec.error_type}, _describe)", ""]
+                f"_errors.register_status({spec.error_type}, _describe)", ""]
+    elif spec.error_type:
+        out += [f"_errors.register_status({spec.error_type})", ""]
     if spec.reexports:
         out.append("# -- names of other libraries this one also offers (as AMD's HIP Python does) " + "-" * 6)
         for name, lib in spec.reexports.items():

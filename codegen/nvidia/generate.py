@@ -5,35 +5,26 @@ import json
 import os
 
 from .. import spec as bindspec
-from ..generate import _write, analyse, build_ir, header_version
+from ..generate import analyse_libraries, header_version, load_specs
+from ..output import write_if_changed
 from . import cuda_ir, nvspec
 from .emit_c import Layer
 
 
 def generate(hip_include: str, cuda_includes: list[str], libraries: list[str], out_dir: str,
              spec_dir: str = bindspec.SPEC_DIR, nv_spec_dir: str = nvspec.SPEC_DIR) -> list[str]:
-    order = bindspec.all_libraries(spec_dir)
-    all_specs = {n: bindspec.load(n, spec_dir) for n in order}
-    wanted = set(libraries)
-    for lib in libraries:
-        wanted.update(all_specs[lib].depends)
-    modules, types, written = {}, {}, []
+    all_specs = load_specs(spec_dir)
+    analysed = {lib.spec.library: lib for lib in analyse_libraries(hip_include, libraries, all_specs)}
     hip_version = header_version(hip_include)
     cuda_version = cuda_ir.cuda_version(cuda_includes)
-    for lib in order:
-        if lib not in wanted:
-            continue
-        s = all_specs[lib]
-        deps = [modules[d] for d in s.depends]
-        modules[lib] = build_ir(s, hip_include, all_specs, deps)
-        types[lib] = analyse(modules[lib], s, deps, all_specs)
+    written: list[str] = []
     os.makedirs(out_dir, exist_ok=True)
     for lib in libraries:
         ns = nvspec.load(lib, nv_spec_dir)
         cuda = cuda_ir.build(ns.cuda_headers, cuda_includes, ns.defines)
-        layer = Layer(modules[lib], types[lib], cuda, ns)
+        layer = Layer(analysed[lib].module, analysed[lib].types, cuda, ns)
         text = layer.emit(hip_version, cuda_version, ns.cuda_headers)
-        _write(os.path.join(out_dir, f"hipnv_{lib}.c"), text, written)
+        write_if_changed(os.path.join(out_dir, f"hipnv_{lib}.c"), text, written)
         report = layer.coverage_report(hip_version, cuda_version)
-        _write(os.path.join(out_dir, f"hipnv_{lib}.json"), json.dumps(report, indent=1) + "\n", written)
+        write_if_changed(os.path.join(out_dir, f"hipnv_{lib}.json"), json.dumps(report, indent=1) + "\n", written)
     return written

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from . import match
+from .layer_names import nvidia_soname
+
 SPEC_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "specs", "nvidia")
 MANUAL_DIR = os.path.join(os.path.dirname(__file__), "manual")
 
@@ -40,7 +43,7 @@ class NvSpec:
     opaque: list[str] = field(default_factory=list)            # HIP records used only through pointers
     require: list[list[str]] = field(default_factory=list)       # [HIP enum, CUDA enum] converters to emit
     name_tables: list[str] = field(default_factory=list)         # HIP enums given a value -> name function
-    soname: str = ""
+    soname: str = ""                  # the built file: hip/_layer_names.py decides it, not the spec
 
     @property
     def manual_source(self) -> str | None:
@@ -49,13 +52,7 @@ class NvSpec:
 
     def cuda_candidates(self, hip_names: list[str]) -> list[str]:
         """CUDA function names to try for a HIP function known by `hip_names` (name, then aliases)."""
-        out = [self.rename[n] for n in hip_names if n in self.rename]
-        for n in hip_names:
-            for r in self.rules:
-                m = r.hip.fullmatch(n)
-                if m:
-                    out += [m.expand(t) for t in r.cuda]
-        return out
+        return match.function_candidates(hip_names, self.rules, self.rename)
 
 
 def load(library: str, spec_dir: str = SPEC_DIR) -> NvSpec:
@@ -70,7 +67,7 @@ def load(library: str, spec_dir: str = SPEC_DIR) -> NvSpec:
                   fields=d.get("fields") or {}, prologue=d.get("prologue") or {},
                   defines=d.get("defines") or [], require=d.get("require") or [], opaque=d.get("opaque") or [], drop=d.get("drop") or {}, zero_outputs=d.get("zero_outputs") or {},
                   dlopen=d.get("dlopen") or [],
-                  name_tables=d.get("name_tables") or [], soname=d.get("soname", f"libhip-nvidia-{library}.so"))
+                  name_tables=d.get("name_tables") or [], soname=nvidia_soname(library))
 
 
 def all_libraries(spec_dir: str = SPEC_DIR) -> list[str]:

@@ -29,7 +29,9 @@ FLAG_A = 1
 FLAG_B = 8
 FLAG_C = 9
 color = _enum.define('color', 'RED 0 GREEN 5 BLUE 6', __name__, """""")
+_color__Base = color   # AMD's HIP Python's base class of the enum (isinstance checks)
 shade = _enum.define('shade', 'LIGHT -1 DARK 16', __name__, """""", signed=True)
+_shade__Base = shade   # AMD's HIP Python's base class of the enum (isinstance checks)
 
 # -- opaque handles --------------------------------------------------
 class foo(Handle):
@@ -118,7 +120,7 @@ def real_fn(x):
     cdef int _r
     with nogil:
         _r = _cl.real_fn(_a0)
-    return (None, _r,)
+    return (_r,)
 
 def register_cb(cb, user):
     cdef _cl.cb_t _a0 = <_cl.cb_t>_p.addr(cb)
@@ -126,7 +128,7 @@ def register_cb(cb, user):
     cdef int _r
     with nogil:
         _r = _cl.register_cb(_a0, _a1)
-    return (None, _r,)
+    return (_r,)
 
 def register_raw(fn, data):
     cdef int (*_a0)(void *, double) noexcept nogil
@@ -135,20 +137,20 @@ def register_raw(fn, data):
     cdef int _r
     with nogil:
         _r = _cl.register_raw(_a0, _a1)
-    return (None, _r,)
+    return (_r,)
 
 def old_fn():
     _deprecated('old_fn is deprecated')
     cdef int _r
     with nogil:
         _r = _cl.old_fn()
-    return (None, _r,)
+    return (_r,)
 
 def new_fn():
     cdef int _r
     with nogil:
         _r = _cl.new_fn()
-    return (None, _r,)
+    return (_r,)
 
 def move_item(from_, to, lambda_, pass_):
     cdef int _a0 = <int>_p.as_signed(from_, sizeof(int))
@@ -158,27 +160,27 @@ def move_item(from_, to, lambda_, pass_):
     cdef int _r
     with nogil:
         _r = _cl.move_item(_a0, _a1, _a2, _a3)
-    return (None, _r,)
+    return (_r,)
 
 def macros_anchor():
     cdef int _r
     with nogil:
         _r = _cl.macros_anchor()
-    return (None, _r,)
+    return (_r,)
 
 def foo_create():
     cdef _cl.foo_t _0 = NULL
     cdef int _r
     with nogil:
         _r = _cl.foo_create(&_0)
-    return (None, _r, _p.wrap(foo, <void*>_0),)
+    return (_r, _p.wrap(foo, <void*>_0),)
 
 def foo_destroy(handle):
-    cdef _cl.foo_t _a0 = <_cl.foo_t>_p.addr(handle)
+    cdef _cl.foo_t _a0 = <_cl.foo_t>_p.handle_arg(handle, False, 'foo_destroy: handle')
     cdef int _r
     with nogil:
         _r = _cl.foo_destroy(_a0)
-    return (None, _r,)
+    return (_r,)
 
 # -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) ----------
 alias_fn = real_fn

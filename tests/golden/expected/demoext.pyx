@@ -28,6 +28,7 @@ def has_symbol(name):
 
 # -- enums ------------------------------------------------------------
 demoextStatus = _enum.define('demoextStatus', 'DEMOEXT_STATUS_SUCCESS 0 DEMOEXT_STATUS_FAILED 3', __name__, """""")
+_demoextStatus__Base = demoextStatus   # AMD's HIP Python's base class of the enum (isinstance checks)
 
 # -- opaque handles --------------------------------------------------
 class demoextContext(Handle):
@@ -69,15 +70,15 @@ _callback_trampolines = {}
 
 def demoextCreate(stream):
     cdef _cl.demoextContext_t _0 = NULL
-    cdef _c_demo.demoStream_t _a1 = <_c_demo.demoStream_t>_p.addr(stream)
+    cdef _c_demo.demoStream_t _a1 = <_c_demo.demoStream_t>_p.handle_arg(stream, False, 'demoextCreate: stream')
     cdef _cl.demoextStatus_t _r
     with nogil:
         _r = _cl.demoextCreate(&_0, _a1)
     return (_status(_r), _p.wrap(demoextContext, <void*>_0),)
 
 def demoextSetStream(ctx, stream, mode):
-    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.addr(ctx)
-    cdef _c_demo.demoStream_t _a1 = <_c_demo.demoStream_t>_p.addr(stream)
+    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextSetStream: ctx')
+    cdef _c_demo.demoStream_t _a1 = <_c_demo.demoStream_t>_p.handle_arg(stream, False, 'demoextSetStream: stream')
     cdef _c_demo.demoMode _a2 = <_c_demo.demoMode>_p.enum_arg(_demo.demoMode, mode)
     cdef _cl.demoextStatus_t _r
     with nogil:
@@ -87,7 +88,7 @@ def demoextSetStream(ctx, stream, mode):
 def demoextGetStream(ctx):
     cdef _c_demo.demoStream_t _1 = NULL
     cdef _c_demo.demoMode _2
-    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.addr(ctx)
+    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextGetStream: ctx')
     cdef _cl.demoextStatus_t _r
     with nogil:
         _r = _cl.demoextGetStream(_a0, &_1, &_2)
@@ -95,7 +96,7 @@ def demoextGetStream(ctx):
 
 def demoextRun(ctx, grid, plan, out):
     _k1 = _s.record_arg(_demo.demoDim, grid)
-    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.addr(ctx)
+    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextRun: ctx')
     cdef _c_demo.demoDim _a1 = (<_c_demo.demoDim*>(<Pointer>_k1)._ptr)[0]
     cdef const _cl.demoextPlan *_a2 = <const _cl.demoextPlan *>_s.record_ptr(demoextPlan, plan)
     cdef _cl.demoextPlan *_a3 = <_cl.demoextPlan *>_s.record_ptr(demoextPlan, out)
@@ -105,7 +106,7 @@ def demoextRun(ctx, grid, plan, out):
     return (_status(_r),)
 
 def demoextGetPlan(ctx, plan):
-    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.addr(ctx)
+    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextGetPlan: ctx')
     cdef _cl.demoextPlan *_a1 = <_cl.demoextPlan *>_s.record_ptr(demoextPlan, plan)
     cdef _cl.demoextStatus_t _r
     with nogil:
@@ -113,23 +114,23 @@ def demoextGetPlan(ctx, plan):
     return (_status(_r),)
 
 def demoextLegacy(ctx):
-    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.addr(ctx)
+    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextLegacy: ctx')
     cdef _c_demo.demoStatus_t _r
     with nogil:
         _r = _cl.demoextLegacy(_a0)
-    return (_SUCCESS, _enum.member(_demo.demoStatus, _r),)
+    return (_enum.member(_demo.demoStatus, _r),)
 
 def demoextStatusString(status):
     cdef _cl.demoextStatus_t _a0 = <_cl.demoextStatus_t>_p.enum_arg(demoextStatus, status)
     cdef const char *_r
     with nogil:
         _r = _cl.demoextStatusString(_a0)
-    return (_SUCCESS, _p.cstr_result(_r),)
+    return (_p.cstr_result(_r),)
 
 def _describe(status):
-    s = demoextStatusString(status)[1]
+    s = demoextStatusString(status)[-1]
     return s.decode(errors='replace') if s else None
-_errors.register_describer(demoextStatus_t, _describe)
+_errors.register_status(demoextStatus_t, _describe)
 
 # -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) ----------
 DEMOEXT_MODE_FAST = _demo.demoMode.DEMO_MODE_FAST
