@@ -39,7 +39,7 @@ class NvSpec:
     # Call CUDA's library through dlopen/dlsym instead of linking it: RCCL and NCCL export the
     # same names (ncclAllReduce), so a linked call would land on the layer's own export.
     dlopen: list[str] = field(default_factory=list)
-    zero_outputs: dict[str, str] = field(default_factory=dict)  # regex -> why: succeed, outputs 0
+    zero_outputs: dict[str, dict] = field(default_factory=dict)  # regex -> {why, params}: succeed, params 0
     opaque: list[str] = field(default_factory=list)            # HIP records used only through pointers
     require: list[list[str]] = field(default_factory=list)       # [HIP enum, CUDA enum] converters to emit
     name_tables: list[str] = field(default_factory=list)         # HIP enums given a value -> name function
