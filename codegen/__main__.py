@@ -19,12 +19,18 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     libs = [l for l in a.libs.split(",") if l] or specmod.all_libraries()
     t = time.perf_counter()
+    unmatched: dict[str, list] = {}
     try:
-        written = generate_all(a.include, libs, a.out, a.dump_ir or None)
+        written = generate_all(a.include, libs, a.out, a.dump_ir or None, unmatched=unmatched)
     except Exception as e:   # ParseError and spec errors carry their own clear message
         print(f"codegen: error: {e}", file=sys.stderr)
         return 1
     print(f"codegen: wrote {len(written)} files for {', '.join(libs)} in {time.perf_counter() - t:.1f} s")
+    for lib, entries in unmatched.items():   # the shared rules need not serve every library
+        own = [str(u) for u in entries if not u.entry.startswith("defaults.yaml")]
+        if own:
+            print(f"codegen: note: {lib}.yaml entries that match nothing in these headers: {'; '.join(own)}",
+                  file=sys.stderr)
     return 0
 
 

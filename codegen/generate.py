@@ -67,25 +67,48 @@ def _write(path: str, text: str, written: list[str]) -> None:
     written.append(path)
 
 
-def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: str | None = None,
-                 spec_dir: str = specmod.SPEC_DIR) -> list[str]:
-    from .emit import cdecl, clayer, coverage, pylayer, stubs
+def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
+    """The .gitignore written beside the generated files: every file the generator may write
+    there, for every library that has a spec (generating a few must not un-ignore the others)."""
+    names = ["/.gitignore", "/_coverage/"]
+    for s in all_specs.values():
+        names += [f"/{s.cimport_module}.pxd", f"/{s.cimport_module}.pyx", f"/{s.python_module}.pyx",
+                  f"/{s.python_module}.pyi"]
+    return "# Written by codegen: what it generates here (never committed).\n" + "\n".join(names) + "\n"
+
+
+def analyse_all(include_dir: str, libraries: list[str], spec_dir: str = specmod.SPEC_DIR
+                ) -> tuple[dict[str, specmod.Spec], dict[str, tuple[ir.Module, TypeIndex]]]:
+    """Every spec, scoped to the headers' ROCm version, and the analysed IR (module, TypeIndex)
+    of `libraries` and what they depend on, in dependency order."""
+    version = header_version(include_dir)
     order = specmod.all_libraries(spec_dir)
-    all_specs = {n: specmod.load(n, spec_dir) for n in order}
+    all_specs = {n: specmod.load(n, spec_dir, version) for n in order}
     wanted = set(libraries)
-    for lib in libraries:   # dependencies are generated too (their IR is needed)
+    for lib in libraries:   # dependencies are analysed too (their IR is needed)
         wanted.update(all_specs[lib].depends)
-    modules: dict[str, ir.Module] = {}
+    out: dict[str, tuple[ir.Module, TypeIndex]] = {}
+    for lib in order:
+        if lib in wanted:
+            spec = all_specs[lib]
+            deps = [out[d][0] for d in spec.depends]
+            module = build_ir(spec, include_dir, all_specs, deps)
+            out[lib] = (module, analyse(module, spec, deps, all_specs))
+    return all_specs, out
+
+
+def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: str | None = None,
+                 spec_dir: str = specmod.SPEC_DIR, unmatched: dict | None = None,
+                 write_ignore_file: bool = True) -> list[str]:
+    """Generate `libraries` (and what they depend on) into out_dir; return the files written.
+    `unmatched`, when given, receives each library's spec entries that match nothing in these
+    headers (specmod.unmatched); `write_ignore_file` writes out_dir/.gitignore (ignore_file)."""
+    from .emit import cdecl, clayer, coverage, pylayer, stubs
+    all_specs, analysed = analyse_all(include_dir, libraries, spec_dir)
     written: list[str] = []
     os.makedirs(out_dir, exist_ok=True)
-    for lib in order:
-        if lib not in wanted:
-            continue
+    for lib, (module, types) in analysed.items():
         spec = all_specs[lib]
-        deps = [modules[d] for d in spec.depends]
-        module = build_ir(spec, include_dir, all_specs, deps)
-        types = analyse(module, spec, deps, all_specs)
-        modules[lib] = module
         if dump_ir:
             os.makedirs(dump_ir, exist_ok=True)
             _write(os.path.join(dump_ir, f"{lib}.json"), module.to_json(), written)
@@ -97,4 +120,8 @@ def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: 
         _write(os.path.join(out_dir, f"{spec.python_module}.pyi"), stubs.emit(module, spec, types, plans), written)
         os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
         _write(os.path.join(out_dir, "_coverage", f"{lib}.json"), coverage.emit(module, spec, types), written)
+        if unmatched is not None:
+            unmatched[lib] = specmod.unmatched(spec, module, types)
+    if write_ignore_file:
+        _write(os.path.join(out_dir, ".gitignore"), ignore_file(all_specs), written)
     return written

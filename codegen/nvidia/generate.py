@@ -5,33 +5,22 @@ import json
 import os
 
 from .. import spec as bindspec
-from ..generate import _write, analyse, build_ir, header_version
+from ..generate import _write, analyse_all, header_version
 from . import cuda_ir, nvspec
 from .emit_c import Layer
 
 
 def generate(hip_include: str, cuda_includes: list[str], libraries: list[str], out_dir: str,
              spec_dir: str = bindspec.SPEC_DIR, nv_spec_dir: str = nvspec.SPEC_DIR) -> list[str]:
-    order = bindspec.all_libraries(spec_dir)
-    all_specs = {n: bindspec.load(n, spec_dir) for n in order}
-    wanted = set(libraries)
-    for lib in libraries:
-        wanted.update(all_specs[lib].depends)
-    modules, types, written = {}, {}, []
+    all_specs, analysed = analyse_all(hip_include, libraries, spec_dir)
+    written: list[str] = []
     hip_version = header_version(hip_include)
     cuda_version = cuda_ir.cuda_version(cuda_includes)
-    for lib in order:
-        if lib not in wanted:
-            continue
-        s = all_specs[lib]
-        deps = [modules[d] for d in s.depends]
-        modules[lib] = build_ir(s, hip_include, all_specs, deps)
-        types[lib] = analyse(modules[lib], s, deps, all_specs)
     os.makedirs(out_dir, exist_ok=True)
     for lib in libraries:
-        ns = nvspec.load(lib, nv_spec_dir)
+        ns = nvspec.load(lib, nv_spec_dir, hip_version)
         cuda = cuda_ir.build(ns.cuda_headers, cuda_includes, ns.defines)
-        layer = Layer(modules[lib], types[lib], cuda, ns)
+        layer = Layer(*analysed[lib], cuda, ns)
         text = layer.emit(hip_version, cuda_version, ns.cuda_headers)
         _write(os.path.join(out_dir, f"hipnv_{lib}.c"), text, written)
         report = layer.coverage_report(hip_version, cuda_version)
