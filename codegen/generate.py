@@ -103,8 +103,13 @@ def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: 
     """Generate `libraries` (and what they depend on) into out_dir; return the files written.
     `unmatched`, when given, receives each library's spec entries that match nothing in these
     headers (specmod.unmatched); `write_ignore_file` writes out_dir/.gitignore (ignore_file)."""
+    return emit_all(*analyse_all(include_dir, libraries, spec_dir), out_dir, dump_ir, unmatched, write_ignore_file)
+
+
+def emit_all(all_specs: dict[str, specmod.Spec], analysed: dict[str, tuple[ir.Module, TypeIndex]], out_dir: str,
+             dump_ir: str | None = None, unmatched: dict | None = None, write_ignore_file: bool = True) -> list[str]:
+    """The second half of generate_all: write what analyse_all returned."""
     from .emit import cdecl, clayer, coverage, pylayer, stubs
-    all_specs, analysed = analyse_all(include_dir, libraries, spec_dir)
     written: list[str] = []
     os.makedirs(out_dir, exist_ok=True)
     for lib, (module, types) in analysed.items():

@@ -266,7 +266,8 @@ def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> Spe
     defaults_path = os.path.join(spec_dir, "defaults.yaml")
     if not os.path.exists(defaults_path):
         defaults_path = os.path.join(SPEC_DIR, "defaults.yaml")
-    defaults, _ = _scoped(read_yaml(defaults_path, Defaults), Defaults, "defaults.yaml", rocm)
+    defaults, default_scopes = _scoped(read_yaml(defaults_path, Defaults), Defaults, "defaults.yaml", rocm)
+    scopes.update({f"defaults.yaml {k}": v for k, v in default_scopes.items()})
     if d["library"] != library:
         raise SpecError(f"{library}.yaml: library is {d['library']!r}, not the file's name")
     kw = {f.name: _get(d, f.metadata["yaml"]) for f in dataclasses.fields(Spec)

@@ -69,6 +69,14 @@ def include_any(request) -> str:
     return request.getfixturevalue("include64" if request.param == "6.4" else "include52")
 
 
+def cuda_includes() -> list[str]:
+    """CUDA include dirs for the HIP-on-CUDA layer: $HIP_PYTHON_CUDA_INCLUDE (os.pathsep-separated),
+    else build/cuda-pypi/include (tools/fetch_cuda_headers.sh) or the toolkit's; those that have CUDA."""
+    env = os.environ.get("HIP_PYTHON_CUDA_INCLUDE")
+    cands = env.split(os.pathsep) if env else [str(ROOT / "build" / "cuda-pypi" / "include"), "/usr/local/cuda/include"]
+    return [d for d in cands if os.path.isfile(os.path.join(d, "cuda_runtime_api.h"))]
+
+
 # -- C programs ----------------------------------------------------------------------------------
 def compile_and_run(workdir: Path, source: str, include: str | None = None, name: str = "prog",
                     language: str = "c") -> str:
