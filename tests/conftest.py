@@ -20,9 +20,6 @@ if str(ROOT) not in sys.path:   # the package is built in place (hip/*.so); code
 INCLUDE64_DEFAULT = ROOT / "build" / "rocm-sid" / "usr" / "include"
 INCLUDE52_DEFAULT = ROOT / "build" / "rocm-bookworm" / "usr" / "include"
 INCLUDE57_DEFAULT = ROOT / "build" / "rocm-trixie" / "usr" / "include"
-# Debian trixie's ROCm -dev packages (HIP 5.7; hipBLAS, hipSOLVER, RCCL older, hipFFT newer).
-TRIXIE_PACKAGES = ("libamdhip64-dev libhipblas-dev libhipfft-dev libhiprand-dev librocrand-dev "
-                   "libhipsolver-dev libhipsparse-dev librccl-dev")
 
 
 def _include(env: str, default: Path) -> tuple[str | None, str]:
@@ -50,7 +47,7 @@ def include52() -> str:
     """ROCm 5.2 include dir (older headers; the generator must handle them too)."""
     path, why = _include("HIP_PYTHON_INCLUDE_ROCM5", INCLUDE52_DEFAULT)
     if path is None:
-        pytest.skip(why)
+        pytest.skip(f"{why}; fetch Debian bookworm's with `python -m build_support.rocm headers --suite bookworm`")
     return path
 
 
@@ -59,8 +56,7 @@ def include57() -> str:
     """ROCm 5.7 include dir (Debian trixie's: the release Debian stable ships)."""
     path, why = _include("HIP_PYTHON_INCLUDE_ROCM57", INCLUDE57_DEFAULT)
     if path is None:
-        pytest.skip(f"{why}; fetch them with `python -m build_support.debian trixie build/rocm-trixie "
-                    f"{TRIXIE_PACKAGES}`")
+        pytest.skip(f"{why}; fetch Debian trixie's with `python -m build_support.rocm headers --suite trixie`")
     return path
 
 
