@@ -15,7 +15,7 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import yaml
 

@@ -291,18 +291,22 @@ def _fields(decl, c_prefix: str, names: list[str], rec: RecordFact):
                 _fields(d, path + ".", names + [f.spelling], rec)
 
 
+def _typedef_names(decls, kind) -> dict[str, list[str]]:
+    """USR of a record (kind RECORD) or enum (ENUM) -> the typedef names the declarations give it."""
+    out: dict[str, list[str]] = {}
+    for c in decls:
+        if c.kind == K.TYPEDEF_DECL:
+            u = _strip(c.underlying_typedef_type)
+            if u.kind == kind:
+                out.setdefault(u.get_declaration().get_usr(), []).append(c.spelling)
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def records(include: str, library: str) -> dict[str, RecordFact]:
     """Complete structs/unions that C can name (a tag or a typedef), keyed by C spelling."""
     decls = list(owned_decls(include, library, types=True))
-    typedef_names: dict[int, list[str]] = {}
-    for c in decls:
-        if c.kind == K.TYPEDEF_DECL:
-            u = _strip(c.underlying_typedef_type)
-            if u.kind == T.RECORD:
-                d = u.get_declaration()
-                typedef_names.setdefault(d.get_usr(), []).append(c.spelling)
-
+    typedef_names = _typedef_names(decls, T.RECORD)
     found: dict[str, RecordFact] = {}
 
     def visit(c):
@@ -341,12 +345,7 @@ class EnumFact:
 @functools.lru_cache(maxsize=None)
 def enums(include: str, library: str) -> list[EnumFact]:
     decls = list(owned_decls(include, library, types=True))
-    typedef_names: dict[int, list[str]] = {}
-    for c in decls:
-        if c.kind == K.TYPEDEF_DECL:
-            u = _strip(c.underlying_typedef_type)
-            if u.kind == T.ENUM:
-                typedef_names.setdefault(u.get_declaration().get_usr(), []).append(c.spelling)
+    typedef_names = _typedef_names(decls, T.ENUM)
     out, seen = [], set()
     for c in decls:
         if c.kind != K.ENUM_DECL or not c.is_definition() or c.get_usr() in seen:

@@ -19,7 +19,7 @@ import json
 import pytest
 
 import header_facts
-from conftest import ROOT, run_python
+from conftest import ROOT, run_python, stub_functions
 
 HtoH = "hip.hipMemcpyKind.hipMemcpyHostToHost"
 C2C = "hipfft.hipfftType_t.HIPFFT_C2C"
@@ -247,12 +247,6 @@ def _stub(lib: str) -> list:
     return ast.parse(path.read_text()).body if path.exists() else []
 
 
-def _stub_functions(lib: str) -> list[tuple[str, list[tuple[str, str]]]]:
-    """[(function, [(parameter, annotation)])] of hip/<lib>.pyi, in order."""
-    return [(n.name, [(a.arg, ast.unparse(a.annotation) if a.annotation else "Any") for a in n.args.args])
-            for n in _stub(lib) if isinstance(n, ast.FunctionDef)]
-
-
 # Enum classes of every stub (a library's parameters may be of HIP's enums).
 ENUMS = {n.name for lib in header_facts.names() for n in _stub(lib)
          if isinstance(n, ast.ClassDef) and any(ast.unparse(b) == "Enum" for b in n.bases)}
@@ -270,7 +264,7 @@ def _call(lib, fn, params, i=None, value=None, extra=False):
 
 def derived_cases(lib: str) -> list[tuple[str, str, str]]:
     out = []
-    functions = [(fn, ps) for fn, ps in _stub_functions(lib) if ps]
+    functions = [(fn, ps) for fn, ps in stub_functions(lib).items() if ps]
     # A parameter typed Any may be a struct by value that None does not convert to (and whose
     # TypeError would hide the case's own): the functions whose other parameters are all numbers
     # or enums go first.

@@ -8,7 +8,6 @@ IR or coverage report. Every test runs for every library that has a spec.
 """
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import re
@@ -16,7 +15,7 @@ import re
 import pytest
 
 import header_facts
-from conftest import ROOT
+from conftest import ROOT, library_module
 
 LIBS = header_facts.names()
 
@@ -41,13 +40,6 @@ MUST = {
 }
 AT_LEAST = {"hip": 300, "hiprtc": 10, "hipblas": 1000, "hiprand": 20, "hipsparse": 300, "hipfft": 25,
             "hipsolver": 300, "rccl": 40}
-
-
-def _module(lib):
-    try:
-        return importlib.import_module(f"hip.{lib}")
-    except ImportError as e:
-        pytest.skip(f"hip.{lib} is not built ({e})")
 
 
 def _report(lib):
@@ -105,7 +97,7 @@ def test_coverage_report_accounts_for_every_header_function(include64, lib):
 def test_built_module_binds_every_reported_function(include64, lib):
     """Bound means callable in hip.<lib>; skipped means absent (not a stub that crashes)."""
     funcs = _functions(include64, lib)
-    mod, listed = _module(lib), _report(lib)["functions"]
+    mod, listed = library_module(lib), _report(lib)["functions"]
     missing = sorted(n for n in funcs if listed.get(n, {}).get("status") == "bound"
                      and not callable(getattr(mod, n, None)))
     assert missing == [], f"{len(missing)} bound functions not callable in hip.{lib}: {missing[:30]}"
@@ -119,7 +111,7 @@ def test_module_records_header_version(include64, lib):
         text = f.read()
     v = ".".join(re.search(rf"#define HIP_VERSION_{k}\s+(\d+)", text).group(1) for k in ("MAJOR", "MINOR", "PATCH"))
     assert _report(lib)["rocm_version"] == v
-    assert _module(lib).__rocm_version__ == v
+    assert library_module(lib).__rocm_version__ == v
 
 
 @pytest.mark.parametrize("lib", LIBS)
@@ -174,7 +166,7 @@ def test_function_aliases_from_define(include64, lib):
         assert aliases.get("hipGetDeviceProperties") == "hipGetDevicePropertiesR0600"
     if not aliases:
         pytest.skip(f"{lib}: no function aliases")
-    mod = _module(lib)
+    mod = library_module(lib)
     wrong = [a for a, t in aliases.items() if getattr(mod, a, None) is not getattr(mod, t)]
     assert wrong == [], f"aliases not the same function in hip.{lib}: {wrong}"
 
@@ -184,8 +176,8 @@ def test_type_aliases_from_define(include64, lib):
     """`#define hipDeviceProp_t hipDeviceProp_tR0600` (hip), `#define hiprtcJITInputType
     hipJitInputType` (hiprtc, a type of hip's): the alias names the same class."""
     aliases = _aliases(include64, lib)
-    mod = _module(lib)
-    hip = _module("hip")
+    mod = library_module(lib)
+    hip = library_module("hip")
     targets = {a: getattr(mod, t, None) or getattr(hip, t, None) for a, t in aliases.items()}
     targets = {a: c for a, c in targets.items() if isinstance(c, type)}
     if lib == "hip":
@@ -201,10 +193,10 @@ def test_enumerator_aliases_from_define(include64, lib):
     """`#define HIPSOLVER_OP_N HIPBLAS_OP_N`, `#define HIPRTC_JIT_MAX_REGISTERS hipJitOptionMaxRegisters`
     (an enumerator of hip's): C code may use either spelling, so may Python, with the same value."""
     aliases = _aliases(include64, lib)
-    mod = _module(lib)
+    mod = library_module(lib)
     values = {}
     for owner in dict.fromkeys(["hip", lib]):
-        om = _module(owner)
+        om = library_module(owner)
         for e in header_facts.enums(include64, owner):
             for k in e.constants:
                 values[k] = getattr(getattr(om, e.py_name), k) if e.py_name else getattr(om, k)

@@ -8,22 +8,14 @@ is not built, or whose headers the include dir lacks, is skipped.
 """
 from __future__ import annotations
 
-import importlib
 import keyword
 
 import pytest
 
 import header_facts
-from conftest import compile_and_run
+from conftest import compile_and_run, library_module
 
 LIBS = header_facts.names()
-
-
-def _module(lib):
-    try:
-        return importlib.import_module(f"hip.{lib}")
-    except ImportError as e:
-        pytest.skip(f"hip.{lib} is not built ({e})")
 
 
 def _py(name: str) -> str:
@@ -77,7 +69,7 @@ def c_facts(include64, tmp_path_factory):
             return cache[lib]
         if not header_facts.available(include64, lib):
             pytest.skip(f"{lib}: no {', '.join(header_facts.library(lib).headers)} in {include64}")
-        mod = _module(lib)
+        mod = library_module(lib)
         recs = list(header_facts.records(include64, lib).values())
         own_names = {n for r in recs for n in r.py_names}
         lines = []
@@ -147,7 +139,7 @@ def test_header_walk_finds_records(include64, lib):
 
 @pytest.mark.parametrize("lib", LIBS)
 def test_struct_sizes(c_facts, lib):
-    facts, mod = c_facts(lib), _module(lib)
+    facts, mod = c_facts(lib), library_module(lib)
     recs, sizes = facts["records"], facts["sizes"]
     wrong, missing = [], []
     for i, r in enumerate(recs):
@@ -163,7 +155,7 @@ def test_struct_sizes(c_facts, lib):
 
 @pytest.mark.parametrize("lib", LIBS)
 def test_field_offsets_and_sizes(c_facts, lib):
-    facts, mod = c_facts(lib), _module(lib)
+    facts, mod = c_facts(lib), library_module(lib)
     recs, fields = facts["records"], facts["fields"]
     wrong, checked = [], 0
     for i, r in enumerate(recs):
@@ -195,7 +187,7 @@ def test_field_offsets_and_sizes(c_facts, lib):
 @pytest.mark.parametrize("lib", LIBS)
 def test_nested_anonymous_records_are_views(c_facts, lib):
     """hipResourceDesc.res.<...>: every named member of anonymous type is a sub-struct view."""
-    facts, mod = c_facts(lib), _module(lib)
+    facts, mod = c_facts(lib), library_module(lib)
     nested = [(r, p) for r in facts["records"] for p in r.nested]
     if lib == "hip":
         assert any(r.c_name in ("hipResourceDesc", "struct hipResourceDesc") for r, _ in nested)
@@ -211,7 +203,7 @@ def test_nested_anonymous_records_are_views(c_facts, lib):
 def test_known_layouts():
     """Spot checks of what the generic tests rely on: complex types are two floats/doubles,
     ncclUniqueId is 128 bytes."""
-    hipblas, rccl = _module("hipblas"), _module("rccl")
+    hipblas, rccl = library_module("hipblas"), library_module("rccl")
     assert hipblas.hipblasComplex._size_ == 8 and hipblas.hipblasDoubleComplex._size_ == 16
     assert rccl.ncclUniqueId._size_ == rccl.NCCL_UNIQUE_ID_BYTES == 128
 
@@ -220,7 +212,7 @@ def test_known_layouts():
 def test_adopted_struct_classes_match_c(c_facts, lib):
     """Struct classes a module defines beyond its own records (HIP types only its header reaches,
     e.g. hipRAND's __half): the size and every exposed field's offset and size equal C's."""
-    facts, mod = c_facts(lib), _module(lib)
+    facts, mod = c_facts(lib), library_module(lib)
     wrong = []
     for name, got in facts["adopted"].items():
         cls = getattr(mod, name)
@@ -282,7 +274,7 @@ def test_hipDeviceArch_t_has_bitfields(c_bitfields):
 @pytest.mark.parametrize("lib", LIBS)
 def test_bitfield_writes_match_c(c_bitfields, lib):
     bfs, c = c_bitfields(lib)
-    mod = _module(lib)
+    mod = library_module(lib)
     wrong = []
     for i, (r, f) in enumerate(bfs):
         for tag, value in (("one", 1), ("max", (1 << f.bitfield) - 1)):
@@ -298,7 +290,7 @@ def test_bitfield_writes_match_c(c_bitfields, lib):
 def test_bitfield_reads_match_c(c_bitfields, lib):
     """Bytes laid out by C read back as exactly one field set (the others 0)."""
     bfs, c = c_bitfields(lib)
-    mod = _module(lib)
+    mod = library_module(lib)
     wrong = []
     for i, (r, f) in enumerate(bfs):
         cls = getattr(mod, r.py_names[0])
@@ -315,7 +307,7 @@ def test_bitfield_reads_match_c(c_bitfields, lib):
 
 
 def test_bitfield_overflow_rejected():
-    hip = _module("hip")
+    hip = library_module("hip")
     a = hip.hipDeviceArch_t()
     with pytest.raises(OverflowError):
         a.hasDoubles = 2
@@ -327,7 +319,7 @@ def test_bitfield_overflow_rejected():
 # -- enums and macros ----------------------------------------------------------------------------
 @pytest.mark.parametrize("lib", LIBS)
 def test_enum_values(c_facts, lib):
-    facts, mod = c_facts(lib), _module(lib)
+    facts, mod = c_facts(lib), library_module(lib)
     consts, values = facts["enums"], facts["enum_values"]
     if not consts:
         pytest.skip(f"{lib}: the headers declare no enums")
@@ -356,7 +348,7 @@ def test_enum_typedef_aliases(include64, lib):
     """`typedef hipblasOperation_t hipsolverOperation_t`: the typedef names the same class."""
     if not header_facts.available(include64, lib):
         pytest.skip(f"{lib}: not in {include64}")
-    mod = _module(lib)
+    mod = library_module(lib)
     aliases = header_facts.enum_typedef_aliases(include64, lib)
     if lib == "hipsolver":
         assert aliases.get("hipsolverOperation_t") == "hipblasOperation_t"
@@ -367,7 +359,7 @@ def test_enum_typedef_aliases(include64, lib):
 
 @pytest.mark.parametrize("lib", LIBS)
 def test_integer_macro_values(c_facts, lib):
-    facts, mod = c_facts(lib), _module(lib)
+    facts, mod = c_facts(lib), library_module(lib)
     values = facts["macros"]
     if not values:
         pytest.skip(f"{lib}: no integer macros")
@@ -381,5 +373,5 @@ def test_integer_macro_values(c_facts, lib):
 
 def test_fft_directions():
     """HIPFFT_FORWARD/BACKWARD (-1/+1) are plain ints hipfftExecC2C's `direction` takes."""
-    hipfft = _module("hipfft")
+    hipfft = library_module("hipfft")
     assert (hipfft.HIPFFT_FORWARD, hipfft.HIPFFT_BACKWARD) == (-1, 1)

@@ -20,8 +20,6 @@ import ast
 import functools
 import json
 import re
-import shutil
-import subprocess
 import textwrap
 
 import pytest

@@ -13,9 +13,7 @@ constants) works without it.
 """
 from __future__ import annotations
 
-import ast
 import ctypes
-import importlib
 import os
 import re
 
@@ -23,25 +21,18 @@ import pytest
 
 import header_facts
 from codegen import spec as specmod
-from conftest import ROOT, gpu_available, run_python
+from conftest import ROOT, gpu_available, library_module, run_python, stub_functions
 
 LIBS = header_facts.names()
 no_gpu = pytest.mark.skipif(gpu_available()[0], reason="asserts the no-device behaviour")
 runtime = pytest.mark.runtime   # calls the HIP runtime
 
 
-def _module(lib):
-    try:
-        return importlib.import_module(f"hip.{lib}")
-    except ImportError as e:
-        pytest.skip(f"hip.{lib} is not built ({e})")
-
-
 def _path(lib):
     """The library file the package loads, or None when it cannot load one."""
     import hip as pkg
     try:
-        return _module(lib)._library.load()
+        return library_module(lib)._library.load()
     except pkg.LibraryNotFoundError:
         return None
 
@@ -284,12 +275,12 @@ def test_python_m_hip_without_library():
 # -- hipRAND and hipSPARSE ----------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def hiprand():
-    return _module("hiprand")
+    return library_module("hiprand")
 
 
 @pytest.fixture(scope="module")
 def hipsparse():
-    return _module("hipsparse")
+    return library_module("hipsparse")
 
 
 # -- hipRAND ---------------------------------------------------------------------------------------
@@ -441,7 +432,7 @@ def test_has_symbol_matches_the_library(include64, lib):
     """A function the 6.4 headers declare but the installed (older) library lacks raises
     SymbolNotFoundError; has_symbol() says which, exactly as dlsym does."""
     clib = _clib(lib)
-    mod = _module(lib)
+    mod = library_module(lib)
     if not header_facts.available(include64, lib):
         pytest.skip(f"{lib}: not in {include64}")
     funcs = header_facts.functions(include64, lib)
@@ -466,16 +457,14 @@ def _struct_names(mod):
 
 def _stub_params(lib):
     """{function: [annotation of each Python parameter]} from hip/<lib>.pyi."""
-    tree = ast.parse((ROOT / "hip" / f"{lib}.pyi").read_text())
-    return {n.name: [ast.unparse(a.annotation) if a.annotation else "Any" for a in n.args.args]
-            for n in tree.body if isinstance(n, ast.FunctionDef)}
+    return {fn: [a for _, a in params] for fn, params in stub_functions(lib).items()}
 
 
 def _neutral_args(lib, name):
     """Zeros, NULLs, an enum's first member, a fresh struct: only for calls that cannot reach C
     (the function or the whole library is missing)."""
     import hip as pkg
-    mod, h = _module(lib), _module("hip")
+    mod, h = library_module(lib), library_module("hip")
     args = []
     for ann in _stub_params(lib)[name]:
         if ann in ("int", "float", "Any"):
@@ -510,7 +499,7 @@ def test_missing_library_raises_library_not_found(lib):
     """Without the library (checked by trying to load it), the first call says which library,
     which variable selects it and every place searched, each of which indeed does not load."""
     import hip as pkg
-    mod = _module(lib)
+    mod = library_module(lib)
     name = _simplest_function(lib)
     if _path(lib) is not None:
         pytest.skip(f"{lib} is installed here ({mod._library.path})")
@@ -534,7 +523,7 @@ def test_missing_library_raises_library_not_found(lib):
 def test_library_env_var_pointing_nowhere(lib):
     """HIP_PYTHON_<LIB>_LIBRARY names the file; a wrong one is reported with its path, and the
     module itself (enums, structs, constants) works without any library."""
-    _module(lib)
+    library_module(lib)
     env = f"HIP_PYTHON_{lib.upper()}_LIBRARY"
     name = _simplest_function(lib)
     r = run_python(f"""
