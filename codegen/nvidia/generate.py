@@ -1,4 +1,4 @@
-"""Driver: ROCm + CUDA headers -> build/nvidia/<lib>/hipnv_<lib>.c and coverage JSON."""
+"""Driver: ROCm + CUDA headers -> <out>/hipnv_<lib>.c and its coverage report <out>/hipnv_<lib>.json."""
 from __future__ import annotations
 
 import json
