@@ -80,6 +80,8 @@ class generate(Command):
             sys.exit(f"hip-bindings build: no ROCm headers installed and none could be fetched ({e}); "
                      "set ROCM_PATH to a ROCm installation")
         self.libraries = selected_libraries()
+        if not self.libraries:   # 'none': the shared runtime modules alone; what is generated stays
+            return
         from codegen.generate import generate_all, header_version
         log(f"ROCm {header_version(self.include)} headers: {self.include}; libraries: {','.join(self.libraries)}")
         # A library left out this time must not be installed from an earlier build's leftovers.

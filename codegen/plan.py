@@ -19,14 +19,14 @@ from .spec import Spec
 from .types import TypeIndex
 
 # How a parameter crosses (ParamPlan.role):
-#   out_array out_struct out_handle out_string out_pointer out_enum out_number: the call writes it; returned
+#   out_array out_text out_struct out_handle out_string out_pointer out_enum out_number: the call writes it; returned
 #   inout_enum inout_number: the caller's value goes in, the call's comes back
 #   ref: the caller's value, passed by address (not returned)
 #   callback callback_data: a Python callable and the user data the C side hands back to it
 #   number: `const T* alpha`, a Python number in a local or any pointer
 #   string string_array packed kernel_params array: per the spec's shape
 #   handle enum float int struct struct_pointer pointer funcptr: plain inputs, by C type
-ROLES = ("out_array", "out_struct", "out_handle", "out_string", "out_pointer", "out_enum", "out_number",
+ROLES = ("out_array", "out_text", "out_struct", "out_handle", "out_string", "out_pointer", "out_enum", "out_number",
          "inout_enum", "inout_number", "ref", "callback", "callback_data", "number", "string", "string_array",
          "packed", "kernel_params", "array", "handle", "enum", "float", "int", "struct", "struct_pointer",
          "pointer", "funcptr")
@@ -82,16 +82,25 @@ class FunctionPlan:
     result: ResultPlan
     callback: ParamPlan | None = None    # a Python callable the C side holds a reference to
     guard: Guard | None = None
+    # What stands first where the C result is no status: the success constant (hip, and void
+    # results), or nothing ('value' results of the other libraries return (value, ...), as AMD's do).
+    success: str | None = None
+    status_type: str = "Any"             # stub type of the status
 
     @property
     def keep(self) -> bool:
         return any(p.keep for p in self.params)
 
     @property
-    def outputs(self) -> list[str]:
-        """What the call returns after the status: the result, then the parameters' values."""
-        first = [self.result.out] if self.result.kind == "value" else []
-        return first + [p.out for p in self.params if p.out is not None]
+    def returned(self) -> list[tuple[str, str]]:
+        """The returned tuple: (Cython expression, stub type) per item."""
+        if self.result.kind == "status":
+            first = [("_status(_r)", self.status_type)]
+        else:
+            first = [] if self.success is None else [(self.success, self.status_type)]
+            if self.result.kind == "value":
+                first.append((self.result.out, self.result.out_type))
+        return first + [(p.out, p.out_type) for p in self.params if p.out is not None]
 
 
 def build(module: ir.Module, spec: Spec, types: TypeIndex) -> list[FunctionPlan]:
@@ -151,7 +160,13 @@ class Planner:
     def function(self, fn: ir.Function) -> FunctionPlan:
         params = [self.param(fn, p, i) for i, p in enumerate(fn.params)]
         callback = next((pp for pp in params if pp.role == "callback"), None)
-        return FunctionPlan(fn, params, self.result(fn), callback, self.guard(fn, params))
+        result = self.result(fn)
+        spec = self.spec
+        success = f"{spec.error_type}.{spec.success}" if spec.error_type else "None"
+        if result.kind == "value" and not spec.value_result_with_success:
+            success = None
+        return FunctionPlan(fn, params, result, callback, self.guard(fn, params), success,
+                            spec.error_type or "Any")
 
     def result(self, fn: ir.Function) -> ResultPlan:
         types, t = self.types, fn.result
@@ -183,6 +198,11 @@ class Planner:
             return None
         return Guard(g["query"], g["device"], self.types.resolve(query.params[1].type).pointee, 0)
 
+    def defined_record(self, t: ir.CType) -> bool:
+        """A struct or union with a known layout (a wrapper class exists)."""
+        r = self.types.resolve(t)
+        return r.kind == "record" and r.name in self.types.records and self.types.records[r.name].size >= 0
+
     def is_char(self, t: ir.CType) -> bool:
         r = self.types.resolve(t)
         return r.kind == "builtin" and r.name == "char"
@@ -212,6 +232,15 @@ class Planner:
             return plan("out_array", f"<{t}>_p.waddr(_k{i})",
                         pre=[f"_k{i} = _p.seq_arg([0] * max(0, {n}), {self.typecode(target)!r})"],
                         out=f"[{conv} for x in _k{i}]", out_type=f"list[{value}]")
+        if p.intent == "out" and p.shape.startswith("text[") and r.kind == "pointer" and self.is_char(r.pointee):
+            # A char buffer of `len` bytes the call fills with text (hipDeviceGetName): returned as bytes.
+            length = p.shape[len("text["):-1]
+            lp = next((q for q in fn.params if q.name == length), None)
+            if lp is None or not types.is_numeric(lp.type):
+                raise ValueError(f"{fn.name}.{p.name}: text length {length!r} is not a numeric parameter")
+            return plan("out_text", f"<{t}>_p.waddr(_k{i})",
+                        pre=[f"_k{i} = bytearray(max(0, {self.int_conv(lp.type, length)}))"],
+                        out=f"bytes(_k{i}).split(b'\\0', 1)[0]", out_type="bytes")
         if p.intent == "out" and p.shape == "scalar" and r.kind == "pointer":
             target = r.pointee
             rt = types.resolve(target)
@@ -225,6 +254,12 @@ class Planner:
             if rt.kind == "pointer" and self.is_char(rt.pointee):   # const char** out: a C string
                 return plan("out_string", f"<{t}>&{v}", pre=[f"cdef const char* {v} = NULL"],
                             out=f"(None if {v} == NULL else <bytes>{v})", out_type="bytes | None")
+            if rt.kind == "pointer" and self.defined_record(rt.pointee):
+                # The call points the caller's T* at a struct it owns (hipModuleGetTexRef): a view.
+                cls = names.cls_of(types.resolve(rt.pointee).name)
+                return plan("out_pointer", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"],
+                            out=f"(None if {v} == NULL else {cls}.from_ptr(<size_t>{v}))",
+                            out_type=f"{types.resolve(rt.pointee).name} | None")
             if rt.kind == "pointer" or rt.kind == "void":
                 size = self.spec.device_allocations.get(fn.name)
                 if size:

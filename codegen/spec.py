@@ -193,6 +193,10 @@ class Spec:
     error_type: str = field(default="", metadata=_key("error_type", str))       # the status enum functions return
     success: str = field(default="", metadata=_key("success", str))             # its success enumerator
     error_string: str = field(default="", metadata=_key("error_string", str))   # status -> message (hipGetErrorString)
+    # a value result returns (success, value), not (value,)
+    value_result_with_success: bool = field(default=False, metadata=_key("value_result_with_success", bool))
+    # function regex -> why it differs from AMD's
+    parity_deviations: dict[str, str] = field(default_factory=dict, metadata=_key("parity_deviations", {str: str}))
     rules: list[IntentRule] = field(default_factory=list, metadata=_key("intent_rules", [_RULE]))   # then the defaults'
     overrides: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict,
                                                              metadata=_key("intent_overrides", {str: {str: str}}))
@@ -231,7 +235,7 @@ class Defaults:
     rules: list[IntentRule] = field(default_factory=list, metadata=_key("intent_rules", [_RULE]))
 
 
-SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number")
+SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number", "text")
 
 
 def _intent(text: str) -> tuple[str, str]:

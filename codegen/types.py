@@ -65,8 +65,8 @@ class TypeIndex:
     def tclass(self, t: ir.CType) -> str:
         """The type class the intent rules match on (see specs/defaults.yaml)."""
         const = "const " if t.const else ""
-        if self.is_handle(t):
-            return f"{const}handle:{t.name}"
+        if self.is_handle(t):   # a `typedef void* X` the spec lists under handles: is a vhandle
+            return f"{const}{'v' if t.name in self.void_handles else ''}handle:{t.name}"
         r = self.resolve(t)
         if r.kind == "typedef" and r.name in _CYTHON_STD:   # system typedef: a number
             return f"{const}scalar:{r.name}"

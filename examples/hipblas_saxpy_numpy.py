@@ -1,7 +1,8 @@
 """SAXPY (y = alpha * x + y) and SDOT with hipBLAS on NumPy arrays (needs a GPU and libhipblas).
 
-alpha is a Python number and hipblasSdot's result comes back as a float: the handle is in host
-pointer mode (set explicitly: a library default can change, and the scalar's address must match)."""
+alpha is a Python number, and hipblasSdot writes its result into a host array the caller passes
+(as in AMD's HIP Python): the handle is in host pointer mode (set explicitly: a library default can
+change, and where the scalars live must match it)."""
 import numpy as np
 
 import hip
@@ -27,7 +28,8 @@ try:
     hip.check(h.hipMemcpy(y_d, y, nbytes, h.hipMemcpyKind.hipMemcpyHostToDevice))
     hip.check(hipblas.hipblasSetPointerMode(handle, hipblas.hipblasPointerMode_t.HIPBLAS_POINTER_MODE_HOST))
     hip.check(hipblas.hipblasSaxpy(handle, n, alpha, x_d, 1, y_d, 1))                 # y_d = alpha*x_d + y_d
-    dot = hip.check(hipblas.hipblasSdot(handle, n, x_d, 1, y_d, 1))                   # blocks until done
+    dot = np.empty(1, dtype=np.float32)                                              # the result's storage
+    hip.check(hipblas.hipblasSdot(handle, n, x_d, 1, y_d, 1, dot))                   # blocks until done
     hip.check(h.hipDeviceSynchronize())
     result = np.empty_like(y)
     hip.check(h.hipMemcpy(result, y_d, nbytes, h.hipMemcpyKind.hipMemcpyDeviceToHost))
@@ -38,6 +40,6 @@ finally:
 
 assert np.allclose(result, expected, rtol=1e-6, atol=1e-6), np.max(np.abs(result - expected))
 ref = float(np.dot(x.astype(np.float64), expected.astype(np.float64)))
-assert abs(dot - ref) <= 1e-4 * abs(ref), (dot, ref)
-print(f"saxpy of {n} floats and sdot = {dot:.6g} match NumPy")
+assert abs(dot[0] - ref) <= 1e-4 * abs(ref), (dot[0], ref)
+print(f"saxpy of {n} floats and sdot = {dot[0]:.6g} match NumPy")
 print("ok")

@@ -2,7 +2,8 @@
 numpy.linalg.solve (needs a GPU and libhipsolver).
 
 LAPACK conventions: matrices are column-major (NumPy order="F"), the leading dimension is the
-number of rows, and the workspace size comes back from the *_bufferSize call (in elements)."""
+number of rows, and the *_bufferSize calls write the workspace size (in elements) into an int32
+array the caller passes (as in AMD's HIP Python)."""
 import numpy as np
 
 import hip
@@ -29,8 +30,11 @@ try:
     hip.check(h.hipMemcpy(A_d, A, A.nbytes, H2D))
     hip.check(h.hipMemcpy(B_d, B, B.nbytes, H2D))
     trans = hipsolver.HIPSOLVER_OP_N
-    lwork = max(hip.check(hipsolver.hipsolverDgetrf_bufferSize(handle, n, n, A_d, lda)),
-                hip.check(hipsolver.hipsolverDgetrs_bufferSize(handle, trans, n, nrhs, A_d, lda, ipiv_d, B_d, ldb)))
+    lwork_getrf = np.zeros(1, np.int32)
+    lwork_getrs = np.zeros(1, np.int32)
+    hip.check(hipsolver.hipsolverDgetrf_bufferSize(handle, n, n, A_d, lda, lwork_getrf))
+    hip.check(hipsolver.hipsolverDgetrs_bufferSize(handle, trans, n, nrhs, A_d, lda, ipiv_d, B_d, ldb, lwork_getrs))
+    lwork = int(max(lwork_getrf[0], lwork_getrs[0]))
     work_d = hip.check(h.hipMalloc(max(lwork, 1) * np.dtype(np.float64).itemsize))
     info = np.zeros(1, np.int32)
 

@@ -2,7 +2,12 @@
 compared with the dense NumPy product (needs a GPU and libhipsparse).
 
 The generic API's alpha and beta are `const void*` whose type computeType gives: here host pointers
-(host pointer mode, set explicitly) to one-element float32 NumPy arrays."""
+(host pointer mode, set explicitly) to one-element float32 NumPy arrays. As in AMD's HIP Python, the
+descriptors (hipsparseSpMatDescr_t, hipsparseDnVecDescr_t: typedef void*) and the buffer size are
+written into storage the caller passes: a ctypes.c_void_p, passed by its address, holds each
+descriptor (passed as is afterwards, a c_void_p stands for the address it holds)."""
+import ctypes
+
 import numpy as np
 
 import hip
@@ -30,7 +35,8 @@ expected = alpha[0] * (dense.astype(np.float64) @ x) + beta[0] * y
 H2D, D2H = h.hipMemcpyKind.hipMemcpyHostToDevice, h.hipMemcpyKind.hipMemcpyDeviceToHost
 arrays = {"row_ptr": row_ptr, "col_ind": col_ind, "values": values, "x": x, "y": y}
 dev = {}
-handle = mat = vec_x = vec_y = buffer = None
+handle = buffer = None
+mat, vec_x, vec_y = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()   # NULL until created
 try:
     for name, a in arrays.items():
         dev[name] = hip.check(h.hipMalloc(a.nbytes))
@@ -39,14 +45,15 @@ try:
     hip.check(hs.hipsparseSetPointerMode(handle, hs.hipsparsePointerMode_t.HIPSPARSE_POINTER_MODE_HOST))
     I32, BASE0 = hs.hipsparseIndexType_t.HIPSPARSE_INDEX_32I, hs.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ZERO
     R32F = h.hipDataType.HIP_R_32F
-    mat = hip.check(hs.hipsparseCreateCsr(m, n, nnz, dev["row_ptr"], dev["col_ind"], dev["values"],
-                                          I32, I32, BASE0, R32F))
-    vec_x = hip.check(hs.hipsparseCreateDnVec(n, dev["x"], R32F))
-    vec_y = hip.check(hs.hipsparseCreateDnVec(m, dev["y"], R32F))
+    hip.check(hs.hipsparseCreateCsr(ctypes.addressof(mat), m, n, nnz, dev["row_ptr"], dev["col_ind"],
+                                    dev["values"], I32, I32, BASE0, R32F))
+    hip.check(hs.hipsparseCreateDnVec(ctypes.addressof(vec_x), n, dev["x"], R32F))
+    hip.check(hs.hipsparseCreateDnVec(ctypes.addressof(vec_y), m, dev["y"], R32F))
     op = hs.hipsparseOperation_t.HIPSPARSE_OPERATION_NON_TRANSPOSE
     alg = hs.hipsparseSpMVAlg_t.HIPSPARSE_SPMV_ALG_DEFAULT
-    size = hip.check(hs.hipsparseSpMV_bufferSize(handle, op, alpha, mat, vec_x, beta, vec_y, R32F, alg))
-    buffer = hip.check(h.hipMalloc(max(size, 1)))
+    size = np.zeros(1, dtype=np.uint64)                                   # size_t, in bytes
+    hip.check(hs.hipsparseSpMV_bufferSize(handle, op, alpha, mat, vec_x, beta, vec_y, R32F, alg, size))
+    buffer = hip.check(h.hipMalloc(max(int(size[0]), 1)))
     hip.check(hs.hipsparseSpMV(handle, op, alpha, mat, vec_x, beta, vec_y, R32F, alg, buffer))
     hip.check(h.hipDeviceSynchronize())
     result = np.empty_like(y)
@@ -54,7 +61,7 @@ try:
 finally:
     for descr, destroy in ((vec_y, hs.hipsparseDestroyDnVec), (vec_x, hs.hipsparseDestroyDnVec),
                            (mat, hs.hipsparseDestroySpMat), (handle, hs.hipsparseDestroy)):
-        if descr is not None:
+        if descr:                                                         # created
             hip.check(destroy(descr))
     for p in list(dev.values()) + ([buffer] if buffer is not None else []):
         hip.check(h.hipFree(p))

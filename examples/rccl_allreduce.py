@@ -1,6 +1,7 @@
 """All-reduce (sum) across every visible GPU from one process with RCCL (needs a GPU and librccl).
 
-ncclCommInitAll creates one communicator per device; the per-device ncclAllReduce calls sit between
+ncclCommInitAll creates one communicator per device, in an array the caller passes (one pointer-sized
+element per device, as in AMD's HIP Python); the per-device ncclAllReduce calls sit between
 ncclGroupStart and ncclGroupEnd, so one thread can issue them all. With a single GPU it still runs,
 with one rank."""
 import numpy as np
@@ -18,7 +19,8 @@ nbytes = base.nbytes
 H2D, D2H = h.hipMemcpyKind.hipMemcpyHostToDevice, h.hipMemcpyKind.hipMemcpyDeviceToHost
 
 devices = list(range(ndev))
-comms = hip.check(rccl.ncclCommInitAll(ndev, devices))          # one communicator per device
+comms = np.zeros(ndev, dtype=np.uintp)                          # room for one ncclComm_t per device
+hip.check(rccl.ncclCommInitAll(comms, ndev, np.array(devices, dtype=np.int32)))
 send, recv, streams = [], [], []
 try:
     for dev in devices:
@@ -28,9 +30,9 @@ try:
         streams.append(hip.check(h.hipStreamCreate()))
         hip.check(h.hipMemcpy(send[-1], base * (dev + 1), nbytes, H2D))   # rank r contributes (r + 1) * base
     hip.check(rccl.ncclGroupStart())
-    for dev in devices:
+    for dev in devices:   # int(comms[dev]): a NumPy scalar would be taken as a buffer, not as the handle
         hip.check(rccl.ncclAllReduce(send[dev], recv[dev], count, rccl.ncclDataType_t.ncclFloat32,
-                                     rccl.ncclRedOp_t.ncclSum, comms[dev], streams[dev]))
+                                     rccl.ncclRedOp_t.ncclSum, int(comms[dev]), streams[dev]))
     hip.check(rccl.ncclGroupEnd())
     results = []
     for dev in devices:
@@ -48,7 +50,7 @@ finally:
         if dev < len(streams):
             hip.check(h.hipStreamDestroy(streams[dev]))
     for comm in comms:
-        hip.check(rccl.ncclCommDestroy(comm))
+        hip.check(rccl.ncclCommDestroy(int(comm)))
 
 expected = base * (ndev * (ndev + 1) // 2)
 for dev, out in enumerate(results):

@@ -72,9 +72,8 @@ def main() -> int:
         else:
             print(f"devices: {count}")
             for d in range(count):
-                name = bytearray(256)
-                h.hipDeviceGetName(name, len(name), d)
-                label = bytes(name).split(b"\0")[0].decode(errors="replace")
+                err, name = h.hipDeviceGetName(256, d)
+                label = name.decode(errors="replace") if err == 0 else f"(name unknown: {err.name})"
                 print(f"  {d}: {label}")
     except OSError as e:
         print(f"devices: unknown ({_why(e)})")

@@ -41,22 +41,34 @@ class HipError(HipPythonError, RuntimeError):
 
 
 _describers = {}   # enum class -> callable(code) -> message (hipGetErrorString, ...)
+_status_types = set()   # the libraries' status enums (hipError_t, hipblasStatus_t, ...)
+
+
+def register_status(enum_cls, describe=None) -> None:
+    """`enum_cls` is a status type; `describe(code)` gives a status's message."""
+    _status_types.add(enum_cls)
+    if describe is not None:
+        _describers[enum_cls] = describe
 
 
 def register_describer(enum_cls, fn) -> None:
-    _describers[enum_cls] = fn
+    register_status(enum_cls, fn)
 
 
 def check(result):
     """Turn a `(status, values...)` result into the values, or raise HipError.
 
     `check(hip.hipGetDeviceCount())` -> count; `check(hip.hipMemcpy(...))` -> None;
-    several outputs come back as a tuple.
+    several outputs come back as a tuple. A result that does not start with a status (the C
+    function returns a value: `hipsparseGetMatType(descr)` -> `(matrix_type,)`) is all values.
     """
-    if isinstance(result, tuple):
-        status, rest = (result[0], result[1:]) if result else (0, ())
-    else:
-        status, rest = result, ()
+    if not isinstance(result, tuple):
+        result = (result,)
+    first = result[0] if result else 0
+    if type(first) in _status_types or (isinstance(first, int) and not hasattr(first, "_name_")):
+        status, rest = first, result[1:]
+    else:   # a value (bytes, None, an enum that is no status): the C function returned it
+        status, rest = 0, result
     if status != 0 and hasattr(status, "_name_"):   # only library status enums
         describe = _describers.get(type(status))
         msg = None

@@ -485,7 +485,7 @@ def _read_function(mod: Module, name: str, code: str, raw: str, body, lineno: in
             first.add("status")
         elif re.fullmatch(r"(\w+)\.\w+", e0) and e0.split(".")[0] in STATUS_TYPES:
             first.add("synth_status")                                       # ours: a constant success
-        elif re.search(r"\bc\w+\." + re.escape(name) + r"\(", body_code) and \
+        elif re.search(r"(\b_cl|\bc\w+)\." + re.escape(name) + r"\(", body_code) and \
                 re.search(r"\b_r\b", e0):                                   # ours: the C result as a value
             first.add("value")
         else:

@@ -56,7 +56,7 @@ def test_plans_of_the_demo_library():
 
     def roles(name):
         return [pp.role for pp in plans[name].params]
-    assert roles("demoGetCount") == ["out_number"] and plans["demoGetCount"].outputs == ["_0"]
+    assert roles("demoGetCount") == ["out_number"] and [e for e, _ in plans["demoGetCount"].returned] == ["_status(_r)", "_0"]
     assert roles("demoMalloc") == ["out_pointer", "int"]
     assert roles("demoExchangeMode") == ["inout_enum"]
     assert roles("demoProgramDestroy") == ["ref"]

@@ -97,12 +97,13 @@ def test_get_error_string(hiprtc):
     ref = ctypes.CDLL(hiprtc._library.load())
     ref.hiprtcGetErrorString.restype = ctypes.c_char_p
     for code in hiprtc.hiprtcResult:
-        st, text = hiprtc.hiprtcGetErrorString(code)
-        assert st is hiprtc.hiprtcResult.HIPRTC_SUCCESS
+        result = hiprtc.hiprtcGetErrorString(code)
+        assert isinstance(result, tuple) and len(result) == 1   # the C result is the string: (value,)
+        text, = result
         expect = ref.hiprtcGetErrorString(int(code))   # NULL for codes the library predates
         assert text == expect
         assert expect is None or (isinstance(text, bytes) and text)
-    assert b"COMPILATION" in hiprtc.hiprtcGetErrorString(hiprtc.hiprtcResult.HIPRTC_ERROR_COMPILATION)[1]
+    assert b"COMPILATION" in hiprtc.hiprtcGetErrorString(hiprtc.hiprtcResult.HIPRTC_ERROR_COMPILATION)[0]
 
 
 def test_version(hiprtc):

@@ -1,18 +1,25 @@
-"""Parameter intent of every library matches how it is used.
+"""Parameter intent of the math and communication libraries matches how they are used: AMD's HIP Python convention.
 
 * alpha/beta (`const T* alpha`) take Python numbers; complex ones (hipblasComplex, hipComplex,
   hipDoubleComplex, ...) take Python complex;
-* results (hipblasSdot's `result`), created handles (hipblasCreate, hiprandCreateGenerator,
-  hipsparseCreate*, hipsolverCreate), FFT plans (hipfftPlan*), workspace sizes (lwork,
-  ...bufferSize, workSize), ncclGetUniqueId's id and ncclCommInitAll's communicators are outputs:
-  not parameters of the Python function, but values it returns.
+* which other pointer parameters the call returns and which the caller passes follows AMD's HIP
+  Python release for the same ROCm, library by library (tools/parity_report.py amd_rule(), derived
+  from AMD's sources): hipBLAS and hipSOLVER return only the handle hipblasCreate/hipsolverCreate
+  make, and take every other pointer from the caller (hipblasSdot's `result`, workspace sizes,
+  modes, streams); hipSPARSE returns the handle of hipsparseCreate and the struct handles
+  (csrsv2Info_t, ...), the descriptors (typedef void*) being the caller's; hipFFT returns plans and
+  work sizes; hipRAND its generators and the numbers it writes; RCCL its communicators and numbers,
+  ncclGetUniqueId's id and ncclCommInitAll's communicators being the caller's;
+* a function whose C result is a value (hipblasStatusToString, hipsparseGetMatType) returns
+  `(value,)`, every other one starts with exactly one status.
 
-Which functions and parameters to check comes from the headers (tests/header_facts.py); what the
-bindings make of them is read from the stubs (hip/<lib>.pyi: the Python signature and the returned
-tuple) and observed by calling them: against a missing library (every argument must convert before
-the library is loaded: LibraryNotFoundError, not TypeError). What the libraries then compute with
-those arguments is checked against the real libraries on the GPU (tests/gpu: alpha forms, complex
-alpha, results, plans, workspace sizes, NCCL ids and communicators).
+Which functions and parameters to check comes from the headers (tests/header_facts.py, and
+codegen's IR for the rule's C shapes); what the bindings make of them is read from the stubs
+(hip/<lib>.pyi: the Python signature and the returned tuple) and observed by calling them:
+against a missing library (every argument must convert before the library is loaded:
+LibraryNotFoundError, not TypeError). What the libraries then compute with those arguments is
+checked against the real libraries on the GPU (tests/gpu: alpha forms, complex alpha, results
+in caller storage, plans, workspace sizes, NCCL ids and communicators).
 """
 from __future__ import annotations
 
@@ -22,13 +29,16 @@ import json
 import re
 import textwrap
 
+import sys
+
 import pytest
 
 import header_facts
 from conftest import ROOT, run_python
 
-LIBS = header_facts.names()
-ENV = {lib: f"HIP_PYTHON_{lib.upper()}_LIBRARY" for lib in LIBS}
+sys.path.insert(0, str(ROOT / "tools"))
+import parity_report  # noqa: E402  (AMD's rule: amd_rule())
+
 
 
 @functools.lru_cache(maxsize=None)
@@ -58,6 +68,41 @@ def _inputs(lib, fn):
 
 def _outputs(lib, fn):
     return stubs(lib)[fn][1][1:]     # after the status
+
+
+STATUS = {"hipblas": {"hipblasStatus_t"}, "hiprand": {"hiprandStatus", "hiprandStatus_t"},
+          "hipsparse": {"hipsparseStatus_t"}, "hipfft": {"hipfftResult", "hipfftResult_t"},
+          "hipsolver": {"hipsolverStatus_t"}, "rccl": {"ncclResult_t"}}
+# The libraries whose per-library AMD convention this file spells out (test_parity.py holds
+# every library to AMD's release).
+LIBS = list(STATUS)
+ENV = {lib: f"HIP_PYTHON_{lib.upper()}_LIBRARY" for lib in LIBS}
+
+
+@pytest.fixture(scope="module")
+def cside(include64):
+    """The C declarations through codegen's IR: each parameter's shape as AMD's rule reads it."""
+    return parity_report.CSide(str(ROOT), include64)
+
+
+def _pointer_params(cside):
+    """(lib, function, parameter, shape) of every pointer parameter of every bound function."""
+    out = []
+    for lib in LIBS:
+        for fn in stubs(lib):
+            f = cside.function(lib, fn)
+            assert f is not None, f"{lib}.{fn}: in the stubs, not in the headers"
+            for p in f.params:
+                shape = cside.shape(lib, p.type)
+                if "ptr(" in shape or "array(" in shape:
+                    out.append((lib, fn, p.name, shape))
+    return out
+
+
+def _role(lib, fn, pname):
+    """'caller' (a parameter of the Python function) or 'returned' (the binding allocates it)."""
+    names = _inputs(lib, fn)
+    return "caller" if pname in names or f"{pname}_" in names else "returned"   # from -> from_
 
 
 # -- what the stubs say, for every function the headers declare ----------------------------------
@@ -90,6 +135,24 @@ def test_alpha_beta_are_inputs(include64):
     assert wrong == [], f"alpha/beta not a parameter of the Python function: {wrong[:20]}"
 
 
+def test_every_pointer_parameter_follows_amds_rule(cside):
+    """Every pointer parameter of the six libraries is returned or the caller's exactly as AMD's
+    HIP Python treats it (amd_rule, per library and C shape), and the returned tuple holds the
+    status and one value per returned parameter."""
+    params = _pointer_params(cside)
+    assert len(params) > 10000 and {lib for lib, *_ in params} == set(LIBS)
+    wrong = [f"{lib}.{fn}({p}) [{shape}]: ours {_role(lib, fn, p)}, AMD {parity_report.amd_rule(lib, fn, p, shape)}"
+             for lib, fn, p, shape in params if _role(lib, fn, p) != parity_report.amd_rule(lib, fn, p, shape)]
+    assert wrong == [], f"{len(wrong)} parameters differ from AMD's convention:\n" + "\n".join(wrong[:30])
+    returned = {}
+    for lib, fn, p, shape in params:
+        returned.setdefault((lib, fn), 0)
+        returned[(lib, fn)] += _role(lib, fn, p) == "returned"
+    sizes = [f"{lib}.{fn} -> {stubs(lib)[fn][1]} ({n} returned)" for (lib, fn), n in returned.items()
+             if stubs(lib)[fn][1][:1] and stubs(lib)[fn][1][0] in STATUS[lib] and len(_outputs(lib, fn)) != n]
+    assert sizes == [], sizes[:20]
+
+
 def _pointer_outputs(include64, pick):
     """(lib, function, parameter) of non-const pointer parameters `pick(lib, fn, param)` selects."""
     return [(lib, name, p.name) for lib in LIBS for name, f in _facts(include64, lib).items()
@@ -97,82 +160,130 @@ def _pointer_outputs(include64, pick):
 
 
 def _not_inputs(found):
-    return [f"{lib}.{fn}({p})" for lib, fn, p in found if p in _inputs(lib, fn)]
+    return [f"{lib}.{fn}({p})" for lib, fn, p in found if p not in _inputs(lib, fn)]
 
 
-def test_results_are_returned(include64):
-    """hipblasSdot/Snrm2/Isamax...: `result` (host pointer mode) is returned, not passed."""
+def test_results_are_the_callers(include64):
+    """hipblasSdot/Snrm2/Isamax...: the caller passes `result` (host memory in host pointer mode,
+    device memory in device mode); the call returns only its status."""
     found = _pointer_outputs(include64, lambda lib, fn, p: lib == "hipblas" and p.name == "result"
                              and p.pointee in ("int", "float", "complex"))
     assert ("hipblas", "hipblasSdot", "result") in found and len(found) > 50
     assert _not_inputs(found) == []
     for lib, fn, _ in found:
-        assert len(_outputs(lib, fn)) == 1, f"{fn} returns {_outputs(lib, fn)}"
-    assert _outputs("hipblas", "hipblasSdot") == ["float"]
-    assert _outputs("hipblas", "hipblasIsamax") == ["int"]
-    assert _outputs("hipblas", "hipblasCdotc") == ["hipblasComplex"]
+        assert _outputs(lib, fn) == [], f"{fn} returns {stubs(lib)[fn][1]}"
+    assert _inputs("hipblas", "hipblasSdot") == ["handle", "n", "x", "incx", "y", "incy", "result"]
+    assert _inputs("hipblas", "hipblasIsamax") == ["handle", "n", "x", "incx", "result"]
+    assert _inputs("hipblas", "hipblasCdotc")[-1] == "result"
+    for fn in ("hipblasSdot", "hipblasIsamax", "hipblasCdotc"):
+        assert stubs("hipblas")[fn][1] == ["hipblasStatus_t"], fn
+    # modes and streams too (hipblasGetPointerMode(handle, mode)), in every library but the
+    # struct handles of hipSPARSE (hipsparseGetStream returns its hipStream_t)
+    for lib, fn, p in (("hipblas", "hipblasGetPointerMode", "mode"), ("hipblas", "hipblasGetStream", "streamId"),
+                       ("hipblas", "hipblasGetMathMode", "mode"), ("hipsolver", "hipsolverGetStream", "streamId"),
+                       ("hipsparse", "hipsparseGetPointerMode", "mode"),
+                       ("hipsparse", "hipsparseGetVersion", "version"),
+                       ("hipfft", "hipfftGetVersion", "version"), ("rccl", "ncclCommGetAsyncError", "asyncError")):
+        assert _inputs(lib, fn)[-1] == p and _outputs(lib, fn) == [], f"{fn}: {stubs(lib)[fn]}"
+    assert _inputs("hipsparse", "hipsparseGetStream") == ["handle"]
+    assert _outputs("hipsparse", "hipsparseGetStream") == ["ihipStream_t"]      # the hipStream_t class
 
 
-def test_created_handles_are_returned(include64):
-    """`X_t* handle` of every Create/Plan/Init function (hipblasCreate, hipsparseCreateMatDescr,
-    hipfftPlan1d, hiprandCreateGenerator, hipsolverDnCreate, ncclCommInitRank, ...) is returned."""
+def test_created_handles(include64, cside):
+    """`X_t* handle` of every Create/Plan/Init function: returned where AMD returns it (hipblasCreate,
+    hipsolverCreate, hipsparseCreate and hipSPARSE's struct handles, hipfftPlan1d,
+    hiprandCreateGenerator, ncclCommInitRank), else the caller's storage (hipSPARSE's
+    descriptors: hipsparseCreateMatDescr(descr), hipsparseCreateCsr(spMatDescr, ...))."""
     creators = re.compile(r"\w*(Create|Plan\d?d|PlanMany|InitRank|InitRankMulti)\w*")
     found = _pointer_outputs(include64, lambda lib, fn, p: creators.fullmatch(fn) and p.pointee == "handle")
     names = {fn for _, fn, _ in found}
     assert {"hipblasCreate", "hipsolverCreate", "hipsparseCreate", "hipsparseCreateCsr", "hiprandCreateGenerator",
             "hipfftPlan1d", "hipfftPlanMany", "hipfftCreate", "ncclCommInitRank"} <= names
-    assert _not_inputs(found) == []
-    for lib, fn, _ in found:
-        outs = _outputs(lib, fn)
-        assert outs and outs[-1] not in ("int", "float", "Any"), f"{fn} returns {outs}"
+    params = {(lib, fn, p): shape for lib, fn, p, shape in _pointer_params(cside)}
+    returned, caller = set(), set()
+    for lib, fn, p in found:
+        want = parity_report.amd_rule(lib, fn, p, params[(lib, fn, p)])
+        (returned if want == "returned" else caller).add(fn)
+        assert _role(lib, fn, p) == want, f"{lib}.{fn}({p}): AMD's is {want}"
+        if want == "returned":
+            outs = _outputs(lib, fn)
+            assert outs and outs[-1] not in ("int", "float", "Any"), f"{fn} returns {outs}"
+        else:
+            assert _inputs(lib, fn)[0] == p, f"{fn}: the storage is not the first parameter: {_inputs(lib, fn)}"
+    assert {"hipblasCreate", "hipsolverCreate", "hipsolverDnCreate", "hipsparseCreate", "hipsparseCreateCsrsv2Info",
+            "hiprandCreateGenerator", "hipfftPlan1d", "hipfftPlanMany", "hipfftCreate", "ncclCommInitRank"} <= returned
+    assert {"hipsparseCreateMatDescr", "hipsparseCreateCsr", "hipsparseCreateCoo", "hipsparseCreateDnVec",
+            "hipsparseCreateSpVec", "hipsparseCreateDnMat"} <= caller
+    assert not returned & caller
     assert _outputs("hipblas", "hipblasCreate") == ["hipblasHandle_t"]
     assert _outputs("hipfft", "hipfftPlan1d") == ["hipfftHandle_t"]
+    assert _outputs("hipsparse", "hipsparseCreate") == ["hipsparseHandle_t"]
+    assert _outputs("hipsparse", "hipsparseCreateCsrsv2Info") == ["csrsv2Info"]
+    assert _inputs("hipsparse", "hipsparseCreateMatDescr") == ["descrA"]
+    assert _outputs("hipsparse", "hipsparseCreateMatDescr") == []
+    assert _inputs("hipsparse", "hipsparseCreateDnVec") == ["dnVecDescr", "size", "values", "valueType"]
 
 
 WORKSPACE = re.compile(r"(?i)lwork\w*|\w*buffer_?size\w*|\w*worksize\w*|\w*sizeinbytes")
 
 
-def test_workspace_sizes_are_returned(include64):
-    """lwork (hipsolver*_bufferSize), lworkOnDevice/lworkOnHost (hipsolverDnX*), pBufferSizeInBytes
-    (hipsparse), workSize (hipfftMakePlan*, hipfftGetSize*, hipfftEstimate*): returned."""
+def test_workspace_sizes(include64):
+    """workSize (hipfftMakePlan*, hipfftGetSize*, hipfftEstimate*) is returned; lwork
+    (hipsolver*_bufferSize), lworkOnDevice/lworkOnHost (hipsolverDnX*) and pBufferSizeInBytes
+    (hipsparse) are written into the caller's memory, as in AMD's HIP Python."""
     found = _pointer_outputs(include64, lambda lib, fn, p: WORKSPACE.fullmatch(p.name) and p.pointee == "int")
     by_lib = {lib for lib, _, _ in found}
     assert {"hipsolver", "hipsparse", "hipfft"} <= by_lib
     assert ("hipsolver", "hipsolverDnXgetrf_bufferSize", "lworkOnHost") in found
-    assert _not_inputs(found) == []
-    assert _outputs("hipsolver", "hipsolverDgetrf_bufferSize") == ["int"]
-    assert _outputs("hipsolver", "hipsolverDnXgetrf_bufferSize") == ["int", "int"]
+    assert [f"{lib}.{fn}({p})" for lib, fn, p in found if (lib == "hipfft") != (_role(lib, fn, p) == "returned")] == []
+    assert _outputs("hipsolver", "hipsolverDgetrf_bufferSize") == []
+    assert _inputs("hipsolver", "hipsolverDgetrf_bufferSize") == ["handle", "m", "n", "A", "lda", "lwork"]
+    assert _inputs("hipsolver", "hipsolverDnXgetrf_bufferSize")[-2:] == ["lworkOnDevice", "lworkOnHost"]
+    assert _outputs("hipsolver", "hipsolverDnXgetrf_bufferSize") == []
+    assert _inputs("hipsparse", "hipsparseSpMV_bufferSize")[-1] == "pBufferSizeInBytes"
+    assert _outputs("hipsparse", "hipsparseSpMV_bufferSize") == []
     assert _outputs("hipfft", "hipfftMakePlan1d") == ["int"]
+    assert "workSize" not in _inputs("hipfft", "hipfftMakePlan1d")
 
 
 def test_rccl_outputs():
-    assert _inputs("rccl", "ncclGetUniqueId") == [] and _outputs("rccl", "ncclGetUniqueId") == ["ncclUniqueId"]
-    assert _inputs("rccl", "ncclCommInitAll") == ["ndev", "devlist"]
-    assert _outputs("rccl", "ncclCommInitAll") == ["list[ncclComm]"]
+    assert _inputs("rccl", "ncclGetUniqueId") == ["uniqueId"] and _outputs("rccl", "ncclGetUniqueId") == []
+    assert _inputs("rccl", "ncclCommInitAll") == ["comm", "ndev", "devlist"]
+    assert _outputs("rccl", "ncclCommInitAll") == []
     assert _inputs("rccl", "ncclCommInitRank") == ["nranks", "commId", "rank"]
+    assert _outputs("rccl", "ncclCommInitRank") == ["ncclComm"]
+    assert _inputs("rccl", "ncclCommGetAsyncError") == ["comm", "asyncError"]
+    assert _outputs("rccl", "ncclGetVersion") == ["int"]
     # the profiling entry points convert the same way
-    for fn in ("GetUniqueId", "CommInitAll", "CommInitRank"):
+    for fn in ("GetUniqueId", "CommInitAll", "CommInitRank", "CommGetAsyncError"):
         assert stubs("rccl")[f"pnccl{fn}"] == stubs("rccl")[f"nccl{fn}"], fn
 
 
-def test_stub_returns_one_status():
-    """The returned tuple starts with exactly one status (a library whose status type is a typedef
-    of a differently named enum, hiprandStatus_t = enum hiprandStatus, must not list both)."""
-    import importlib
-    from codegen import spec as specmod
+def test_stub_returns_one_status(cside):
+    """A function whose C result is a status returns a tuple that starts with exactly one status (a
+    library whose status type is a typedef of a differently named enum, hiprandStatus_t = enum
+    hiprandStatus, must not list both); one whose C result is a value (hipblasStatusToString,
+    hipsparseGetMatType, ncclGetErrorString) returns (value,), as AMD's HIP Python does."""
     from hip import hipfft, hiprand
     assert hiprand.hiprandStatus_t is hiprand.hiprandStatus and hipfft.hipfftResult is hipfft.hipfftResult_t
-    wrong = []
+    wrong, values = [], []
     for lib in LIBS:
-        status = specmod.load(lib).error_type
-        if not status:
-            continue
-        mod = importlib.import_module(f"hip.{lib}")
-        names = {n for n, v in vars(mod).items() if v is getattr(mod, status)}   # the enum and its typedefs
+        names = STATUS[lib]
+        types = cside.types[cside.lib_of[lib]]
         for fn, (_, ret) in stubs(lib).items():
-            if not ret or ret[0] not in names or (len(names) > 1 and any(r in names for r in ret[1:])):
-                wrong.append(f"{fn} -> {ret}")
+            result = cside.function(lib, fn).result
+            if result.name in names or types.resolve(result).name in names:
+                if not ret or ret[0] not in names or any(r in names for r in ret[1:]):
+                    wrong.append(f"{fn} -> {ret}")
+            else:
+                values.append(fn)
+                if len(ret) != 1 or ret[0] in names:
+                    wrong.append(f"{fn} (C result {result.name}) -> {ret}")
     assert wrong == [], wrong[:10]
+    assert {"hipblasStatusToString", "hipsparseGetMatType", "hipsparseGetErrorString",
+            "ncclGetErrorString"} <= set(values)
+    assert stubs("hipsparse")["hipsparseGetMatType"][1] == ["hipsparseMatrixType_t"]
+    assert stubs("hipblas")["hipblasStatusToString"][1] == ["bytes | None"]
 
 
 # -- calling: every argument converts before the library loads -----------------------------------

@@ -4,7 +4,10 @@ HIP itself, hipRAND and hipSPARSE are called for real where their libraries load
 bookworm runtime here): expected values come from calling the same shared library with ctypes, so
 the tests hold on any runtime; where the machine has no GPU, the no-device statuses are asserted
 too. Creating a generator or handle without a GPU must be an error status (or, for hipSPARSE, a
-NULL handle), never a crash.
+NULL handle), never a crash. hipSPARSE's descriptors are host objects, so its generic-API getters
+are exercised for real, outputs included: as in AMD's HIP Python, they write into storage the
+caller passes (descriptors into a void*, sizes, enums and pointers into NumPy arrays and ctypes
+values).
 
 For every library that has a spec and that the package cannot load (decided by trying, not
 assumed), a call raises LibraryNotFoundError naming the library, its environment variable and
@@ -114,6 +117,35 @@ def test_error_names_and_strings_match_c(hip, clib):
 
 
 @runtime
+def test_returned_text_and_structs_match_c(hip, clib):
+    """hipDeviceGetName(len, device) and hipDeviceGetPCIBusId(len, device) return the text C writes
+    into a buffer of len bytes, hipDeviceGetUuid(device) the hipUUID_t C fills (AMD's HIP Python
+    convention): the same status and bytes as calling C with our own buffers."""
+    for name, size in (("hipDeviceGetName", 256), ("hipDeviceGetPCIBusId", 64)):
+        buf = ctypes.create_string_buffer(size)
+        rc = getattr(clib, name)(buf, size, 0)
+        err, text = getattr(hip, name)(size, 0)
+        assert isinstance(err, hip.hipError_t) and isinstance(text, bytes), name
+        assert (int(err), text) == (rc, buf.value), name
+    raw = ctypes.create_string_buffer(16)
+    rc = clib.hipDeviceGetUuid(raw, 0)
+    err, uuid = hip.hipDeviceGetUuid(0)
+    assert isinstance(uuid, hip.hipUUID_t)
+    assert (int(err), uuid.bytes) == (rc, raw.raw)
+
+
+@runtime
+@no_gpu
+def test_returned_text_without_gpu(hip):
+    err, name = hip.hipDeviceGetName(256, 0)
+    assert err is not hip.hipError_t.hipSuccess and name == b""
+    import hip as pkg
+    with pytest.raises(pkg.HipError) as ei:
+        pkg.check(hip.hipDeviceGetPCIBusId(64, 0))
+    assert ei.value.code is err
+
+
+@runtime
 def test_check_raises_hip_error(hip, clib):
     import hip as pkg
     code = hip.hipError_t.hipErrorInvalidValue
@@ -155,7 +187,7 @@ def test_check_raises_for_hiprtc_status():
     with pytest.raises(pkg.HipError) as ei:
         pkg.check((code,))
     assert ei.value.code is code
-    assert ei.value.message == hiprtc.hiprtcGetErrorString(code)[1].decode()
+    assert ei.value.message == hiprtc.hiprtcGetErrorString(code)[0].decode()   # (value,): the C result is the string
 
 
 @runtime
@@ -343,8 +375,9 @@ def test_hipsparse_create_matches_c(hipsparse):
     if handle:
         v = ctypes.c_int(-1)
         assert lib.hipsparseGetVersion(ctypes.c_void_p(int(handle)), ctypes.byref(v)) == 0
-        assert hipsparse.hipsparseGetVersion(handle) == (hipsparse.hipsparseStatus_t.HIPSPARSE_STATUS_SUCCESS,
-                                                         v.value)
+        ours = ctypes.c_int(-2)
+        assert hipsparse.hipsparseGetVersion(handle, ours) == (hipsparse.hipsparseStatus_t.HIPSPARSE_STATUS_SUCCESS,)
+        assert ours.value == v.value
         assert hipsparse.hipsparseDestroy(handle)[0] == 0
 
 
@@ -362,17 +395,25 @@ def test_hipsparse_version_with_null_handle_matches_c(hipsparse):
     lib = _clib("hipsparse")
     v = ctypes.c_int(-1)
     rc = lib.hipsparseGetVersion(None, ctypes.byref(v))
-    err, _ = hipsparse.hipsparseGetVersion(None)
+    ours = ctypes.c_int(-1)
+    err, = hipsparse.hipsparseGetVersion(None, ours)
     assert int(err) == rc and err != 0          # a NULL handle is refused
+    assert ours.value == v.value
 
 
 def test_hipsparse_mat_descr_round_trip(hipsparse):
     _clib("hipsparse")
     import hip as pkg
     S = hipsparse
-    descr = pkg.check(S.hipsparseCreateMatDescr())
-    assert isinstance(descr, S.hipsparseMatDescr_t) and descr
+    storage = ctypes.c_void_p()                  # the descriptor (typedef void*) lands here
+    assert S.hipsparseCreateMatDescr(ctypes.addressof(storage)) == (S.hipsparseStatus_t.HIPSPARSE_STATUS_SUCCESS,)
+    assert storage.value
+    descr = storage                              # a c_void_p passes the address it holds
+    # the C result is the value: (value,), no status (as in AMD's HIP Python); check() returns it
+    assert S.hipsparseGetMatIndexBase(descr) == (S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ZERO,)
     assert pkg.check(S.hipsparseGetMatIndexBase(descr)) is S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ZERO
+    assert pkg.check(S.hipsparseGetMatIndexBase(storage.value)) is S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ZERO
+    descr = S.hipsparseMatDescr_t.from_ptr(storage.value)   # or the handle class
     pkg.check(S.hipsparseSetMatIndexBase(descr, S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ONE))
     assert pkg.check(S.hipsparseGetMatIndexBase(descr)) is S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ONE
     pkg.check(S.hipsparseSetMatType(descr, S.hipsparseMatrixType_t.HIPSPARSE_MATRIX_TYPE_SYMMETRIC))
@@ -383,8 +424,9 @@ def test_hipsparse_mat_descr_round_trip(hipsparse):
 
 
 def test_hipsparse_generic_descriptors_return_their_fields(hipsparse):
-    """hipsparseCreateCsr/DnVec/DnMat keep host-side descriptors: the getters return every field
-    (sizes as ints, arrays as Pointers to the caller's memory, types as enum members)."""
+    """hipsparseCreateCsr/DnVec/DnMat keep host-side descriptors: the getters write every field into
+    the caller's storage (sizes as int64, arrays as the addresses of the caller's memory, types as
+    the enums' values)."""
     _clib("hipsparse")
     np = pytest.importorskip("numpy")
     import hip as pkg
@@ -393,29 +435,49 @@ def test_hipsparse_generic_descriptors_return_their_fields(hipsparse):
     I32, BASE0 = S.hipsparseIndexType_t.HIPSPARSE_INDEX_32I, S.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ZERO
     R32F = h.hipDataType.HIP_R_32F
     rows, cols, vals = np.array([0, 1, 3], np.int32), np.array([1, 0, 2], np.int32), np.ones(3, np.float32)
-    mat = pkg.check(S.hipsparseCreateCsr(2, 3, 3, rows, cols, vals, I32, I32, BASE0, R32F))
-    assert isinstance(mat, S.hipsparseSpMatDescr_t) and mat
-    assert pkg.check(S.hipsparseSpMatGetSize(mat)) == (2, 3, 3)
-    assert pkg.check(S.hipsparseSpMatGetFormat(mat)) is S.hipsparseFormat_t.HIPSPARSE_FORMAT_CSR
-    assert pkg.check(S.hipsparseSpMatGetIndexBase(mat)) is BASE0
+    OK = (S.hipsparseStatus_t.HIPSPARSE_STATUS_SUCCESS,)
+
+    def created(create, *args):
+        storage = ctypes.c_void_p()
+        assert create(ctypes.addressof(storage), *args) == OK
+        assert storage.value
+        return storage.value
+
+    mat = created(S.hipsparseCreateCsr, 2, 3, 3, rows, cols, vals, I32, I32, BASE0, R32F)
+    sizes = np.full(3, -1, np.int64)                       # rows, cols, nnz: one int64_t* each
+    assert S.hipsparseSpMatGetSize(mat, sizes[0:], sizes[1:], sizes[2:]) == OK
+    assert sizes.tolist() == [2, 3, 3]
+    fmt, base = np.full(1, -1, np.int32), ctypes.c_int(-1)
+    pkg.check(S.hipsparseSpMatGetFormat(mat, fmt))
+    assert S.hipsparseFormat_t(int(fmt[0])) is S.hipsparseFormat_t.HIPSPARSE_FORMAT_CSR
+    pkg.check(S.hipsparseSpMatGetIndexBase(mat, base))
+    assert S.hipsparseIndexBase_t(base.value) is BASE0
     if S.has_symbol("hipsparseCsrGet"):
-        m, n, nnz, rp, ci, v, rtype, ctype, base, vtype = pkg.check(S.hipsparseCsrGet(mat))
-        assert (m, n, nnz) == (2, 3, 3)
-        assert (int(rp), int(ci), int(v)) == (rows.ctypes.data, cols.ctypes.data, vals.ctypes.data)
-        assert (rtype, ctype, base, vtype) == (I32, I32, BASE0, R32F)
+        sizes[:] = -1
+        ptrs = np.zeros(3, np.uintp)                       # void* each: row offsets, columns, values
+        enums = np.full(4, -1, np.int32)                   # row/column index types, base, value type
+        assert S.hipsparseCsrGet(mat, sizes[0:], sizes[1:], sizes[2:], ptrs[0:], ptrs[1:], ptrs[2:],
+                                 enums[0:], enums[1:], enums[2:], enums[3:]) == OK
+        assert sizes.tolist() == [2, 3, 3]
+        assert ptrs.tolist() == [rows.ctypes.data, cols.ctypes.data, vals.ctypes.data]
+        assert enums.tolist() == [I32, I32, BASE0, R32F]
     assert pkg.check(S.hipsparseDestroySpMat(mat)) is None
 
     x = np.zeros(5, np.float32)
-    vec = pkg.check(S.hipsparseCreateDnVec(5, x, R32F))
-    size, values, vtype = pkg.check(S.hipsparseDnVecGet(vec))
-    assert (size, int(values), vtype) == (5, x.ctypes.data, R32F)
+    vec = created(S.hipsparseCreateDnVec, 5, x, R32F)
+    size, values, vtype = ctypes.c_int64(-1), ctypes.c_void_p(), np.full(1, -1, np.int32)
+    assert S.hipsparseDnVecGet(vec, size, ctypes.addressof(values), vtype) == OK
+    assert (size.value, values.value, int(vtype[0])) == (5, x.ctypes.data, R32F)
     assert pkg.check(S.hipsparseDestroyDnVec(vec)) is None
 
     a = np.zeros((4, 3), np.float32, order="F")
     COL = S.hipsparseOrder_t.HIPSPARSE_ORDER_COL
-    dm = pkg.check(S.hipsparseCreateDnMat(4, 3, 4, a, R32F, COL))
-    r, c, ld, values, vtype, order = pkg.check(S.hipsparseDnMatGet(dm))
-    assert (r, c, ld, int(values), vtype, order) == (4, 3, 4, a.ctypes.data, R32F, COL)
+    dm = created(S.hipsparseCreateDnMat, 4, 3, 4, a, R32F, COL)
+    sizes = np.full(3, -1, np.int64)                       # rows, cols, ld
+    values, enums = ctypes.c_void_p(), np.full(2, -1, np.int32)
+    assert S.hipsparseDnMatGet(dm, sizes[0:], sizes[1:], sizes[2:], ctypes.addressof(values),
+                               enums[0:], enums[1:]) == OK
+    assert (*sizes.tolist(), values.value, *enums.tolist()) == (4, 3, 4, a.ctypes.data, R32F, COL)
     assert pkg.check(S.hipsparseDestroyDnMat(dm)) is None
 
 

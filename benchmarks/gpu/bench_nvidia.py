@@ -324,7 +324,9 @@ def part_d(args) -> dict:
         hip.check(h.hipMemcpy(da, a, nbytes, H2D))
         hip.check(h.hipMemcpy(db, b, nbytes, H2D))
         hip.check(hipblas.hipblasSetStream(handle, stream))
-        mode = hip.check(hipblas.hipblasGetMathMode(handle))
+        mode = ctypes.c_int(-1)                       # the caller's storage (AMD's HIP Python convention)
+        hip.check(hipblas.hipblasGetMathMode(handle, mode))
+        mode = hipblas.hipblasMath_t(mode.value)
         OP_N = hipblas.hipblasOperation_t.HIPBLAS_OP_N
 
         def hip_sgemm():   # row-major C = A @ B is column-major C^T = B^T A^T

@@ -112,11 +112,7 @@ class FunctionEmitter:
             body += invoke
         if fn.deprecated:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
-        if fp.result.kind == "status":
-            first = "_status(_r)"
-        else:
-            first = f"{self.spec.error_type}.{self.spec.success}" if self.spec.error_type else "None"
-        body.append(f"return ({', '.join([first] + fp.outputs)},)")
+        body.append(f"return ({', '.join(e for e, _ in fp.returned)},)")
         doc = common.docstring(fn.comment)
         sig = [pp.py for pp in fp.params if pp.py is not None]
         lines = [f"def {fn.name}({', '.join(sig)}):"]
@@ -234,10 +230,12 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     out += [f + "\n" for f in funcs]
     # The spec names the function; the headers decide whether it exists (hipSPARSE < 6 has none).
     if spec.error_string in {f.name for f in common.bound_functions(module)}:
-        out += ["def _describe(status):",
-                f"    s = {spec.error_string}(status)[1]",
+        out += ["def _describe(status):",   # the string is the last item: (hipSuccess, s) or (s,)
+                f"    s = {spec.error_string}(status)[-1]",
                 "    return s.decode(errors='replace') if s else None",
-                f"_errors.register_describer({spec.error_type}, _describe)", ""]
+                f"_errors.register_status({spec.error_type}, _describe)", ""]
+    elif spec.error_type:
+        out += [f"_errors.register_status({spec.error_type})", ""]
     out.append("# -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) " + "-" * 10)
     for a, t in module.aliases.items():
         if t in types.owner:

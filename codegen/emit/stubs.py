@@ -26,12 +26,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.Funct
         out.append("    def __init__(self, *args: Any, **fields: Any) -> None: ...")
     for m in module.macros:
         out.append(f"{m.name}: {type(m.value).__name__}")
-    status = spec.error_type or "Any"
     for fp in plans:
         params = [f"{pp.param.name}: {pp.py_type}" for pp in fp.params if pp.py is not None]
-        outs = [fp.result.out_type] if fp.result.kind == "value" else []
-        outs += [pp.out_type for pp in fp.params if pp.out_type is not None]
-        out.append(f"def {fp.fn.name}({', '.join(params)}) -> tuple[{', '.join([status] + outs)}]: ...")
+        out.append(f"def {fp.fn.name}({', '.join(params)}) -> tuple[{', '.join(t for _, t in fp.returned)}]: ...")
     for a, t in module.aliases.items():
         e = types.enumerators.get(t)
         if e is not None:   # `#define HIPSOLVER_OP_N HIPBLAS_OP_N`: an enum member (a constant if anonymous)

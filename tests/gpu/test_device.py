@@ -188,8 +188,9 @@ def test_property_cuda13_dropped_matches_attribute(props, cuda, cuda_props, fiel
 
 
 def test_uuid_matches_cuda(cuda_props):
-    u = h.hipUUID_t()
-    hip.check(h.hipDeviceGetUuid(u, 0))
+    err, u = h.hipDeviceGetUuid(0)                     # returned, as in AMD's HIP Python
+    assert err == h.hipError_t.hipSuccess
+    assert isinstance(u, h.hipUUID_t)
     raw = ctypes.string_at(int(u), 16)                 # the struct's 16 bytes
     assert u.bytes == raw                              # all of them, NULs included
     cu = cuda_props.uuid.bytes
@@ -237,15 +238,16 @@ def test_every_device(props):
 
 
 def test_device_name(props):
-    buf = bytearray(256)
-    hip.check(h.hipDeviceGetName(buf, len(buf), 0))
-    assert text(buf) == text(props.name) != ""
+    err, name = h.hipDeviceGetName(256, 0)             # (len, device) -> the name, as in AMD's HIP Python
+    assert err == h.hipError_t.hipSuccess
+    assert isinstance(name, bytes) and b"\0" not in name
+    assert text(name) == text(props.name) != ""
 
 
 def test_pci_bus_id(props):
-    buf = bytearray(64)
-    hip.check(h.hipDeviceGetPCIBusId(buf, len(buf), 0))
-    bus_id = text(buf)
+    raw = hip.check(h.hipDeviceGetPCIBusId(64, 0))
+    assert isinstance(raw, bytes) and b"\0" not in raw
+    bus_id = text(raw)
     m = re.fullmatch(r"([0-9a-fA-F]+):([0-9a-fA-F]+):([0-9a-fA-F]+)\.([0-9a-fA-F]+)", bus_id)
     assert m, bus_id                                   # domain:bus:device.function, in hex
     assert [int(x, 16) for x in m.groups()[:3]] == [props.pciDomainID, props.pciBusID, props.pciDeviceID], bus_id

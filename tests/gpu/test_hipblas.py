@@ -1,6 +1,11 @@
 """hipBLAS against NumPy: gemm (column-major!), axpy, dot, nrm2, iamax, scal, vector helpers,
-handle, stream, pointer and math modes, argument errors."""
+handle, stream, pointer and math modes, argument errors.
+
+As in AMD's HIP Python, only hipblasCreate returns what it makes: results (hipblasSdot's,
+hipblasIsamax's index), modes and streams are written into memory the caller passes."""
 from __future__ import annotations
+
+import ctypes
 
 import numpy as np
 import pytest
@@ -28,6 +33,19 @@ def handle():
     assert int(hd) != 0
     yield hd
     hip.check(B.hipblasDestroy(hd))
+
+
+def get_stream(handle) -> int:
+    """hipblasGetStream into the caller's hipStream_t (0: the null stream)."""
+    sid = ctypes.c_void_p()
+    assert B.hipblasGetStream(handle, ctypes.addressof(sid)) == (B.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS,)
+    return sid.value or 0
+
+
+def pointer_mode(handle):
+    mode = ctypes.c_int(-1)
+    hip.check(B.hipblasGetPointerMode(handle, mode))
+    return B.hipblasPointerMode_t(mode.value)
 
 
 def colmajor(a: np.ndarray) -> np.ndarray:
@@ -68,7 +86,7 @@ def test_sgemm_row_major_trick(handle, mem, rng):
 def test_sgemm_on_a_stream(handle, mem, rng, stream):
     hip.check(B.hipblasSetStream(handle, stream))
     try:
-        assert int(hip.check(B.hipblasGetStream(handle))) == int(stream)
+        assert get_stream(handle) == int(stream)
         n = 128
         a = rng.standard_normal((n, n)).astype(np.float32)
         da, dc = mem.put(colmajor(a)), mem.alloc(n * n * 4)
@@ -77,7 +95,7 @@ def test_sgemm_on_a_stream(handle, mem, rng, stream):
         np.testing.assert_allclose(from_colmajor(mem.get(dc, n * n, np.float32), n, n), a @ a.T, rtol=1e-4, atol=1e-3)
     finally:
         hip.check(B.hipblasSetStream(handle, None))
-    assert int(hip.check(B.hipblasGetStream(handle))) == 0
+    assert get_stream(handle) == 0
 
 
 def test_saxpy(handle, mem, rng):
@@ -99,10 +117,15 @@ def test_sdot_result_to_host(handle, mem, rng):
     n = 4096
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
-    assert hip.check(B.hipblasGetPointerMode(handle)) == B.hipblasPointerMode_t.HIPBLAS_POINTER_MODE_HOST
-    r = hip.check(B.hipblasSdot(handle, n, mem.put(x), 1, mem.put(y), 1))
-    assert isinstance(r, float)
-    assert r == pytest.approx(float(np.dot(x.astype(np.float64), y.astype(np.float64))), rel=1e-4, abs=1e-3)
+    assert pointer_mode(handle) == B.hipblasPointerMode_t.HIPBLAS_POINTER_MODE_HOST
+    want = float(np.dot(x.astype(np.float64), y.astype(np.float64)))
+    dx, dy = mem.put(x), mem.put(y)
+    r = np.full(1, np.nan, np.float32)                        # the caller's storage: a NumPy array
+    assert B.hipblasSdot(handle, n, dx, 1, dy, 1, r) == (B.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS,)
+    assert float(r[0]) == pytest.approx(want, rel=1e-4, abs=1e-3)
+    c = ctypes.c_float(float("nan"))                          # or a ctypes value
+    hip.check(B.hipblasSdot(handle, n, dx, 1, dy, 1, c))
+    assert c.value == pytest.approx(float(r[0]), rel=1e-6)
 
 
 def test_ddot_nrm2_iamax_scal(handle, mem, rng):
@@ -110,11 +133,17 @@ def test_ddot_nrm2_iamax_scal(handle, mem, rng):
     x = rng.standard_normal(n)
     y = rng.standard_normal(n)
     dx, dy = mem.put(x), mem.put(y)
-    assert hip.check(B.hipblasDdot(handle, n, dx, 1, dy, 1)) == pytest.approx(float(x @ y), rel=1e-12)
+    dot = np.full(1, np.nan)
+    hip.check(B.hipblasDdot(handle, n, dx, 1, dy, 1, dot))
+    assert float(dot[0]) == pytest.approx(float(x @ y), rel=1e-12)
     xs = x.astype(np.float32)
     dxs = mem.put(xs)
-    assert hip.check(B.hipblasSnrm2(handle, n, dxs, 1)) == pytest.approx(float(np.linalg.norm(x)), rel=1e-5)
-    assert hip.check(B.hipblasIsamax(handle, n, dxs, 1)) == int(np.argmax(np.abs(xs))) + 1   # 1-based
+    nrm = ctypes.c_float(-1.0)
+    hip.check(B.hipblasSnrm2(handle, n, dxs, 1, nrm))
+    assert nrm.value == pytest.approx(float(np.linalg.norm(x)), rel=1e-5)
+    index = np.zeros(1, np.int32)
+    hip.check(B.hipblasIsamax(handle, n, dxs, 1, index))
+    assert int(index[0]) == int(np.argmax(np.abs(xs))) + 1   # 1-based
     hip.check(B.hipblasSscal(handle, n, 0.5, dxs, 1))
     np.testing.assert_array_equal(mem.get(dxs, n, np.float32), xs * np.float32(0.5))
 
@@ -136,8 +165,9 @@ def test_set_get_vector(mem):
 
 
 def test_math_mode_default(handle):
-    mode = hip.check(B.hipblasGetMathMode(handle))
-    assert mode == B.hipblasMath_t.HIPBLAS_DEFAULT_MATH, mode
+    mode = np.full(1, -1, np.int32)
+    hip.check(B.hipblasGetMathMode(handle, mode))
+    assert B.hipblasMath_t(int(mode[0])) == B.hipblasMath_t.HIPBLAS_DEFAULT_MATH, mode
 
 
 def test_invalid_argument_status(handle, mem):
@@ -167,7 +197,6 @@ def test_alpha_accepts_python_and_numpy_numbers(handle, mem, alpha):
 
 def test_alpha_int_is_an_address(handle, mem):
     """AMD's HIP Python passes `ctypes.addressof(alpha)`: an int for a pointer is an address."""
-    import ctypes
     alpha = ctypes.c_float(3.0)
     x = np.array([7.0, -1.0], np.float32)
     y = np.array([1.0, 2.0], np.float32)
@@ -199,32 +228,41 @@ def test_complex_alpha(handle, mem, rng, fn, dtype, alpha):
 
 
 def test_complex_result_is_a_struct(handle, mem, rng):
-    """hipblasCdotc's result is a hipblasComplex (x, y) read back from the host."""
+    """hipblasCdotc writes its result into the caller's hipblasComplex (x, y) in host memory."""
     n = 50
     x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
     y = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
-    r = hip.check(B.hipblasCdotc(handle, n, mem.put(x), 1, mem.put(y), 1))
-    assert isinstance(r, B.hipblasComplex)
+    dx, dy = mem.put(x), mem.put(y)
+    r = B.hipblasComplex()
+    assert B.hipblasCdotc(handle, n, dx, 1, dy, 1, r) == (B.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS,)
     want = np.vdot(x.astype(np.complex128), y.astype(np.complex128))
     assert complex(r.x, r.y) == pytest.approx(want, rel=1e-4, abs=1e-4)
+    c = np.zeros(1, np.complex64)                             # the same layout as a NumPy complex64
+    hip.check(B.hipblasCdotc(handle, n, dx, 1, dy, 1, c))
+    assert complex(c[0]) == pytest.approx(complex(r.x, r.y), rel=1e-6, abs=1e-6)
 
 
 def test_device_pointer_mode(handle, mem, rng):
-    """Device pointer mode: alpha may be a device pointer; results the binding would return
-    through host memory are refused (the GPU would write them after the call returned)."""
+    """Device pointer mode: alpha is a device pointer, and results go to the device memory the
+    caller passes (the GPU writes them after the call has returned)."""
     n = 64
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
     dx, dy, dalpha = mem.put(x), mem.put(y), mem.put(np.array([2.0], np.float32))
+    ddot, dindex = mem.put(np.array([np.nan], np.float32)), mem.put(np.array([-1], np.int32))
     hip.check(B.hipblasSetPointerMode(handle, B.hipblasPointerMode_t.HIPBLAS_POINTER_MODE_DEVICE))
     try:
+        assert pointer_mode(handle) == B.hipblasPointerMode_t.HIPBLAS_POINTER_MODE_DEVICE
         hip.check(B.hipblasSaxpy(handle, n, dalpha, dx, 1, dy, 1))
-        with pytest.raises(ValueError, match="device pointer mode"):
-            B.hipblasSdot(handle, n, dx, 1, dy, 1)
-        with pytest.raises(ValueError, match="device pointer mode"):
-            B.hipblasIsamax(handle, n, dx, 1)
+        hip.check(B.hipblasSdot(handle, n, dx, 1, dy, 1, ddot))
+        hip.check(B.hipblasIsamax(handle, n, dx, 1, dindex))
     finally:
         hip.check(B.hipblasSetPointerMode(handle, B.hipblasPointerMode_t.HIPBLAS_POINTER_MODE_HOST))
     hip.check(h.hipDeviceSynchronize())
+    y2 = (2.0 * x.astype(np.float64) + y)
     np.testing.assert_allclose(mem.get(dy, n, np.float32), 2.0 * x + y, rtol=1e-6, atol=1e-6)
-    assert hip.check(B.hipblasIsamax(handle, n, dx, 1)) == int(np.argmax(np.abs(x))) + 1
+    assert float(mem.get(ddot, 1, np.float32)[0]) == pytest.approx(float(x.astype(np.float64) @ y2), rel=1e-4, abs=1e-3)
+    assert int(mem.get(dindex, 1, np.int32)[0]) == int(np.argmax(np.abs(x))) + 1
+    index = np.zeros(1, np.int32)                             # host pointer mode again: host memory
+    hip.check(B.hipblasIsamax(handle, n, dx, 1, index))
+    assert int(index[0]) == int(np.argmax(np.abs(x))) + 1

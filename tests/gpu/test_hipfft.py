@@ -2,6 +2,8 @@
 double precision, batches, 2-D plans, plans made with hipfftCreate + hipfftMakePlan1d, streams."""
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -135,7 +137,13 @@ def test_invalid_size():
 
 
 def test_version():
-    assert hip.check(F.hipfftGetVersion()) > 0
+    """hipfftGetVersion writes into the caller's int (AMD's HIP Python convention)."""
+    version = np.full(1, -1, np.int32)
+    assert F.hipfftGetVersion(version) == (F.hipfftResult_t.HIPFFT_SUCCESS,)
+    assert version[0] > 0
+    major = ctypes.c_int(-1)
+    hip.check(F.hipfftGetProperty(F.hipfftLibraryPropertyType_t.HIPFFT_MAJOR_VERSION, major))
+    assert major.value >= 0
 
 
 def test_plan_many_batched_2d(mem, rng):

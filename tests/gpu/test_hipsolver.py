@@ -1,6 +1,11 @@
 """hipSOLVER against numpy.linalg: LU (getrf/getrs) and Cholesky (potrf/potrs), through the
-hipsolver API (explicit lwork) and the hipsolverDn API (cuSOLVER's shapes); column-major data."""
+hipsolver API (explicit lwork) and the hipsolverDn API (cuSOLVER's shapes); column-major data.
+
+As in AMD's HIP Python, only hipsolverCreate/hipsolverDnCreate return what they make: workspace
+sizes and streams are written into memory the caller passes."""
 from __future__ import annotations
+
+import ctypes
 
 import numpy as np
 import pytest
@@ -39,6 +44,14 @@ def dn_handle():
     hd = hip.check(S.hipsolverDnCreate())
     yield hd
     hip.check(S.hipsolverDnDestroy(hd))
+
+
+def buffer_size(fn, *args) -> int:
+    """A *_bufferSize call: the workspace size (in elements) lands in the caller's int."""
+    lwork = np.full(1, -1, np.int32)
+    assert fn(*args, lwork) == (S.hipsolverStatus_t.HIPSOLVER_STATUS_SUCCESS,)
+    assert lwork[0] >= 0, lwork                               # -1: the call did not write it
+    return int(lwork[0])
 
 
 def colmajor(a):
@@ -81,7 +94,7 @@ def test_getrf_getrs(handle, mem, rng, p, dtype, tol):
     da = mem.put(colmajor(a))
     ipiv = mem.alloc(n * 4)
     info = mem.put(np.array([-7], np.int32))
-    lwork = hip.check(getattr(S, f"hipsolver{p}getrf_bufferSize")(handle, n, n, da, n))
+    lwork = buffer_size(getattr(S, f"hipsolver{p}getrf_bufferSize"), handle, n, n, da, n)
     assert lwork >= 0
     work = mem.alloc(max(lwork, 1) * item)                      # lwork counts elements
     hip.check(getattr(S, f"hipsolver{p}getrf")(handle, n, n, da, n, work, lwork, ipiv, info))
@@ -89,7 +102,7 @@ def test_getrf_getrs(handle, mem, rng, p, dtype, tol):
     check_lu(a, fetch(mem, da, n, n, dtype), mem.get(ipiv, n, np.int32), tol)
     for trans, matrix in ((OP_N, a), (OP_T, a.T)):
         dbx = mem.put(colmajor(b))
-        lwork = hip.check(getattr(S, f"hipsolver{p}getrs_bufferSize")(handle, trans, n, nrhs, da, n, ipiv, dbx, n))
+        lwork = buffer_size(getattr(S, f"hipsolver{p}getrs_bufferSize"), handle, trans, n, nrhs, da, n, ipiv, dbx, n)
         work = mem.alloc(max(lwork, 1) * item)
         hip.check(getattr(S, f"hipsolver{p}getrs")(handle, trans, n, nrhs, da, n, ipiv, dbx, n, work, lwork, info))
         assert info_of(mem, info) == 0
@@ -106,7 +119,7 @@ def test_dn_getrf_getrs(dn_handle, mem, rng, p, dtype, tol):
     b = rng.standard_normal((n, nrhs)).astype(dtype)
     da, db = mem.put(colmajor(a)), mem.put(colmajor(b))
     ipiv, info = mem.alloc(n * 4), mem.put(np.array([-7], np.int32))
-    lwork = hip.check(getattr(S, f"hipsolverDn{p}getrf_bufferSize")(dn_handle, n, n, da, n))
+    lwork = buffer_size(getattr(S, f"hipsolverDn{p}getrf_bufferSize"), dn_handle, n, n, da, n)
     work = mem.alloc(max(lwork, 1) * np.dtype(dtype).itemsize)
     hip.check(getattr(S, f"hipsolverDn{p}getrf")(dn_handle, n, n, da, n, work, ipiv, info))
     assert info_of(mem, info) == 0
@@ -130,7 +143,7 @@ def test_potrf_potrs(handle, mem, rng, p, dtype, tol, uplo):
     fill = LOWER if uplo == "lower" else UPPER
     item = np.dtype(dtype).itemsize
     da, info = mem.put(colmajor(m)), mem.put(np.array([-7], np.int32))
-    lwork = hip.check(getattr(S, f"hipsolver{p}potrf_bufferSize")(handle, fill, n, da, n))
+    lwork = buffer_size(getattr(S, f"hipsolver{p}potrf_bufferSize"), handle, fill, n, da, n)
     work = mem.alloc(max(lwork, 1) * item)
     hip.check(getattr(S, f"hipsolver{p}potrf")(handle, fill, n, da, n, work, lwork, info))
     assert info_of(mem, info) == 0
@@ -139,7 +152,7 @@ def test_potrf_potrs(handle, mem, rng, p, dtype, tol, uplo):
     got = np.tril(f) if uplo == "lower" else np.triu(f).T
     np.testing.assert_allclose(got, ref, rtol=0, atol=tol * 100 * np.abs(ref).max())
     db = mem.put(colmajor(b))
-    lwork = hip.check(getattr(S, f"hipsolver{p}potrs_bufferSize")(handle, fill, n, nrhs, da, n, db, n))
+    lwork = buffer_size(getattr(S, f"hipsolver{p}potrs_bufferSize"), handle, fill, n, nrhs, da, n, db, n)
     work = mem.alloc(max(lwork, 1) * item)
     hip.check(getattr(S, f"hipsolver{p}potrs")(handle, fill, n, nrhs, da, n, db, n, work, lwork, info))
     assert info_of(mem, info) == 0
@@ -150,7 +163,10 @@ def test_dn_potrf(dn_handle, mem, rng):
     n = 64
     m = spd(rng, n, np.float64)
     da, info = mem.put(colmajor(m)), mem.put(np.array([-7], np.int32))
-    lwork = hip.check(S.hipsolverDnDpotrf_bufferSize(dn_handle, LOWER, n, da, n))
+    lwork = ctypes.c_int(-1)                                  # a ctypes int works as the storage too
+    hip.check(S.hipsolverDnDpotrf_bufferSize(dn_handle, LOWER, n, da, n, lwork))
+    lwork = lwork.value
+    assert lwork >= 0
     work = mem.alloc(max(lwork, 1) * 8)
     hip.check(S.hipsolverDnDpotrf(dn_handle, LOWER, n, da, n, work, lwork, info))
     assert info_of(mem, info) == 0
@@ -162,7 +178,7 @@ def test_potrf_not_positive_definite(handle, mem):
     m = np.eye(n)
     m[2, 2] = -1.0                                              # the third leading minor is negative
     da, info = mem.put(colmajor(m)), mem.put(np.array([-7], np.int32))
-    lwork = hip.check(S.hipsolverDpotrf_bufferSize(handle, LOWER, n, da, n))
+    lwork = buffer_size(S.hipsolverDpotrf_bufferSize, handle, LOWER, n, da, n)
     work = mem.alloc(max(lwork, 1) * 8)
     hip.check(S.hipsolverDpotrf(handle, LOWER, n, da, n, work, lwork, info))
     assert info_of(mem, info) == 3                              # 1-based order of the failing minor
@@ -171,11 +187,13 @@ def test_potrf_not_positive_definite(handle, mem):
 def test_solver_on_a_stream(handle, mem, rng, stream):
     hip.check(S.hipsolverSetStream(handle, stream))
     try:
-        assert int(hip.check(S.hipsolverGetStream(handle))) == int(stream)
+        sid = ctypes.c_void_p()
+        hip.check(S.hipsolverGetStream(handle, ctypes.addressof(sid)))
+        assert sid.value == int(stream)
         n = 32
         m = spd(rng, n, np.float32)
         da, info = mem.put(colmajor(m)), mem.put(np.array([-7], np.int32))
-        lwork = hip.check(S.hipsolverSpotrf_bufferSize(handle, LOWER, n, da, n))
+        lwork = buffer_size(S.hipsolverSpotrf_bufferSize, handle, LOWER, n, da, n)
         work = mem.alloc(max(lwork, 1) * 4)
         hip.check(S.hipsolverSpotrf(handle, LOWER, n, da, n, work, lwork, info))
         hip.check(h.hipStreamSynchronize(stream))
@@ -194,12 +212,12 @@ def test_operation_from_either_module(handle, mem, rng):
     b = rng.standard_normal((n, 1))
     da = mem.put(colmajor(a))
     ipiv, info = mem.alloc(n * 4), mem.put(np.array([-7], np.int32))
-    lwork = hip.check(S.hipsolverDgetrf_bufferSize(handle, n, n, da, n))
+    lwork = buffer_size(S.hipsolverDgetrf_bufferSize, handle, n, n, da, n)
     work = mem.alloc(max(lwork, 1) * 8)
     hip.check(S.hipsolverDgetrf(handle, n, n, da, n, work, lwork, ipiv, info))
     for op in (S.hipblasOperation_t.HIPBLAS_OP_T, hipblas.hipblasOperation_t.HIPBLAS_OP_T, int(OP_T)):
         dbx = mem.put(colmajor(b))
-        lwork = hip.check(S.hipsolverDgetrs_bufferSize(handle, op, n, 1, da, n, ipiv, dbx, n))
+        lwork = buffer_size(S.hipsolverDgetrs_bufferSize, handle, op, n, 1, da, n, ipiv, dbx, n)
         work = mem.alloc(max(lwork, 1) * 8)
         hip.check(S.hipsolverDgetrs(handle, op, n, 1, da, n, ipiv, dbx, n, work, lwork, info))
         np.testing.assert_allclose(fetch(mem, dbx, n, 1, np.float64), np.linalg.solve(a.T, b), rtol=1e-10)

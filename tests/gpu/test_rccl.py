@@ -1,6 +1,9 @@
 """RCCL/NCCL in one process: communicators for every visible GPU (ncclCommInitAll), all-reduce,
 broadcast and all-gather inside ncclGroupStart/End with one stream per device; a one-GPU
-all-reduce and a one-rank ncclCommInitRank run on any machine."""
+all-reduce and a one-rank ncclCommInitRank run on any machine.
+
+As in AMD's HIP Python, ncclCommInitAll fills the caller's array of ndev communicators and
+ncclGetUniqueId the ncclUniqueId the caller made; ncclCommInitRank returns its communicator."""
 from __future__ import annotations
 
 import contextlib
@@ -89,8 +92,10 @@ def clique(request):
         n = 1
     elif n < 2:
         pytest.skip(f"needs at least 2 GPUs, {n} visible")
-    comms = hip.check(C.ncclCommInitAll(n, list(range(n))))
-    assert isinstance(comms, list) and len(comms) == n
+    storage = np.zeros(n, np.uintp)                          # one ncclComm_t per device, filled by the call
+    assert C.ncclCommInitAll(storage, n, list(range(n))) == (C.ncclResult_t.ncclSuccess,)
+    comms = [int(c) for c in storage]                         # a NumPy scalar would be taken as a buffer
+    assert len(comms) == n and all(comms) and len(set(comms)) == n, comms
     per = PerDevice(n)
     yield n, comms, per
     per.sync()
@@ -166,7 +171,10 @@ def test_all_gather(clique):
 def test_init_rank_with_unique_id():
     """The multi-process entry point with a single rank: ncclGetUniqueId + ncclCommInitRank."""
     hip.check(h.hipSetDevice(0))
-    uid = hip.check(C.ncclGetUniqueId())
+    uid = C.ncclUniqueId()
+    assert not any(uid.internal)
+    assert C.ncclGetUniqueId(uid) == (C.ncclResult_t.ncclSuccess,)
+    assert any(uid.internal)                                    # the call filled the caller's struct
     comm = hip.check(C.ncclCommInitRank(1, uid, 0))
     try:
         assert hip.check(C.ncclCommCount(comm)) == 1

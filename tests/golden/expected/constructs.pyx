@@ -117,7 +117,7 @@ def real_fn(x):
     cdef int _r
     with nogil:
         _r = _cl.real_fn(_a0)
-    return (None, _r,)
+    return (_r,)
 
 def register_cb(cb, user):
     cdef _cl.cb_t _a0 = <_cl.cb_t>_p.addr(cb)
@@ -125,7 +125,7 @@ def register_cb(cb, user):
     cdef int _r
     with nogil:
         _r = _cl.register_cb(_a0, _a1)
-    return (None, _r,)
+    return (_r,)
 
 def register_raw(fn, data):
     cdef int (*_a0)(void *, double) noexcept nogil
@@ -134,20 +134,20 @@ def register_raw(fn, data):
     cdef int _r
     with nogil:
         _r = _cl.register_raw(_a0, _a1)
-    return (None, _r,)
+    return (_r,)
 
 def old_fn():
     _deprecated('old_fn is deprecated')
     cdef int _r
     with nogil:
         _r = _cl.old_fn()
-    return (None, _r,)
+    return (_r,)
 
 def new_fn():
     cdef int _r
     with nogil:
         _r = _cl.new_fn()
-    return (None, _r,)
+    return (_r,)
 
 def move_item(from_, to, lambda_, pass_):
     cdef int _a0 = <int>_p.as_signed(from_, sizeof(int))
@@ -157,27 +157,27 @@ def move_item(from_, to, lambda_, pass_):
     cdef int _r
     with nogil:
         _r = _cl.move_item(_a0, _a1, _a2, _a3)
-    return (None, _r,)
+    return (_r,)
 
 def macros_anchor():
     cdef int _r
     with nogil:
         _r = _cl.macros_anchor()
-    return (None, _r,)
+    return (_r,)
 
 def foo_create():
     cdef _cl.foo_t _0 = NULL
     cdef int _r
     with nogil:
         _r = _cl.foo_create(&_0)
-    return (None, _r, _p.wrap(foo, <void*>_0),)
+    return (_r, _p.wrap(foo, <void*>_0),)
 
 def foo_destroy(handle):
     cdef _cl.foo_t _a0 = <_cl.foo_t>_p.addr(handle)
     cdef int _r
     with nogil:
         _r = _cl.foo_destroy(_a0)
-    return (None, _r,)
+    return (_r,)
 
 # -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) ----------
 alias_fn = real_fn

@@ -562,7 +562,7 @@ def demoGetErrorString(status):
     cdef const char *_r
     with nogil:
         _r = _cl.demoGetErrorString(_a0)
-    return (demoStatus_t.DEMO_SUCCESS, (None if _r == NULL else <bytes>_r),)
+    return ((None if _r == NULL else <bytes>_r),)
 
 def demoReset():
     with nogil:
@@ -573,44 +573,44 @@ def demoDefaultMode():
     cdef _cl.demoMode _r
     with nogil:
         _r = _cl.demoDefaultMode()
-    return (demoStatus_t.DEMO_SUCCESS, _enum.member(demoMode, _r),)
+    return (_enum.member(demoMode, _r),)
 
 def demoMakeDim(x):
     cdef unsigned int _a0 = <unsigned int>_p.as_unsigned(x, sizeof(unsigned int))
     cdef _cl.demoDim _r
     with nogil:
         _r = _cl.demoMakeDim(_a0)
-    return (demoStatus_t.DEMO_SUCCESS, _s.record_copy(demoDim, &_r),)
+    return (_s.record_copy(demoDim, &_r),)
 
 def demoCurrentBuffer():
     cdef void *_r
     with nogil:
         _r = _cl.demoCurrentBuffer()
-    return (demoStatus_t.DEMO_SUCCESS, _p.wrap(Pointer, <void*>_r),)
+    return (_p.wrap(Pointer, <void*>_r),)
 
 def demoDefaultStream():
     cdef _cl.demoStream_t _r
     with nogil:
         _r = _cl.demoDefaultStream()
-    return (demoStatus_t.DEMO_SUCCESS, _p.wrap(Pointer, <void*>_r),)
+    return (_p.wrap(Pointer, <void*>_r),)
 
 def demoVersion():
     cdef int _r
     with nogil:
         _r = _cl.demoVersion()
-    return (demoStatus_t.DEMO_SUCCESS, _r,)
+    return (_r,)
 
 def demoClock():
     cdef double _r
     with nogil:
         _r = _cl.demoClock()
-    return (demoStatus_t.DEMO_SUCCESS, _r,)
+    return (_r,)
 
 def demoTicks():
     cdef unsigned long long _r
     with nogil:
         _r = _cl.demoTicks()
-    return (demoStatus_t.DEMO_SUCCESS, _r,)
+    return (_r,)
 
 def demoStatusOf(code):
     cdef int _a0 = <int>_p.as_signed(code, sizeof(int))
@@ -628,9 +628,9 @@ def demoDeviceCount():
     return (_status(_r), _0,)
 
 def _describe(status):
-    s = demoGetErrorString(status)[1]
+    s = demoGetErrorString(status)[-1]
     return s.decode(errors='replace') if s else None
-_errors.register_describer(demoStatus_t, _describe)
+_errors.register_status(demoStatus_t, _describe)
 
 # -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) ----------
 DEMO_MAX = DEMO_MAX_DEVICES

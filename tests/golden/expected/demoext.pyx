@@ -119,19 +119,19 @@ def demoextLegacy(ctx):
     cdef _c_demo.demoStatus_t _r
     with nogil:
         _r = _cl.demoextLegacy(_a0)
-    return (demoextStatus_t.DEMOEXT_STATUS_SUCCESS, _enum.member(_demo.demoStatus, _r),)
+    return (_enum.member(_demo.demoStatus, _r),)
 
 def demoextStatusString(status):
     cdef _cl.demoextStatus_t _a0 = <_cl.demoextStatus_t>_p.enum_arg(demoextStatus, status)
     cdef const char *_r
     with nogil:
         _r = _cl.demoextStatusString(_a0)
-    return (demoextStatus_t.DEMOEXT_STATUS_SUCCESS, (None if _r == NULL else <bytes>_r),)
+    return ((None if _r == NULL else <bytes>_r),)
 
 def _describe(status):
-    s = demoextStatusString(status)[1]
+    s = demoextStatusString(status)[-1]
     return s.decode(errors='replace') if s else None
-_errors.register_describer(demoextStatus_t, _describe)
+_errors.register_status(demoextStatus_t, _describe)
 
 # -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) ----------
 DEMOEXT_MODE_FAST = _demo.demoMode.DEMO_MODE_FAST
