@@ -19,6 +19,22 @@ def header_version(include_dir: str) -> str:
     return f"{v['MAJOR']}.{v['MINOR']}.{v['PATCH']}"
 
 
+def has_headers(include_dir: str, spec: specmod.Spec) -> bool:
+    """Whether include_dir holds every header the spec parses."""
+    return all(os.path.isfile(os.path.join(include_dir, h)) for h in spec.headers)
+
+
+def available(include_dir: str, spec_dir: str = specmod.SPEC_DIR) -> tuple[list[str], list[str]]:
+    """(libraries include_dir has the headers of, with those of their dependencies; the others),
+    both in dependency order: what "every library" means for one ROCm installation."""
+    have, missing = [], []
+    for lib in specmod.all_libraries(spec_dir):
+        s = specmod.load(lib, spec_dir)
+        ok = has_headers(include_dir, s) and all(d in have for d in s.depends)
+        (have if ok else missing).append(lib)
+    return have, missing
+
+
 def build_ir(spec: specmod.Spec, include_dir: str, all_specs: dict[str, specmod.Spec],
              deps: list[ir.Module] | None = None) -> ir.Module:
     owners, types_only = {}, set()

@@ -127,9 +127,7 @@ def header_sets(request, tmp_path_factory):
     out = {}
     for name in SETS:
         include = request.getfixturevalue(name)
-        libs = [lib for lib in specmod.all_libraries()
-                if all(os.path.isfile(os.path.join(include, h)) for h in specmod.load(lib).headers)]
-        all_specs, analysed = generate.analyse_all(include, libs)
+        all_specs, analysed = generate.analyse_all(include, generate.available(include)[0])
         report: dict = {}
         generate.emit_all(all_specs, analysed, str(tmp_path_factory.mktemp(name)), unmatched=report)
         out[generate.header_version(include)] = (include, all_specs, analysed, report)
