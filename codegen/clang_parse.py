@@ -63,3 +63,12 @@ def parse(header: str, include_dirs: list[str], defines: list[str], language: st
         lines = "\n".join(f"  {d.location.file}:{d.location.line}: {d.spelling}" for d in errors[:20])
         raise ParseError(f"{len(errors)} error(s) parsing {header} with {' '.join(args)}:\n{lines}")
     return tu
+
+
+def macro_definitions(tu: ci.TranslationUnit):
+    """(name, token spellings) of each macro the translation unit defines, in order; the first
+    token is the name (`#define cuMemcpyHtoD __CUDA_API_PTDS(cuMemcpyHtoD_v2)` gives
+    ['cuMemcpyHtoD', '__CUDA_API_PTDS', '(', 'cuMemcpyHtoD_v2', ')'])."""
+    for c in tu.cursor.get_children():
+        if c.kind == ci.CursorKind.MACRO_DEFINITION:
+            yield c.spelling, [x.spelling for x in c.get_tokens()]

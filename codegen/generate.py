@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
+from typing import Iterator
 
 from . import clang_parse, intent, ir, plan, spec as specmod
 from .ir_builder import Builder
+from .output import write_if_changed
 from .types import TypeIndex
 
 
@@ -28,8 +31,7 @@ def available(include_dir: str, spec_dir: str = specmod.SPEC_DIR) -> tuple[list[
     """(libraries include_dir has the headers of, with those of their dependencies; the others),
     both in dependency order: what "every library" means for one ROCm installation."""
     have, missing = [], []
-    for lib in specmod.all_libraries(spec_dir):
-        s = specmod.load(lib, spec_dir)
+    for lib, s in load_specs(spec_dir).items():
         ok = has_headers(include_dir, s) and all(d in have for d in s.depends)
         (have if ok else missing).append(lib)
     return have, missing
@@ -69,18 +71,19 @@ def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module],
     return types
 
 
-def _write(path: str, text: str, written: list[str]) -> None:
-    """Write only when the content changed (keeps build tools from recompiling)."""
-    try:
-        with open(path) as f:
-            if f.read() == text:
-                written.append(path)
-                return
-    except FileNotFoundError:
-        pass
-    with open(path, "w") as f:
-        f.write(text)
-    written.append(path)
+@dataclass
+class Library:
+    """One library after analysis: its spec, its IR (intents applied) and the type index over it
+    and its dependencies."""
+    spec: specmod.Spec
+    module: ir.Module
+    types: TypeIndex
+
+
+def load_specs(spec_dir: str = specmod.SPEC_DIR, rocm: str | None = None) -> dict[str, specmod.Spec]:
+    """Every spec in `spec_dir`, in dependency order (each after what it depends on); with `rocm`
+    (header_version()), each keeps only the entries whose `rocm:` range admits that version."""
+    return {n: specmod.load(n, spec_dir, rocm) for n in specmod.all_libraries(spec_dir)}
 
 
 def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
@@ -93,56 +96,67 @@ def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
     return "# Written by codegen: what it generates here (never committed).\n" + "\n".join(names) + "\n"
 
 
-def analyse_all(include_dir: str, libraries: list[str], spec_dir: str = specmod.SPEC_DIR
-                ) -> tuple[dict[str, specmod.Spec], dict[str, tuple[ir.Module, TypeIndex]]]:
-    """Every spec, scoped to the headers' ROCm version, and the analysed IR (module, TypeIndex)
-    of `libraries` and what they depend on, in dependency order."""
-    version = header_version(include_dir)
-    order = specmod.all_libraries(spec_dir)
-    all_specs = {n: specmod.load(n, spec_dir, version) for n in order}
-    wanted = set(libraries)
-    for lib in libraries:   # dependencies are analysed too (their IR is needed)
-        wanted.update(all_specs[lib].depends)
-    out: dict[str, tuple[ir.Module, TypeIndex]] = {}
-    for lib in order:
-        if lib in wanted:
-            spec = all_specs[lib]
-            deps = [out[d][0] for d in spec.depends]
-            module = build_ir(spec, include_dir, all_specs, deps)
-            out[lib] = (module, analyse(module, spec, deps, all_specs))
-    return all_specs, out
+def analyse_libraries(include_dir: str, names: list[str], all_specs: dict[str, specmod.Spec]) -> Iterator[Library]:
+    """Parse and analyse the libraries `names` and every library they depend on, in dependency
+    order (a library's IR needs its dependencies' IR), from the headers under `include_dir`.
+
+    Yields each as it is ready; dependencies are yielded too (generate_all emits them as well).
+    `all_specs` is load_specs()'s dict (its order is the dependency order)."""
+    wanted: set[str] = set()
+
+    def want(n):
+        if n not in wanted:
+            wanted.add(n)
+            for d in all_specs[n].depends:
+                want(d)
+    for n in names:
+        want(n)
+    modules: dict[str, ir.Module] = {}
+    for lib, spec in all_specs.items():
+        if lib not in wanted:
+            continue
+        deps = [modules[d] for d in spec.depends]
+        module = build_ir(spec, include_dir, all_specs, deps)
+        types = analyse(module, spec, deps, all_specs)
+        modules[lib] = module
+        yield Library(spec, module, types)
 
 
 def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: str | None = None,
                  spec_dir: str = specmod.SPEC_DIR, unmatched: dict | None = None,
                  write_ignore_file: bool = True) -> list[str]:
-    """Generate `libraries` (and what they depend on) into out_dir; return the files written.
-    `unmatched`, when given, receives each library's spec entries that match nothing in these
-    headers (specmod.unmatched); `write_ignore_file` writes out_dir/.gitignore (ignore_file)."""
-    return emit_all(*analyse_all(include_dir, libraries, spec_dir), out_dir, dump_ir, unmatched, write_ignore_file)
-
-
-def emit_all(all_specs: dict[str, specmod.Spec], analysed: dict[str, tuple[ir.Module, TypeIndex]], out_dir: str,
-             dump_ir: str | None = None, unmatched: dict | None = None, write_ignore_file: bool = True) -> list[str]:
-    """The second half of generate_all: write what analyse_all returned."""
-    from .emit import cdecl, clayer, coverage, pylayer, stubs
+    """Generate `libraries` (and what they depend on) into out_dir, with the specs scoped to the
+    headers' ROCm version; return the files written. `unmatched`, when given, receives each
+    library's spec entries that match nothing in these headers (spec.unmatched);
+    `write_ignore_file` writes out_dir/.gitignore (ignore_file)."""
+    all_specs = load_specs(spec_dir, header_version(include_dir))
     written: list[str] = []
-    os.makedirs(out_dir, exist_ok=True)
-    for lib, (module, types) in analysed.items():
-        spec = all_specs[lib]
-        if dump_ir:
-            os.makedirs(dump_ir, exist_ok=True)
-            _write(os.path.join(dump_ir, f"{lib}.json"), module.to_json(), written)
-        plans = plan.build(module, spec, types)
-        c = spec.cimport_module
-        _write(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types, all_specs), written)
-        _write(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
-        _write(os.path.join(out_dir, f"{spec.python_module}.pyx"), pylayer.emit(module, spec, types, all_specs, plans), written)
-        _write(os.path.join(out_dir, f"{spec.python_module}.pyi"), stubs.emit(module, spec, types, plans), written)
-        os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
-        _write(os.path.join(out_dir, "_coverage", f"{lib}.json"), coverage.emit(module, spec, types), written)
+    for lib in analyse_libraries(include_dir, libraries, all_specs):
+        emit_library(lib, all_specs, out_dir, written, dump_ir)
         if unmatched is not None:
-            unmatched[lib] = specmod.unmatched(spec, module, types)
+            unmatched[lib.spec.library] = specmod.unmatched(lib.spec, lib.module, lib.types)
     if write_ignore_file:
-        _write(os.path.join(out_dir, ".gitignore"), ignore_file(all_specs), written)
+        write_if_changed(os.path.join(out_dir, ".gitignore"), ignore_file(all_specs), written)
     return written
+
+
+def emit_library(lib: Library, all_specs: dict[str, specmod.Spec], out_dir: str, written: list[str],
+                 dump_ir: str | None = None) -> None:
+    """Write one analysed library's files (its IR too, into `dump_ir`); append their paths to `written`."""
+    from .emit import cdecl, clayer, coverage, pylayer, stubs
+    spec, module, types = lib.spec, lib.module, lib.types
+    os.makedirs(out_dir, exist_ok=True)
+    if dump_ir:
+        os.makedirs(dump_ir, exist_ok=True)
+        write_if_changed(os.path.join(dump_ir, f"{spec.library}.json"), module.to_json(), written)
+    plans = plan.build(module, spec, types)
+    c = spec.cimport_module
+    write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types, all_specs), written)
+    write_if_changed(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
+    write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
+                     pylayer.emit(module, spec, types, all_specs, plans), written)
+    write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
+                     stubs.emit(module, spec, types, plans), written)
+    os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
+    write_if_changed(os.path.join(out_dir, "_coverage", f"{spec.library}.json"),
+                     coverage.emit(module, spec, types), written)

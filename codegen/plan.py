@@ -46,6 +46,7 @@ class ParamPlan:
     arg: str                             # the C argument (a Cython expression)
     py: str | None = None                # the `def` parameter ('x', or 'double x' for a typed one); None: not passed
     pre: list[str] = field(default_factory=list)   # Cython run before the call, with the GIL, in parameter order
+    post: list[str] = field(default_factory=list)  # Cython run after the call, with the GIL
     local: bool = True                   # arg is bound to a typed local `_a<index>` before the call
     keep: bool = False                   # the conversion needs `_keep` (objects alive until the call returns)
     out: str | None = None               # the Python value returned through this parameter
@@ -331,7 +332,11 @@ class Planner:
             check = [] if p.shape == "array" else self.length_check(fn, p, p.shape[len("array["):-1])
             if not code:
                 return plan("array", f"<{t}>{conv}({x})", pre=check)
-            return plan("array", f"<{t}>{conv}(_k{i})", pre=check + [f"_k{i} = _p.seq_arg({x}, {code!r})"])
+            # A list given for memory the call may write gets the values back (C wrote into a
+            # packed copy): `hipblasSdot(..., result=[0.0])` is not silently lost.
+            post = [] if r.pointee.const else [f"_p.write_back({x}, _k{i})"]
+            return plan("array", f"<{t}>{conv}(_k{i})", pre=check + [f"_k{i} = _p.seq_arg({x}, {code!r})"],
+                        post=post)
         if types.is_handle(p.type):
             return plan("handle", f"<{t}>_p.addr({x})")
         if r.kind == "enum":
@@ -347,7 +352,8 @@ class Planner:
             pr = types.resolve(r.pointee)
             if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
                 return plan("struct_pointer", f"<{t}>_s.record_ptr({names.cls_of(pr.name)}, {x})")
-            conv = "_p.addr" if r.pointee.const or p.shape != "buffer" and pr.kind != "void" else "_p.waddr"
+            # Memory behind a non-const pointer may be written: a read-only buffer (bytes) is refused.
+            conv = "_p.addr" if r.pointee.const else "_p.waddr"
             return plan("pointer", f"<{t}>{conv}({x})")
         if r.kind == "funcptr":
             return plan("funcptr", f"<{t}>_p.addr({x})")

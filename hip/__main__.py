@@ -34,7 +34,8 @@ def main() -> int:
         plat = _loader.platform() or "automatic (ROCm if found, else the NVIDIA layer)"
     except ValueError as e:
         plat = f"invalid: {e}"
-    layers = sorted(n[len("libhip-nvidia-"):-3] for n in os.listdir(_loader.NVIDIA_DIR)) \
+    from hip._layer_names import nvidia_library
+    layers = sorted(filter(None, map(nvidia_library, os.listdir(_loader.NVIDIA_DIR)))) \
         if os.path.isdir(_loader.NVIDIA_DIR) else []
     print(f"platform: {plat}; NVIDIA layer built for: {', '.join(layers) or 'none'}")
     reports = built_libraries()

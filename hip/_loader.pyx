@@ -12,6 +12,7 @@ finally the dynamic linker's own search (LD_LIBRARY_PATH, ld.so.cache).
 import os
 from _thread import allocate_lock   # `import threading` alone cost ~6 ms of import time
 
+from hip._layer_names import NVIDIA_DIRNAME, nvidia_soname
 from hip.errors import LibraryNotFoundError, SymbolNotFoundError
 
 cdef extern from "<dlfcn.h>" nogil:
@@ -22,7 +23,7 @@ cdef extern from "<dlfcn.h>" nogil:
     int RTLD_LOCAL
 
 
-NVIDIA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_nvidia")
+NVIDIA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), NVIDIA_DIRNAME)
 
 
 def platform() -> str:
@@ -36,7 +37,7 @@ def platform() -> str:
 
 def nvidia_layer(str name) -> str:
     """Where the HIP-on-CUDA layer for library `name` is built (codegen.nvidia)."""
-    return os.path.join(NVIDIA_DIR, f"libhip-nvidia-{name}.so")
+    return os.path.join(NVIDIA_DIR, nvidia_soname(name))
 
 
 def search_dirs():

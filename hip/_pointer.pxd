@@ -23,6 +23,7 @@ cdef void* addr(object o) except? NULL
 cdef void* waddr(object o) except? NULL
 cdef const char* cstr(object o, list keep) except? NULL
 cdef object seq_arg(object o, str typecode)
+cdef int write_back(object o, object packed) except -1
 cdef object as_string_array(object o)
 cdef void* kernel_extra(object o, list keep) except? NULL
 cdef object kernel_params(object o)

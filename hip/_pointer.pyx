@@ -177,7 +177,14 @@ cdef void* _addr(object o, int flags) except? NULL:
     if PyObject_CheckBuffer(o):
         # The caller's object keeps the memory alive for the call; the view is not held
         # (a bytearray cannot be resized while another thread is inside PyObject_GetBuffer).
-        PyObject_GetBuffer(o, &view, flags | PyBUF_ANY_CONTIGUOUS)
+        try:
+            PyObject_GetBuffer(o, &view, flags | PyBUF_ANY_CONTIGUOUS)
+        except BufferError as e:
+            if flags & PyBUF_WRITABLE and PyObject_GetBuffer(o, &view, PyBUF_ANY_CONTIGUOUS) == 0:
+                PyBuffer_Release(&view)
+                raise TypeError(f"a read-only {type(o).__name__} was passed for memory the call may "
+                                "write (a non-const pointer): pass a writable buffer (bytearray, NumPy array)") from None
+            raise
         p = view.buf
         PyBuffer_Release(&view)
         return p
@@ -379,6 +386,14 @@ cdef object seq_arg(object o, str typecode):
     if typecode != "P" and PyObject_CheckBuffer(o):
         _check_elements(o, typecode)
     return o
+
+
+cdef int write_back(object o, object packed) except -1:
+    """After the call: a list passed for writable memory gets the values C wrote into its packed
+    copy (seq_arg); anything else was the memory itself."""
+    if type(o) is list and packed is not o:
+        o[:] = list(packed)
+    return 0
 
 
 cdef int _check_elements(object o, str typecode) except -1:

@@ -1,6 +1,6 @@
-"""The HIP-on-CUDA layer on the CPU: name matching rules, generation against real ROCm + CUDA
-headers, the generated converters (compiled and run), exported symbols, and the loader's
-platform switch. GPU behaviour is tested in tests/gpu/ on the device."""
+"""The HIP-on-CUDA layer on the CPU: generation against real ROCm + CUDA headers, the generated
+converters (compiled and run), exported symbols, and the loader's platform switch (name matching:
+tests/test_name_matching.py). GPU behaviour is tested in tests/gpu/ on the device."""
 from __future__ import annotations
 
 import json
@@ -16,55 +16,29 @@ from conftest import ROOT, compile_and_run, cuda_includes, run_python
 import header_facts
 
 from codegen import spec as bindspec
-from codegen.nvidia import match, nvspec
+from codegen.nvidia import nvspec
 
 
-# -- name matching: pure rules -------------------------------------------------------------------
-def test_enumerators_match_by_name_across_spellings():
-    hip = [("hipSuccess", 0), ("hipErrorInvalidValue", 1), ("hipErrorOutOfMemory", 2)]
-    cu = [("CUDA_SUCCESS", 0), ("CUDA_ERROR_INVALID_VALUE", 1), ("CUDA_ERROR_OUT_OF_MEMORY", 2)]
-    assert match.enumerator_pairs(hip, cu) == {"hipSuccess": "CUDA_SUCCESS",
-                                               "hipErrorInvalidValue": "CUDA_ERROR_INVALID_VALUE",
-                                               "hipErrorOutOfMemory": "CUDA_ERROR_OUT_OF_MEMORY"}
-
-
-def test_enumerators_match_after_each_enums_shared_prefix():
-    hip = [("hipDeviceAttributeMaxThreadsPerBlock", 0), ("hipDeviceAttributeWarpSize", 1)]
-    cu = [("cudaDevAttrMaxThreadsPerBlock", 1), ("cudaDevAttrWarpSize", 10)]
-    assert match.enumerator_pairs(hip, cu) == {"hipDeviceAttributeMaxThreadsPerBlock": "cudaDevAttrMaxThreadsPerBlock",
-                                               "hipDeviceAttributeWarpSize": "cudaDevAttrWarpSize"}
-
-
-def test_enumerators_never_match_by_value():
-    hip = [("hipOnlyThing", 7), ("hipOther", 1)]
-    cu = [("cudaSomethingElse", 7), ("cudaUnrelated", 1)]
-    assert match.enumerator_pairs(hip, cu) == {}
-
-
-def test_enumerator_overrides_win_and_must_name_a_cuda_enumerator():
-    hip = [("hipA", 0), ("hipB", 1)]
-    cu = [("cudaX", 0), ("cudaB", 1)]
-    assert match.enumerator_pairs(hip, cu, {"hipA": "cudaX", "hipB": "cudaTypo"}) == {"hipA": "cudaX"}
-
-
-def test_common_prefix_stops_on_a_word_boundary():
-    assert match.common_prefix(["hipMemcpyHostToDevice", "hipMemcpyHostToHost"]) == "hipMemcpyHostTo"
-    assert match.common_prefix(["hipMemcpyDefault", "hipMemcpyDeviceToHost"]) == "hipMemcpy"
-    assert match.common_prefix(["HIPBLAS_OP_N", "HIPBLAS_OP_T"]) == "HIPBLAS_OP_"
-
-
-def test_fields_match_by_name_then_by_normalised_name():
-    assert match.field_for("totalGlobalMem", ["name", "totalGlobalMem"]) == "totalGlobalMem"
-    assert match.field_for("pciBusID", ["pciBusId"]) == "pciBusId"
-    assert match.field_for("gcnArchName", ["name", "major"]) is None
-    assert match.field_for("a", ["b"], {"a": "b"}) == "b"
-
-
-def test_function_rules_try_templates_in_order():
-    s = nvspec.load("hip")
-    assert s.cuda_candidates(["hipMalloc"])[:2] == ["cudaMalloc", "cuMalloc"]
-    assert s.cuda_candidates(["hipDrvMemcpy2DUnaligned"])[0] == "cuMemcpy2DUnaligned"
-    assert s.cuda_candidates(["hipHostMalloc"])[0] == "cudaHostAlloc"
+# -- specs ---------------------------------------------------------------------------------------
+def test_layer_leaves_its_spec_as_loaded():
+    """What the layer derives from a spec (the status enum behind demoStatus_t) is computed, never
+    written back into the spec (tests/headers/demo.h against cudemo.h, the golden files' input)."""
+    import copy
+    from codegen.generate import analyse_libraries, load_specs
+    from codegen.nvidia import cuda_ir
+    from codegen.nvidia.emit_c import Layer
+    specs, headers = ROOT / "tests" / "golden" / "specs", ROOT / "tests" / "headers"
+    ns = nvspec.load("demo", str(specs / "nvidia"))
+    before = copy.deepcopy(ns)
+    demo = next(x for x in analyse_libraries(str(headers), ["demo"], load_specs(str(specs)))
+                if x.spec.library == "demo")
+    cuda = cuda_ir.build(ns.cuda_headers, [str(headers / "cuda")], ns.defines)
+    c = Layer(demo.module, demo.types, cuda, ns).emit("0.0.0", "0.0", ns.cuda_headers)
+    # The status converter knows demoStatus_t is the enum demoStatus: CUDA's unknown codes become
+    # the spec's `unknown` (DEMO_ERROR_INVALID, 1).
+    back = c.split("static inline int hipnv_demoStatus_from_cudemoStatus_enum(int v) {", 1)[1].split("}", 1)[0]
+    assert "default: return 1;" in back
+    assert ns.status["type"] == "demoStatus_t" and ns == before
 
 
 # -- generation against real headers ---------------------------------------------------------------

@@ -447,6 +447,12 @@ def test_hipsparse_generic_descriptors_return_their_fields(hipsparse):
     sizes = np.full(3, -1, np.int64)                       # rows, cols, nnz: one int64_t* each
     assert S.hipsparseSpMatGetSize(mat, sizes[0:], sizes[1:], sizes[2:]) == OK
     assert sizes.tolist() == [2, 3, 3]
+    # Lists for the storage get the values back (C wrote into packed copies); tuples cannot.
+    r, c, n = [-1], [-1], [-1]
+    assert S.hipsparseSpMatGetSize(mat, r, c, n) == OK
+    assert (r, c, n) == ([2], [3], [3])
+    with pytest.raises(TypeError):                         # read-only storage for a result
+        S.hipsparseSpMatGetSize(mat, bytes(8), sizes[1:], sizes[2:])
     fmt, base = np.full(1, -1, np.int32), ctypes.c_int(-1)
     pkg.check(S.hipsparseSpMatGetFormat(mat, fmt))
     assert S.hipsparseFormat_t(int(fmt[0])) is S.hipsparseFormat_t.HIPSPARSE_FORMAT_CSR

@@ -122,15 +122,19 @@ def test_scoped_entries_apply_only_in_range(tmp_path):
 # -- content: every entry names something in some header set ------------------------------------
 @pytest.fixture(scope="module")
 def header_sets(request, tmp_path_factory):
-    """{version: (include, scoped specs, {lib: (module, types)}, {lib: unmatched})}: every library
-    whose headers the set has, analysed and generated (emitters included, nothing compiled)."""
+    """{version: (include, scoped specs, {lib: (module, types)}, {lib: unmatched}, files written)}:
+    every library whose headers the set has, analysed and generated (nothing compiled)."""
     out = {}
     for name in SETS:
         include = request.getfixturevalue(name)
-        all_specs, analysed = generate.analyse_all(include, generate.available(include)[0])
-        report: dict = {}
-        generate.emit_all(all_specs, analysed, str(tmp_path_factory.mktemp(name)), unmatched=report)
-        out[generate.header_version(include)] = (include, all_specs, analysed, report)
+        version = generate.header_version(include)
+        all_specs = generate.load_specs(rocm=version)
+        folder, written, analysed, report = tmp_path_factory.mktemp(name), [], {}, {}
+        for lib in generate.analyse_libraries(include, generate.available(include)[0], all_specs):
+            generate.emit_library(lib, all_specs, str(folder), written)
+            analysed[lib.spec.library] = (lib.module, lib.types)
+            report[lib.spec.library] = specmod.unmatched(lib.spec, lib.module, lib.types)
+        out[version] = (include, all_specs, analysed, report, (folder, written))
     return out
 
 
@@ -150,7 +154,7 @@ def _dead(checked: dict, missed: dict, scopes: dict) -> list[str]:
 @pytest.mark.parametrize("lib", specmod.all_libraries())
 def test_library_spec_entries_match_something(header_sets, lib):
     checked, missed, scopes = defaultdict(set), defaultdict(dict), {}
-    for version, (include, all_specs, analysed, report) in header_sets.items():
+    for version, (include, all_specs, analysed, report, _) in header_sets.items():
         if lib not in analysed:
             continue
         spec = all_specs[lib]
@@ -161,7 +165,7 @@ def test_library_spec_entries_match_something(header_sets, lib):
         for u in report[lib]:
             if not u.entry.startswith("defaults.yaml"):
                 missed[u.entry][version] = u.why
-    if not any(lib in a for _, _, a, _ in header_sets.values()):
+    if not any(lib in a for _, _, a, _, _ in header_sets.values()):
         pytest.skip(f"{lib}: its headers ({', '.join(specmod.load(lib).headers)}) are in none of the header "
                     f"sets ({', '.join(header_sets)}): fetch them (python -m build_support.rocm headers)")
     dead = _dead(checked, missed, scopes)
@@ -174,7 +178,7 @@ def test_library_spec_entries_match_something(header_sets, lib):
 def test_shared_rules_decide_something(header_sets):
     """defaults.yaml's rules serve every library: dead when no library in no set uses one."""
     checked, missed, scopes = defaultdict(set), defaultdict(dict), {}
-    for version, (include, all_specs, analysed, report) in header_sets.items():
+    for version, (include, all_specs, analysed, report, _) in header_sets.items():
         for lib in analysed:
             scopes.update(all_specs[lib].scopes)
             for e in specmod.entries(all_specs[lib]):
@@ -203,7 +207,7 @@ def test_nvidia_spec_entries_match_something(header_sets, cuda_side, lib):
     """The layer's entries name HIP functions, enumerators, records of some header set; and,
     where CUDA's headers are here, CUDA functions and enumerators that exist."""
     checked, missed = defaultdict(set), defaultdict(dict)
-    for version, (include, all_specs, analysed, report) in header_sets.items():
+    for version, (include, all_specs, analysed, report, _) in header_sets.items():
         if lib not in analysed:
             continue
         ns = nvspec.load(lib, rocm=version)
@@ -224,7 +228,7 @@ def test_nvidia_spec_entries_match_something(header_sets, cuda_side, lib):
 def test_unmatched_names_what_is_missing(header_sets):
     """The report itself: a spec with typos in every kind of entry lists each one."""
     version = max(header_sets, key=specmod._version)
-    include, all_specs, analysed, _ = header_sets[version]
+    include, all_specs, analysed, _, _ = header_sets[version]
     module, types = analysed["hip"]
     spec = specmod.load("hip", rocm=version)
     spec.overrides = {**spec.overrides, "hipNoSuchFunction": {"x": ("out", "scalar")}}
@@ -246,13 +250,13 @@ def test_unmatched_names_what_is_missing(header_sets):
     assert not any(e.startswith(("handles: hipStream_t", "binary_fields: hipUUID_t.bytes")) for e in got)
 
 
-def test_ignore_file_lists_every_generated_file(header_sets, tmp_path):
+def test_ignore_file_lists_every_generated_file(header_sets):
     version = max(header_sets, key=specmod._version)
-    include, all_specs, analysed, _ = header_sets[version]
-    written = generate.emit_all(all_specs, analysed, str(tmp_path))
-    patterns = (tmp_path / ".gitignore").read_text().splitlines()
+    include, all_specs, analysed, _, (folder, written) = header_sets[version]
+    patterns = generate.ignore_file(all_specs).splitlines()
     for path in written:
-        rel = "/" + os.path.relpath(path, tmp_path)
+        rel = "/" + os.path.relpath(path, folder)
         assert any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in patterns if p.startswith("/")), rel
     for lib in specmod.all_libraries():   # libraries not generated here are listed too
         assert f"/{specmod.load(lib).python_module}.pyx" in patterns
+    assert "/.gitignore" in patterns

@@ -110,6 +110,7 @@ class FunctionEmitter:
                 body += [f"if _r != 0 and {cb} is not None:", f"    Py_DECREF({cb})"]
         else:
             body += invoke
+        body += [line for pp in fp.params for line in pp.post]
         if fn.deprecated:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
         body.append(f"return ({', '.join(e for e, _ in fp.returned)},)")

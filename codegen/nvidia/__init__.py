@@ -7,5 +7,7 @@ fields are matched by rules in codegen/specs/nvidia/*.yaml; irregular cases
 are hand-written in codegen/nvidia/manual/<lib>.c.
 
 Modules: nvspec (spec files), cuda_ir (CUDA headers -> IR), match (name
-matching), convert (type-pair conversions), emit_c (the C file), build (gcc).
+matching, HIP -> CUDA and CUDA -> HIP), convert (type-pair conversions), emit_c
+(the C file), build (gcc), layer_names (the built files' names). From the core
+it uses only its public seams (docs/design.rst, "Seams").
 """

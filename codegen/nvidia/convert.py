@@ -10,19 +10,11 @@ included).
 from __future__ import annotations
 
 from .. import ir
-from ..types import TypeIndex
+from ..types import TypeIndex, declarator
 from . import match
 from .nvspec import NvSpec
 
 PREFIX = "hipabi_"
-
-_SIZES = {"_Bool": 1, "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2,
-          "int": 4, "unsigned int": 4, "long": 8, "unsigned long": 8, "long long": 8,
-          "unsigned long long": 8, "float": 4, "double": 8, "long double": 16, "size_t": 8, "ssize_t": 8,
-          "ptrdiff_t": 8, "intptr_t": 8, "uintptr_t": 8, "__fp16": 2, "_Float16": 2,
-          **{f"{s}int{n}_t": n // 8 for s in ("", "u") for n in (8, 16, 32, 64)}}
-_FLOATS = {"float", "double", "long double", "__fp16", "_Float16"}
-
 
 def has_overlap(rec: ir.Record) -> bool:
     """Fields of an anonymous union (libclang lists them flat, at one offset)."""
@@ -37,37 +29,22 @@ class NoBridge(Exception):
 class Converter:
     def __init__(self, hip: TypeIndex, cuda: TypeIndex, spec: NvSpec):
         self.h, self.c, self.spec = hip, cuda, spec
+        self.names = match.Matcher.for_spec(spec)
         self.enum_maps: dict[tuple[str, str], dict[int, str]] = {}
         self.converters: dict[str, str] = {}          # C function name -> definition
         self.needed_records: set[str] = set()         # HIP records whose full definition the C file needs
         self.unmatched_fields: dict[str, list[str]] = {}
-
-    # -- classification -------------------------------------------------------------
-    @staticmethod
-    def _num(ti: TypeIndex, t: ir.CType):
-        r = ti.resolve(t)
-        if r.kind in ("builtin", "typedef") and r.name in _SIZES:
-            return _SIZES[r.name], r.name in _FLOATS
-        return None
-
-    def _rec(self, ti: TypeIndex, t: ir.CType) -> ir.Record | None:
-        r = ti.resolve(t)
-        return ti.records.get(r.name) if r.kind == "record" else None
-
-    def _enum(self, ti: TypeIndex, t: ir.CType) -> ir.Enum | None:
-        r = ti.resolve(t)
-        return ti.enums.get(r.name) if r.kind == "enum" else None
-
-    def status_enum(self) -> str:
-        return self.spec.status.get("type", "")
+        # The status enum's own name (the spec may name a typedef of it: hiprandStatus_t names
+        # the enum hiprandStatus); the spec itself is never changed.
+        st = spec.status.get("type", "")
+        self.status_enum = hip.resolve(ir.CType("typedef", st)).name if st in hip.typedefs else st
 
     # -- enumerators ----------------------------------------------------------------
     def enum_map(self, he: ir.Enum, ce: ir.Enum) -> dict[str, str]:
         key = (he.name, ce.name)
         if key not in self.enum_maps:
-            self.enum_maps[key] = match.enumerator_pairs([(k.name, k.value) for k in he.constants],
-                                                         [(k.name, k.value) for k in ce.constants],
-                                                         self.spec.enumerators)
+            self.enum_maps[key] = self.names.enumerators([(k.name, k.value) for k in he.constants],
+                                                         [(k.name, k.value) for k in ce.constants])
         return self.enum_maps[key]
 
     def enum_identity(self, he: ir.Enum, ce: ir.Enum) -> bool:
@@ -110,7 +87,7 @@ class Converter:
                 if k.name in m:
                     back.setdefault(cval[m[k.name]], (k.name, k.value))
             default = "v"
-            if he.name == self.status_enum() and self.spec.status.get("unknown"):
+            if he.name == self.status_enum and self.spec.status.get("unknown"):
                 default = str(self.enumerator_value(he, self.spec.status["unknown"]))
             cases = [f"    case {cv}: return {hv};  /* {cn} -> {hn} */"
                      for cv, (hn, hv) in sorted(back.items())
@@ -133,8 +110,8 @@ class Converter:
         h, c = self.h.resolve(ht), self.c.resolve(ct)
         if depth > 8:
             return False
-        hn, cn = self._num(self.h, h), self._num(self.c, c)
-        he, ce = self._enum(self.h, h), self._enum(self.c, c)
+        hn, cn = self.h.number_layout(h), self.c.number_layout(c)
+        he, ce = self.h.enum_of(h), self.c.enum_of(c)
         if hn and cn:
             return hn == cn
         if he and ce:
@@ -147,7 +124,7 @@ class Converter:
             return True   # hipDeviceptr_t (void*) ~ CUdeviceptr (unsigned long long)
         if h.kind == "array" and c.kind == "array":
             return h.count == c.count and self.same_bits(h.pointee, c.pointee, depth + 1)
-        hr, cr = self._rec(self.h, h), self._rec(self.c, c)
+        hr, cr = self.h.record_of(h), self.c.record_of(c)
         if hr and cr:
             return self.same_layout(hr, cr, depth + 1)
         if h.kind == "funcptr" and c.kind == "funcptr":
@@ -162,7 +139,7 @@ class Converter:
         h, c = self.h.resolve(hp), self.c.resolve(cp)
         if h.kind == "void" or c.kind == "void":
             return True
-        hr, cr = self._rec(self.h, h), self._rec(self.c, c)
+        hr, cr = self.h.record_of(h), self.c.record_of(c)
         if hr and hr.name in self.spec.opaque and (cr is None or cr.size < 0):
             return True   # HIP defines the struct, but programs only hold pointers to it
         if (hr and hr.size < 0) and (cr is None or cr.size < 0):
@@ -188,12 +165,11 @@ class Converter:
             raise NoBridge(f"{hr.name} holds an anonymous union")
         self.converters[fn] = ""   # recursion guard
         self.need(hr.name)
-        over = self.spec.fields.get(hr.name, {})
         cfields = [f.name for f in cr.fields]
         cby = {f.name: f for f in cr.fields}
         lines, unmatched = [], []
         for f in hr.fields:
-            cname = match.field_for(f.name, cfields, over)
+            cname = self.names.field(hr.name, f.name, cfields)
             if cname is None:
                 unmatched.append(f.name)
                 continue
@@ -221,7 +197,7 @@ class Converter:
                 inner = self.assign(h.pointee, c.pointee, f"{dst}[i]", f"{src}[i]", to_cuda)
                 return [f"for (int i = 0; i < {h.count}; i++) {{ {' '.join(inner)} }}"]
             raise NoBridge("arrays of different element types and lengths")
-        hr, cr = self._rec(self.h, h), self._rec(self.c, c)
+        hr, cr = self.h.record_of(h), self.c.record_of(c)
         if hr and cr:
             if self.same_layout(hr, cr):
                 self.need(hr.name)
@@ -232,7 +208,7 @@ class Converter:
                 # An anonymous nested struct has no type name to give a converter: assign its fields here.
                 lines = []
                 for f in hr.fields:
-                    cname = match.field_for(f.name, [x.name for x in cr.fields], self.spec.fields.get(hr.name))
+                    cname = self.names.field(hr.name, f.name, [x.name for x in cr.fields])
                     if cname is None:
                         continue
                     cf = next(x for x in cr.fields if x.name == cname)
@@ -240,12 +216,12 @@ class Converter:
                     lines += self.assign(f.type, cf.type, d, s_, to_cuda)
                 return lines
             return [f"{self.record_converter(hr, cr, to_cuda)}(&{dst}, &{src});"]
-        he, ce = self._enum(self.h, h), self._enum(self.c, c)
+        he, ce = self.h.enum_of(h), self.c.enum_of(c)
         if he and ce and not self.enum_identity(he, ce):
             if to_cuda:
                 return [f"{{ int ok = 1; {dst} = {self.enum_to_cuda(he, ce)}((int){src}, &ok); }}"]
             return [f"{dst} = {self.enum_to_hip(he, ce)}((int){src});"]
-        if self.same_bits(h, c) or (self._num(self.h, h) and self._num(self.c, c)):
+        if self.same_bits(h, c) or (self.h.number_layout(h) and self.c.number_layout(c)):
             target = self.cspell_c(ct) if to_cuda else self.hspell(ht)
             if h.kind == "pointer" or c.kind == "pointer":
                 return [f"{dst} = ({target})(uintptr_t){src};"]
@@ -266,10 +242,12 @@ class Converter:
 
     # -- spelling ----------------------------------------------------------------------
     def hspell(self, t: ir.CType, name: str = "") -> str:
-        return self._spell(t, name, self._hbase)
+        """C declaration of `name` with HIP's type `t`, in the layer's `hipabi_` names."""
+        return declarator(t, name, self._hbase)
 
     def cspell_c(self, t: ir.CType, name: str = "") -> str:
-        return self._spell(t, name, self._cbase)
+        """C declaration of `name` with CUDA's type `t`, in CUDA's own names."""
+        return declarator(t, name, self._cbase)
 
     def _hbase(self, t: ir.CType) -> str:
         if t.kind == "record":
@@ -286,20 +264,3 @@ class Converter:
         if t.kind == "enum" and t.name in self.c.enums:
             return self.c.enums[t.name].c_name or t.name
         return t.name or "void"
-
-    def _spell(self, t: ir.CType, name: str, base) -> str:
-        const = "const " if t.const and t.kind != "pointer" else ""
-        if t.kind == "pointer":
-            inner = t.pointee
-            decl = f"* const {name}".rstrip() if t.const else f"*{name}"
-            if inner.kind == "array":
-                decl = f"(*{name})"
-            return self._spell(inner, decl, base)
-        if t.kind == "array":
-            return self._spell(t.pointee, f"{name}[{t.count or ''}]", base)
-        if t.kind == "funcptr":
-            args = ", ".join(self._spell(p, "", base) for p in t.params) or "void"
-            return f"{self._spell(t.result, '', base)} (*{name})({args})"
-        if t.kind == "void":
-            return f"{const}void {name}".rstrip()
-        return f"{const}{base(t)} {name}".rstrip()

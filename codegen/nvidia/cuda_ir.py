@@ -58,13 +58,9 @@ def build(headers: list[str], include_dirs: list[str], defines=()) -> ir.Module:
 
 def _wrapped_aliases(tus) -> dict[str, str]:
     """`#define cuMemcpyHtoD __CUDA_API_PTDS(cuMemcpyHtoD_v2)`: a name wrapped in a function-like macro."""
-    import clang.cindex as ci
     out = {}
     for tu in tus:
-        for c in tu.cursor.get_children():
-            if c.kind != ci.CursorKind.MACRO_DEFINITION:
-                continue
-            t = [x.spelling for x in c.get_tokens()]
+        for _, t in clang_parse.macro_definitions(tu):
             if len(t) == 5 and t[2] == "(" and t[4] == ")" and t[1].startswith("__") and t[3].isidentifier():
                 out[t[0]] = t[3]
     return out

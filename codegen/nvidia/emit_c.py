@@ -12,6 +12,7 @@ import re
 
 from .. import ir
 from ..types import TypeIndex
+from . import match
 from .convert import PREFIX, Converter, NoBridge
 from .nvspec import NvSpec
 
@@ -29,17 +30,13 @@ class Layer:
         self.fps: set[str] = set()
         # CUDA functions named like HIP ones (NCCL and RCCL): CUDA's are renamed while its headers are read.
         self.collisions = sorted({f.name for f in module.functions} & set(self.cfuncs)) if spec.dlopen else []
-        st = spec.status.get("type", "")
-        if st in self.h.typedefs:   # hiprandStatus_t names the enum hiprandStatus
-            spec.status["type"] = self.h.resolve(ir.CType("typedef", st)).name
         self.required_hip_enums: list[ir.Enum] = []     # their enumerators are #defined too
         for pair in spec.require:
             self._enum_pair(*pair)
 
     # -- lookups ---------------------------------------------------------------------
     def _enum_pair(self, hname: str, cname: str):
-        he = self.cv._enum(self.h, ir.CType("typedef" if hname in self.h.typedefs else "enum", hname))
-        ce = self.cv._enum(self.c, ir.CType("typedef" if cname in self.c.typedefs else "enum", cname))
+        he, ce = self.h.enum_named(hname), self.c.enum_named(cname)
         if he is None or ce is None:
             raise ValueError(f"{self.spec.library}: 'require' names no enum pair: {hname}, {cname}")
         if he not in self.required_hip_enums:
@@ -53,14 +50,12 @@ class Layer:
     def names(self, f: ir.Function) -> list[str]:
         """The function's name, then HIP's #define aliases of it (hipGetDeviceProperties for
         hipGetDevicePropertiesR0600): specs use the name every HIP version has."""
-        return [f.name] + sorted(a for a, t in self.m.aliases.items() if t == f.name)
+        return match.known_names(f.name, self.m.aliases)
 
     def cuda_function(self, f: ir.Function) -> tuple[ir.Function | None, list[str]]:
         tried = self.spec.cuda_candidates(self.names(f))
         for n in tried:
-            seen = 0
-            while n in self.cuda.aliases and n not in self.cfuncs and seen < 8:   # cuMemcpyHtoD -> cuMemcpyHtoD_v2
-                n, seen = self.cuda.aliases[n], seen + 1
+            n = match.resolve_alias(n, self.cfuncs, self.cuda.aliases)   # cuMemcpyHtoD -> cuMemcpyHtoD_v2
             if n in self.cfuncs:
                 return self.cfuncs[n], tried
         return None, tried
@@ -69,10 +64,10 @@ class Layer:
         st = self.spec.status
         if not st.get(key):
             return None
-        return Converter.enumerator_value(self.h.enums[st["type"]], st[key])
+        return Converter.enumerator_value(self.h.enums[self.cv.status_enum], st[key])
 
     def returns_status(self, f: ir.Function) -> bool:
-        return self.h.is_enum(f.result, self.spec.status.get("type", ""))
+        return self.h.is_enum(f.result, self.cv.status_enum)
 
     # -- one function ----------------------------------------------------------------
     def signature(self, f: ir.Function) -> str:
@@ -117,8 +112,8 @@ class Layer:
                 else:
                     args.append(f"({cspell}){x}")
                 continue
-            he, ce = cv._enum(h, ht), cv._enum(c, ct)
-            hn, cn = cv._num(h, ht), cv._num(c, ct)
+            he, ce = h.enum_of(ht), c.enum_of(ct)
+            hn, cn = h.number_layout(ht), c.number_layout(ct)
             if he and ce:
                 pre += [f"int ok{i} = 1;",
                         f"{cspell} {t} = ({cspell}){cv.enum_to_cuda(he, ce)}((int){x}, &ok{i});",
@@ -131,7 +126,7 @@ class Layer:
             if (ht.kind == "pointer" and cn and not cn[1]) or (ct.kind == "pointer" and hn and not hn[1]):
                 args.append(f"({cspell})(intptr_t){x}")   # hipfftHandle (a pointer) ~ cufftHandle (an int)
                 continue
-            hr, cr = cv._rec(h, ht), cv._rec(c, ct)
+            hr, cr = h.record_of(ht), c.record_of(ct)
             if hr and cr:
                 pre += [f"{cspell} {t}; memset(&{t}, 0, sizeof {t});",
                         f"{cv.record_converter(hr, cr, True)}(&{t}, &{x});"]
@@ -143,9 +138,9 @@ class Layer:
                     raise NoBridge(f"parameter {x}: an array of {h.tclass(hp)} that CUDA lays out differently")
                 cinner = cv.cspell_c(ct.pointee).replace("const ", "")
                 hinner = cv.hspell(ht.pointee).replace("const ", "")
-                hr, cr = cv._rec(h, hp), cv._rec(c, cpt)
-                he, ce = cv._enum(h, hp), cv._enum(c, cpt)
-                hn, cn = cv._num(h, hp), cv._num(c, cpt)
+                hr, cr = h.record_of(hp), c.record_of(cpt)
+                he, ce = h.enum_of(hp), c.enum_of(cpt)
+                hn, cn = h.number_layout(hp), c.number_layout(cpt)
                 # C decides the direction: a pointer to non-const may be written (whatever the
                 # Python API takes); only what the caller fills in is converted on the way in.
                 do_in, do_out = p.intent != "out", not ht.pointee.const
@@ -199,14 +194,14 @@ class Layer:
         elif self.returns_status(f) and cres.kind == "void":
             body.append(f"{call};")
             ret = str(self.status_value("success"))
-        elif cv._enum(h, hres) and cv._enum(c, cres):
+        elif h.enum_of(hres) and c.enum_of(cres):
             body.append(f"{cv.cspell_c(cf.result)} r_ = {call};")
-            ret = f"({cv.hspell(f.result)}){cv.enum_to_hip(cv._enum(h, hres), cv._enum(c, cres))}((int)r_)"
-        elif cv.same_bits(f.result, cf.result) or (cv._num(h, hres) and cv._num(c, cres)):
+            ret = f"({cv.hspell(f.result)}){cv.enum_to_hip(h.enum_of(hres), c.enum_of(cres))}((int)r_)"
+        elif cv.same_bits(f.result, cf.result) or (h.number_layout(hres) and c.number_layout(cres)):
             body.append(f"{cv.cspell_c(cf.result)} r_ = {call};")
             ret = f"({cv.hspell(f.result)})r_"
-        elif cv._rec(h, hres) and cv._rec(c, cres):   # hipCreateChannelDesc: a struct by value
-            conv = cv.record_converter(cv._rec(h, hres), cv._rec(c, cres), False)
+        elif h.record_of(hres) and c.record_of(cres):   # hipCreateChannelDesc: a struct by value
+            conv = cv.record_converter(h.record_of(hres), c.record_of(cres), False)
             body += [f"{cv.cspell_c(cf.result)} r_ = {call};",
                      f"{cv.hspell(f.result, 'hr_')}; memset(&hr_, 0, sizeof hr_); {conv}(&hr_, &r_);"]
             ret = "hr_"
@@ -234,7 +229,7 @@ class Layer:
         for i, p in enumerate(f.params):
             t = self.h.resolve(p.type)
             # Only the outputs the specs name (lwork): the other pointers may be device memory.
-            if p.intent == "out" and t.kind == "pointer" and self.cv._num(self.h, t.pointee):
+            if p.intent == "out" and t.kind == "pointer" and self.h.number_layout(t.pointee):
                 body.append(f"if ({p.name or f'a{i}'}) *{p.name or f'a{i}'} = 0;")
             else:
                 body.append(f"(void){p.name or f'a{i}'};")

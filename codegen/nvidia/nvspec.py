@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from ..spec import SCOPE, SpecError, Unmatched, _get, _key, _scoped, read_yaml
+from . import match
+from .layer_names import nvidia_soname
 
 SPEC_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "specs", "nvidia")
 MANUAL_DIR = os.path.join(os.path.dirname(__file__), "manual")
@@ -55,7 +57,7 @@ class NvSpec:
     opaque: list[str] = field(default_factory=list, metadata=_key("opaque", _STRS))   # HIP records used via pointers
     require: list[list[str]] = field(default_factory=list, metadata=_key("require", [_STRS]))   # [HIP, CUDA] enums
     name_tables: list[str] = field(default_factory=list, metadata=_key("name_tables", _STRS))  # value -> name functions
-    soname: str = field(default="", metadata=_key("soname", str))
+    soname: str = ""                  # the built file: hip/_layer_names.py decides it, not the spec
 
     @property
     def manual_source(self) -> str | None:
@@ -64,13 +66,7 @@ class NvSpec:
 
     def cuda_candidates(self, hip_names: list[str]) -> list[str]:
         """CUDA function names to try for a HIP function known by `hip_names` (name, then aliases)."""
-        out = [self.rename[n] for n in hip_names if n in self.rename]
-        for n in hip_names:
-            for r in self.rules:
-                m = r.hip.fullmatch(n)
-                if m:
-                    out += [m.expand(t) for t in r.cuda]
-        return out
+        return match.function_candidates(hip_names, self.rules, self.rename)
 
 
 def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> NvSpec:
@@ -90,7 +86,7 @@ def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> NvS
     kw["rules"] = rules
     if any(len(pair) != 2 for pair in kw.get("require", [])):
         raise SpecError(f"{name}: require: want [HIP enum, CUDA enum] pairs")
-    kw.setdefault("soname", f"libhip-nvidia-{library}.so")
+    kw["soname"] = nvidia_soname(library)
     return NvSpec(**kw)
 
 

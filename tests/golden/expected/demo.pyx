@@ -339,6 +339,7 @@ def demoSum(values, n, weights, dims):
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoSum(_a0, _a1, _a2, _a3)
+    _p.write_back(weights, _k2)
     return (_status(_r),)
 
 def demoSetOptions(numOptions, options, optionValues):
@@ -350,6 +351,8 @@ def demoSetOptions(numOptions, options, optionValues):
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoSetOptions(_a0, _a1, _a2)
+    _p.write_back(options, _k1)
+    _p.write_back(optionValues, _k2)
     return (_status(_r),)
 
 def demoSetScale(float scale, double bias):
@@ -382,7 +385,7 @@ def demoSetMode(mode):
 def demoSetInfo(info, update, opaque):
     cdef const _cl.demoInfo *_a0 = <const _cl.demoInfo *>_s.record_ptr(demoInfo, info)
     cdef _cl.demoInfo *_a1 = <_cl.demoInfo *>_s.record_ptr(demoInfo, update)
-    cdef _cl.demoOpaque *_a2 = <_cl.demoOpaque *>_p.addr(opaque)
+    cdef _cl.demoOpaque *_a2 = <_cl.demoOpaque *>_p.waddr(opaque)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoSetInfo(_a0, _a1, _a2)

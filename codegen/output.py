@@ -1,0 +1,23 @@
+"""Writing generated files: the one writer every emitter driver uses (codegen.generate,
+codegen.nvidia, and the coming `cuda` alias)."""
+from __future__ import annotations
+
+
+def write_if_changed(path: str, text: str, written: list[str] | None = None) -> bool:
+    """Write `text` to `path` unless the file already holds exactly that text.
+
+    An unchanged file keeps its modification time, so build tools (setup.py's
+    Cython step, gcc) do not redo work. `path` is appended to `written` either
+    way (the list of files this run produced). Returns whether the file was written.
+    """
+    try:
+        with open(path) as f:
+            same = f.read() == text
+    except FileNotFoundError:
+        same = False
+    if not same:
+        with open(path, "w") as f:
+            f.write(text)
+    if written is not None:
+        written.append(path)
+    return not same
