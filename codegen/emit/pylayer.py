@@ -113,7 +113,7 @@ class FunctionEmitter:
         body += [line for pp in fp.params for line in pp.post]
         if fn.deprecated:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
-        body.append(f"return ({', '.join(e for e, _ in fp.returned)},)")
+        body.append(f"return ({', '.join(e for e, _ in fp.returned)},)" if fp.returned else "return None")
         doc = common.docstring(fn.comment)
         sig = [pp.py for pp in fp.params if pp.py is not None]
         lines = [f"def {fn.name}({', '.join(sig)}):"]
