@@ -58,6 +58,16 @@ def cases(runtime: str, rtc: str | None, peer_import: str | None) -> dict[str, d
                        "f.restype = ctypes.c_int\nm, n = ctypes.c_int(), ctypes.c_int()\nbyref = ctypes.byref",
                        "(f(byref(m), byref(n)), m.value, n.value)", "(f(byref(m), byref(n)), m.value, n.value)"),
         }
+        # A handle argument (checked: a live handle object, not NULL, not destroyed) and a size_t* output.
+        prog = "prog = hiprtc.hiprtcCreateProgram(b'int x;', b'p', 0, None, None)[1]"
+        out["hiprtcGetCodeSize(prog) (a handle in, a size_t* out)"] = {
+            "noop": ("f = lambda a: None\na = 0", "f(a)", "f(a)"),
+            "ours": (f"{ours}\nf = hiprtc.hiprtcGetCodeSize\n{prog}", "f(prog)", "f(prog)"),
+            "ctypes": (f"import ctypes\nlib = ctypes.CDLL({rtc!r})\nf = lib.hiprtcGetCodeSize\n"
+                       "f.restype = ctypes.c_int\nprog, n = ctypes.c_void_p(), ctypes.c_size_t()\n"
+                       "byref = ctypes.byref\nlib.hiprtcCreateProgram(byref(prog), b'int x;', b'p', 0, None, None)",
+                       "(f(prog, byref(n)), n.value)", "(f(prog, byref(n)), n.value)"),
+        }
     if peer_import:
         out["hipGetErrorName(hipSuccess)"]["amd"] = (
             f"{peer_import}\nf = hip.hipGetErrorName\na = hip.hipError_t.hipSuccess", "f(a)", "f(a)")

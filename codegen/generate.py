@@ -63,7 +63,8 @@ def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module],
             all_specs: dict[str, specmod.Spec] | None = None) -> TypeIndex:
     specs = all_specs or {d.library: specmod.load(d.library) for d in deps}
     handles = [h for d in deps for h in specs[d.library].handles] + spec.handles
-    types = TypeIndex(module, deps, handles)
+    nullable = [h for d in deps for h in specs[d.library].nullable_handles] + spec.nullable_handles
+    types = TypeIndex(module, deps, handles, nullable)
     bound = {f.name for f in module.functions} | set(types.records) | set(types.typedefs) | set(types.enums) \
         | set(types.enumerators)
     module.aliases = {a: t for a, t in sorted(module.aliases.items()) if t in bound and a not in bound}

@@ -26,6 +26,14 @@ from .types import TypeIndex
 #   number: `const T* alpha`, a Python number in a local or any pointer
 #   string string_array packed kernel_params array: per the spec's shape
 #   handle enum float int struct struct_pointer pointer funcptr: plain inputs, by C type
+# Each role refuses the input C could not survive (docs/spec_format.rst, "Refusing bad input"):
+#   handle, ref: a Pointer not destroyed, an int address, ctypes.c_void_p, or None where the spec
+#     lists the type under nullable_handles (_p.handle_arg); a destroy call (spec `destroys`) marks
+#     the object passed destroyed
+#   string: never None unless the spec lists the parameter under nullable_args
+#   string_array[n], array[n]: the count agrees with the list given; pointer, array: a Python buffer
+#     holds what C reads or writes through it (the element's size, times n) (_p.sized)
+#   float: NaN and infinities refused where the spec's finite_floats says
 ROLES = ("out_array", "out_text", "out_struct", "out_handle", "out_string", "out_pointer", "out_enum", "out_number",
          "inout_enum", "inout_number", "ref", "callback", "callback_data", "number", "string", "string_array",
          "packed", "kernel_params", "array", "handle", "enum", "float", "int", "struct", "struct_pointer",
@@ -46,16 +54,20 @@ class ParamPlan:
     arg: str                             # the C argument (a Cython expression)
     py: str | None = None                # the `def` parameter ('x', or 'double x' for a typed one); None: not passed
     pre: list[str] = field(default_factory=list)   # Cython run before the call, with the GIL, in parameter order
-    post: list[str] = field(default_factory=list)  # Cython run after the call, with the GIL
     local: bool = True                   # arg is bound to a typed local `_a<index>` before the call
     keep: bool = False                   # the conversion needs `_keep` (objects alive until the call returns)
     out: str | None = None               # the Python value returned through this parameter
     py_type: str = "Any"                 # stub annotation of the Python parameter
     out_type: str | None = None          # stub type of the returned value
     host_result: bool = False            # a result read back from host memory the binding owns
+    post: list[str] = field(default_factory=list)  # Cython run after a successful call
+    nullable: bool = False               # None (NULL) is a valid argument (handles, strings)
+    finite: bool = False                 # a float refused when NaN or infinite
+    refused: tuple = ()                  # enum: values refused before the call (spec unsupported_values)
 
     def __post_init__(self):
         assert self.role in ROLES, self.role
+        self.handle: str | None = None   # handle, ref: the handle type's name
 
 
 @dataclass
@@ -91,6 +103,10 @@ class FunctionPlan:
     @property
     def keep(self) -> bool:
         return any(p.keep for p in self.params)
+
+    @property
+    def post(self) -> list[str]:
+        return [line for p in self.params for line in p.post]
 
     @property
     def returned(self) -> list[tuple[str, str]]:
@@ -160,6 +176,7 @@ class Planner:
     # -- a function ----------------------------------------------------------------------------
     def function(self, fn: ir.Function) -> FunctionPlan:
         params = [self.param(fn, p, i) for i, p in enumerate(fn.params)]
+        self.destroys(fn, params)
         callback = next((pp for pp in params if pp.role == "callback"), None)
         result = self.result(fn)
         spec = self.spec
@@ -200,6 +217,33 @@ class Planner:
         if not any(pp.host_result for pp in params):
             return None
         return Guard(g["query"], g["device"], self.types.resolve(query.params[1].type).pointee, 0)
+
+    def destroys(self, fn: ir.Function, params: list[ParamPlan]) -> None:
+        """A call the spec says frees a handle: after it succeeded, the object passed refuses further use."""
+        for rule in self.spec.destroys:
+            if not rule.function.fullmatch(fn.name):
+                continue
+            for pp in params:
+                if pp.role in ("handle", "ref") and pp.handle and (rule.param is None or rule.param.fullmatch(pp.param.name)):
+                    pp.post.append(f"_p.mark_destroyed({pp.param.name}, {fn.name!r})")
+                    return
+            return
+
+    def what(self, fn: ir.Function, p: ir.Param) -> str:
+        """How an error message names a parameter."""
+        return repr(f"{fn.name}: {p.name}")
+
+    def nullable_arg(self, fn: ir.Function, p: ir.Param) -> bool:
+        return any(r.fullmatch(f"{fn.name}.{p.name}") for r in self.spec.nullable_args)
+
+    def size_of(self, t: ir.CType) -> str | None:
+        """`sizeof(T)` in Cython where T has a size a buffer can be checked against."""
+        r = self.types.resolve(t)
+        if r.kind in ("void", "funcptr") or r.kind == "record" and not self.defined_record(t):
+            return None
+        if r.kind == "builtin" and r.name in ("char", "signed char", "unsigned char"):
+            return "1"
+        return f"sizeof({self.cy(ir.CType(**{**t.__dict__, 'const': False}))})"
 
     def defined_record(self, t: ir.CType) -> bool:
         """A struct or union with a known layout (a wrapper class exists)."""
@@ -291,7 +335,14 @@ class Planner:
         if p.intent == "in" and p.shape == "ref" and r.kind == "pointer":
             # The value is the caller's; C takes its address (hiprtcDestroyProgram(&prog)).
             target = r.pointee
-            if types.is_handle(target) or types.resolve(target).kind == "pointer":
+            if types.is_handle(target):
+                nullable = target.name in types.nullable
+                pp = plan("ref", f"&{v}", py=p.name, local=False, nullable=nullable, pre=[
+                    f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.handle_arg(_p.ref_target({p.name}), "
+                    f"{nullable}, {self.what(fn, p)})"])
+                pp.handle = target.name
+                return pp
+            if types.resolve(target).kind == "pointer":
                 conv = f"<{self.cy(target)}>_p.addr({p.name})"
             elif types.is_numeric(target):
                 conv = self.int_conv(target, p.name)
@@ -319,31 +370,63 @@ class Planner:
             return plan("callback_data", f"_ud{j}", local=False)   # set by the callback's conversion
         if p.shape == "number" and r.kind == "pointer":
             return self.number(p, i)
+        what = self.what(fn, p)
         if p.shape == "string":
-            return plan("string", f"<{t}>_{i}", pre=[f"cdef const char* _{i} = _p.cstr({x}, _keep)"], keep=True)
+            if self.nullable_arg(fn, p):
+                return plan("string", f"<{t}>_{i}", pre=[f"cdef const char* _{i} = _p.cstr({x}, _keep)"], keep=True,
+                            nullable=True)
+            return plan("string", f"<{t}>_{i}", pre=[f"cdef const char* _{i} = _p.cstr_arg({x}, _keep, {what})"],
+                        keep=True)
         if p.shape == "string_array":
             return plan("string_array", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _p.as_string_array({x})"])
+        if p.shape.startswith("string_array["):
+            length = self.length_param(fn, p, p.shape[len("string_array["):-1]).name
+            return plan("string_array", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _p.string_array_arg({x}, {length}, {what})"])
         if p.shape == "packed":
             return plan("packed", f"<{t}>_p.kernel_extra({x}, _keep)", keep=True)
         if p.shape == "kernel_params":
             return plan("kernel_params", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _p.kernel_params({x})"])
         if p.shape.split("[")[0] == "array" and r.kind == "pointer":
             code = self.typecode(r.pointee)
+            writable = not r.pointee.const
             conv = "_p.addr" if r.pointee.const else "_p.waddr"
             # "in array[n]": C reads n elements; a shorter list or array would be read past its end.
-            check = [] if p.shape == "array" else self.length_check(fn, p, p.shape[len("array["):-1])
+            length = None if p.shape == "array" else self.length_param(fn, p, p.shape[len("array["):-1]).name
+            check = [] if length is None else self.length_check(fn, p, length)
+            size = self.size_of(r.pointee)
+            k = f"_k{i}" if code else x
+            if size is not None and length is not None:
+                # A buffer (NumPy, bytearray) holds n elements' bytes: its len() counts bytes or
+                # elements of another size.
+                arg = f"<{t}>_p.sized({k}, {size} * max(0, {length}), {writable}, {what})"
+            elif size is not None and writable:   # C writes at least one element
+                arg = f"<{t}>_p.sized({k}, {size}, True, {what})"
+            else:
+                arg = f"<{t}>{conv}({k})"
             if not code:
-                return plan("array", f"<{t}>{conv}({x})", pre=check)
+                return plan("array", arg, pre=check)
             # A list given for memory the call may write gets the values back (C wrote into a
             # packed copy): `hipblasSdot(..., result=[0.0])` is not silently lost.
             post = [] if r.pointee.const else [f"_p.write_back({x}, _k{i})"]
-            return plan("array", f"<{t}>{conv}(_k{i})", pre=check + [f"_k{i} = _p.seq_arg({x}, {code!r})"],
-                        post=post)
+            return plan("array", arg, pre=check + [f"_k{i} = _p.seq_arg({x}, {code!r})"], post=post)
         if types.is_handle(p.type):
-            return plan("handle", f"<{t}>_p.addr({x})")
+            nullable = p.type.name in types.nullable
+            pp = plan("handle", f"<{t}>_p.handle_arg({x}, {nullable}, {what})", nullable=nullable)
+            pp.handle = p.type.name
+            return pp
         if r.kind == "enum":
-            return plan("enum", f"<{t}>_p.enum_arg({names.cls_of(r.name)}, {x})", py_type=r.name)
+            bad = [k for k in types.enums[r.name].constants if k.name in self.spec.unsupported_values] \
+                if r.name in types.enums else []
+            pre = []
+            for k in bad:   # a value the library declares but fails on (spec unsupported_values)
+                pre += [f"if {x} is not None and type({x}) is not bool and {x} == {k.value}:",
+                        f"    raise ValueError({what} + {': ' + k.name + ' is not supported: ' + self.spec.unsupported_values[k.name]!r})"]
+            return plan("enum", f"<{t}>_p.enum_arg({names.cls_of(r.name)}, {x})", py_type=r.name, pre=pre,
+                        refused=tuple(k.value for k in bad))
         if types.is_float(p.type):   # a typed `def` parameter: Cython converts
+            rule = self.spec.finite_floats
+            if rule is not None and rule.fullmatch(f"{fn.name}.{x}"):
+                return plan("float", f"_p.finite({x}, {what})", py=f"{t} {x}", py_type="float", finite=True)
             return plan("float", x, py=f"{t} {x}", local=False, py_type="float")
         if types.is_numeric(p.type):   # __index__ semantics: a float is a TypeError, not truncated
             return plan("int", self.int_conv(p.type, x), py_type="int")
@@ -354,6 +437,19 @@ class Planner:
             pr = types.resolve(r.pointee)
             if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
                 return plan("struct_pointer", f"<{t}>_s.record_ptr({names.cls_of(pr.name)}, {x})")
+            if p.shape == "buffer":
+                query = self.size_query(fn, p)
+                if query is not None:   # the argument's type is checked before the query is made
+                    return plan("pointer", f"<{t}>_p.sized({x}, _n{i}, True, {what})",
+                                pre=[f"_p.sized({x}, 0, True, {what})"] + query)
+            size = self.size_of(r.pointee)
+            if size is not None and pr.kind != "void" and not self.is_char(r.pointee):
+                # One T the call reads, or writes when T* is not const (hipsparseCreateMatDescr's
+                # storage for the descriptor): a smaller buffer would be overrun.
+                pp = plan("pointer", f"<{t}>_p.sized({x}, {size}, {not r.pointee.const}, {what})")
+                if types.is_handle(r.pointee) and not r.pointee.const:   # h.createRef(): h holds a new handle
+                    pp.post.append(f"_p.mark_created({x})")
+                return pp
             # Memory behind a non-const pointer may be written: a read-only buffer (bytes) is refused.
             conv = "_p.addr" if r.pointee.const else "_p.waddr"
             return plan("pointer", f"<{t}>{conv}({x})")
@@ -361,12 +457,37 @@ class Planner:
             return plan("funcptr", f"<{t}>_p.addr({x})")
         raise ValueError(f"{fn.name}.{x}: no conversion for {types.tclass(p.type)}")
 
+    def size_query(self, fn: ir.Function, p: ir.Param) -> list[str] | None:
+        """A buffer the call fills with as many bytes as another function of the library reports
+        (spec buffer_size_queries: hiprtcGetCode's code, hiprtcGetCodeSize(prog)): lines setting
+        `_n<i>` to that size (0 when the query fails: the call fails alike)."""
+        for pattern, template in self.spec.buffer_size_queries.items():
+            if re.fullmatch(pattern, fn.name):
+                query = re.sub(pattern, template, fn.name)
+                q = next((f for f in self.module.functions if f.name == query), None)
+                if q is None:
+                    return None
+                args = [a.name for a in fn.params if a is not p]
+                if [a.name for a in q.params[:len(args)]] != args:
+                    raise ValueError(f"{self.spec.library}.yaml: buffer_size_queries: {query} does not take "
+                                     f"{fn.name}'s parameters {args} first")
+                i = fn.params.index(p)
+                return [f"_q{i} = {query}({', '.join(args)})",
+                        f"_n{i} = _q{i}[-1] if _q{i}[0] == 0 else 0"]
+        return None
+
+    def length_param(self, fn: ir.Function, p: ir.Param, length: str) -> ir.Param:
+        """The numeric parameter a shape's `[n]` names (the first of `[a|b]` the function has)."""
+        names = {q.name: q for q in fn.params}
+        lp = next((names[n] for n in length.split("|") if n in names), None)
+        if lp is None or not self.types.is_numeric(lp.type):
+            raise ValueError(f"{fn.name}.{p.name}: length {length!r} is not a numeric parameter")
+        return lp
+
     def length_check(self, fn: ir.Function, p: ir.Param, length: str) -> list[str]:
         """Lines raising ValueError when a sized argument (list, tuple, NumPy array) has fewer
         elements than the length parameter says; pointers are the caller's word."""
-        lp = next((q for q in fn.params if q.name == length), None)
-        if lp is None or not self.types.is_numeric(lp.type):
-            raise ValueError(f"{fn.name}.{p.name}: array length {length!r} is not a numeric parameter")
+        lp = self.length_param(fn, p, length)
         return [f"if {p.name} is not None and hasattr({p.name}, '__len__') and len({p.name}) < {self.int_conv(lp.type, length)}:",
                 f"    raise ValueError(f\"{fn.name}: {p.name} has {{len({p.name})}} elements, {length}={{{length}}} needs that many\")"]
 

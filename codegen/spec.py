@@ -172,6 +172,18 @@ class IntentRule:
 
 
 _RULE = {"match": str, "name": str, "function": str, "as": str, SCOPE: str}
+_DESTROY = {"function": str, "param": str, SCOPE: str}
+
+
+@dataclass
+class DestroyRule:
+    """A function (regex) that frees its handle parameter (regex over the name; None: its first
+    handle parameter): the handle object passed is marked destroyed after a successful call."""
+    function: re.Pattern
+    param: re.Pattern | None = None
+    entry: str = ""            # where it is written: 'destroys[0]', 'defaults.yaml destroys[0]'
+
+
 _STRS = [str]
 
 
@@ -213,6 +225,19 @@ class Spec:
         "pointer_mode_guard", {"query": str, "device": str, "functions": str}))
     device_allocations: dict[str, str] = field(default_factory=dict, metadata=_key("device_allocations", {str: str}))
     handles: list[str] = field(default_factory=list, metadata=_key("handles", _STRS))   # void* typedefs: opaque handles
+    # Argument checks (docs/spec_format.rst, "Refusing bad input"):
+    # handle types a NULL (None) is valid for
+    nullable_handles: list[str] = field(default_factory=list, metadata=_key("nullable_handles", _STRS))
+    # calls that free a handle argument (then the defaults')
+    destroys: list[DestroyRule] = field(default_factory=list, metadata=_key("destroys", [_DESTROY]))
+    # 'function.param': None is NULL, valid
+    nullable_args: list[re.Pattern] = field(default_factory=list, metadata=_key("nullable_args", _STRS))
+    # 'function.param' of floats where NaN/inf are refused
+    finite_floats: re.Pattern | None = field(default=None, metadata=_key("finite_floats", str))
+    # function regex -> size function
+    buffer_size_queries: dict[str, str] = field(default_factory=dict, metadata=_key("buffer_size_queries", {str: str}))
+    # enumerator -> why the library fails on it
+    unsupported_values: dict[str, str] = field(default_factory=dict, metadata=_key("unsupported_values", {str: str}))
     # Debian packages: `dev` has the headers (fetched when no ROCm is installed), `runtime` is
     # bookworm's ROCm 5.2 runtime (the tests run against it on a machine without ROCm).
     debian_dev: list[str] = field(default_factory=list, metadata=_key("debian.dev", _STRS))
@@ -233,6 +258,7 @@ class Defaults:
     """defaults.yaml: what every library shares."""
     defines: list[str] = field(default_factory=list, metadata=_key("defines", _STRS))
     rules: list[IntentRule] = field(default_factory=list, metadata=_key("intent_rules", [_RULE]))
+    destroys: list[DestroyRule] = field(default_factory=list, metadata=_key("destroys", [_DESTROY]))
 
 
 SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number", "text")
@@ -261,6 +287,17 @@ def _rules(d: dict, prefix: str = "") -> list[IntentRule]:
     return rules
 
 
+def _destroys(d: dict, prefix: str = "") -> list[DestroyRule]:
+    items = d.get("destroys") or []
+    out = []
+    for i, r in zip(d.get("_destroys_index", range(len(items))), items):
+        if "function" not in r:
+            raise SpecError(f"{prefix}destroys[{i}]: missing 'function'")
+        out.append(DestroyRule(re.compile(r["function"]), re.compile(r["param"]) if "param" in r else None,
+                               f"{prefix}destroys[{i}]"))
+    return out
+
+
 def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> Spec:
     """The spec of `library`, for headers of ROCm version `rocm` (None: every entry, whatever its
     `rocm:` scope). The shared rules come from spec_dir's defaults.yaml, or the shipped one where
@@ -279,7 +316,11 @@ def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> Spe
     try:
         kw["rules"] = _rules(d) + _rules(defaults, "defaults.yaml ")
         kw["overrides"] = {fn: {p: _intent(v) for p, v in params.items()} for fn, params in kw.get("overrides", {}).items()}
-    except ValueError as e:
+        kw["destroys"] = _destroys(d) + _destroys(defaults, "defaults.yaml ")
+        kw["nullable_args"] = [re.compile(x) for x in kw.get("nullable_args", [])]
+        if "finite_floats" in kw:
+            kw["finite_floats"] = re.compile(kw["finite_floats"])
+    except (ValueError, re.error) as e:
         raise SpecError(f"{library}.yaml: {e}") from None
     kw["defines"] = (defaults.get("defines") or []) + kw.get("defines", [])
     kw.setdefault("library_env", f"HIP_PYTHON_{library.upper()}_LIBRARY")
@@ -322,6 +363,11 @@ def entries(spec: Spec) -> list[str]:
     for key in ("struct_from_int", "binary_fields", "handles"):
         out += [f"{key}: {v}" for v in getattr(spec, key)]
     out += [k for k in ("error_type", "success", "error_string", "pointer_mode_guard") if getattr(spec, k)]
+    out += [r.entry for r in spec.destroys] + [f"nullable_handles: {h}" for h in spec.nullable_handles]
+    out += [f"nullable_args: {r.pattern}" for r in spec.nullable_args]
+    out += ["finite_floats"] * (spec.finite_floats is not None)
+    out += [f"buffer_size_queries.{k}" for k in spec.buffer_size_queries]
+    out += [f"unsupported_values.{k}" for k in spec.unsupported_values]
     return out
 
 
@@ -387,4 +433,26 @@ def unmatched(spec: Spec, module, types) -> list[Unmatched]:
             + [f"functions {g['functions']!r} matches no function"] * (not any(re.search(g.get("functions", "$^"), n)
                                                                              for n in fns))
         out += [Unmatched("pointer_mode_guard", w) for w in why]
+    # Argument checks: a destroy rule must match a function (and, given one, a parameter of it).
+    for r in spec.destroys:
+        hit = [f for f in module.functions if r.function.fullmatch(f.name)]
+        if not hit or (r.param is not None and not any(r.param.fullmatch(p.name) for f in hit for p in f.params)):
+            out.append(Unmatched(r.entry, f"{r.function.pattern!r} matches no function" if not hit else
+                                 f"no parameter of the functions it matches matches {r.param.pattern!r}"))
+    out += [Unmatched(f"nullable_handles: {h}", f"no typedef {h}") for h in spec.nullable_handles
+            if h not in types.typedefs]
+    pnames = [f"{f.name}.{p.name}" for f in module.functions for p in f.params]
+    out += [Unmatched(f"nullable_args: {r.pattern}", "matches no function.parameter") for r in spec.nullable_args
+            if not any(r.fullmatch(n) for n in pnames)]
+    floats = [f"{f.name}.{p.name}" for f in module.functions for p in f.params if types.is_float(p.type)]
+    if spec.finite_floats is not None and not any(spec.finite_floats.fullmatch(n) for n in floats):
+        out.append(Unmatched("finite_floats", "matches no float parameter"))
+    for rx, template in spec.buffer_size_queries.items():
+        hit = [n for n in fns if re.fullmatch(rx, n)]
+        lacking = sorted({re.sub(rx, template, n) for n in hit} - set(fns))
+        if not hit or lacking:
+            out.append(Unmatched(f"buffer_size_queries.{rx}", "matches no function" if not hit else
+                                 f"no size function {', '.join(lacking)}"))
+    out += [Unmatched(f"unsupported_values.{k}", f"no enumerator {k}") for k in spec.unsupported_values
+            if k not in types.enumerators]
     return out

@@ -56,9 +56,10 @@ def declarator(t: ir.CType, name: str, base: Callable[[ir.CType], str], funcptr_
 
 
 class TypeIndex:
-    def __init__(self, module: ir.Module, deps: list[ir.Module] = (), handles=()):
+    def __init__(self, module: ir.Module, deps: list[ir.Module] = (), handles=(), nullable=()):
         self.module = module
         self.void_handles = set(handles)   # `typedef void* hipblasHandle_t`: opaque by the spec's word
+        self.nullable = set(nullable)      # handle types a NULL is valid for (specs' nullable_handles)
         self.owner: dict[str, str] = {}
         self.typedefs: dict[str, ir.Typedef] = {}
         self.records: dict[str, ir.Record] = {}

@@ -1,6 +1,7 @@
 cdef class Pointer:
     cdef void* _ptr
     cdef object _owner
+    cdef object _destroyed      # the function that destroyed the handle this object holds, or None
 
 cdef class DevicePointer(Pointer):
     cdef readonly Py_ssize_t nbytes
@@ -33,3 +34,11 @@ cdef long long as_signed(object o, int nbytes) except? -1
 cdef unsigned long long as_unsigned(object o, int nbytes) except? 0xFFFFFFFFFFFFFFFF
 cdef int enum_arg(object cls, object v) except? -1
 cdef const void* number_arg(object o, void* local, int kind, int nbytes) except? NULL
+cdef void* handle_arg(object o, bint nullable, str what) except? NULL
+cdef object ref_target(object o)
+cdef int mark_destroyed(object o, str by) except -1
+cdef int mark_created(object o) except -1
+cdef void* sized(object o, Py_ssize_t need, bint writable, str what) except? NULL
+cdef const char* cstr_arg(object o, list keep, str what) except? NULL
+cdef object string_array_arg(object o, object count, str what)
+cdef double finite(double x, str what) except? -1.0

@@ -16,6 +16,7 @@ from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from libc.stdint cimport int64_t, uint64_t
+from libc.math cimport isfinite
 
 cdef extern from *:
     """
@@ -519,3 +520,114 @@ cdef void* kernel_extra(object o, list keep) except? NULL:
         keep.append(k)
         return &(<KernelArgs>k)._extra[0]
     return addr(o)
+
+
+# -- argument checks by parameter role (codegen/plan.py): bad input is refused before C sees it ---
+cdef void* handle_arg(object o, bint nullable, str what) except? NULL:
+    """A handle argument: any Pointer (every handle class is one) not yet destroyed, an int address,
+    a ctypes.c_void_p, or None where the spec says a NULL handle is valid (a NULL stream is the
+    default stream). Anything else (bytes, buffers, str, lists) would hand the library an object's
+    memory as its handle: TypeError."""
+    cdef void* p
+    if type(o) is int:
+        if o < 0:
+            raise OverflowError(f"{what}: a handle address cannot be negative: {o}")
+        p = PyLong_AsVoidPtr(o)
+    elif isinstance(o, Pointer):
+        if (<Pointer>o)._destroyed is not None:
+            raise ValueError(f"{what}: this {type(o).__name__} was destroyed by {(<Pointer>o)._destroyed}()")
+        p = (<Pointer>o)._ptr
+    elif o is None:
+        p = NULL
+    else:
+        ct = sys.modules.get("ctypes")
+        if ct is None or not isinstance(o, ct.c_void_p):
+            raise TypeError(f"{what}: expected a handle (a hip Pointer or handle object, an int address or "
+                            f"ctypes.c_void_p{', or None' if nullable else ''}), got {type(o).__name__}")
+        p = PyLong_AsVoidPtr(o.value or 0)
+    if p == NULL and not nullable:
+        raise (TypeError if o is None else ValueError)(f"{what}: a NULL handle is not valid here")
+    return p
+
+
+cdef object ref_target(object o):
+    """The object a by-reference handle argument stands for: `h.createRef()` (a Pointer to h's own
+    address field, owned by h) stands for h; anything else for itself."""
+    if isinstance(o, Pointer):
+        owner = (<Pointer>o)._owner
+        if isinstance(owner, Pointer) and (<Pointer>o)._ptr == <void*>&(<Pointer>owner)._ptr:
+            return owner
+    return o
+
+
+cdef int mark_destroyed(object o, str by) except -1:
+    """After a destroy call succeeded: the handle object (or the one whose createRef() was passed)
+    refuses further use. Ints and copies made from the address are not tracked."""
+    o = ref_target(o)
+    if isinstance(o, Pointer):
+        (<Pointer>o)._destroyed = by
+    return 0
+
+
+cdef int mark_created(object o) except -1:
+    """After a call wrote a new handle into `h.createRef()`: h holds a live handle again."""
+    o = ref_target(o)
+    if isinstance(o, Pointer):
+        (<Pointer>o)._destroyed = None
+    return 0
+
+
+cdef void* sized(object o, Py_ssize_t need, bint writable, str what) except? NULL:
+    """A pointer argument C reads (or, `writable`, writes) `need` bytes through. A Python buffer
+    (NumPy, bytearray, memoryview) or a ctypes object that holds fewer bytes is refused: C would
+    read or write past its end. Ints, Pointers and device memory are addresses: the caller's word."""
+    cdef Py_buffer view
+    cdef Py_ssize_t n
+    if type(o) is int or o is None or isinstance(o, Pointer):
+        return waddr(o) if writable else addr(o)
+    ct = sys.modules.get("ctypes")
+    if ct is not None and isinstance(o, (ct._SimpleCData, ct.Structure, ct.Union, ct.Array)) \
+            and not isinstance(o, (ct.c_void_p, ct.c_char_p, ct.c_wchar_p)):
+        n = ct.sizeof(o)
+    elif PyObject_CheckBuffer(o) and getattr(o, "__cuda_array_interface__", None) is None:
+        PyObject_GetBuffer(o, &view, (PyBUF_WRITABLE if writable else PyBUF_SIMPLE) | PyBUF_ANY_CONTIGUOUS)
+        n = view.len
+        PyBuffer_Release(&view)
+    else:
+        n = need
+    if n < need:
+        raise ValueError(f"{what}: the buffer holds {n} bytes, the call {'writes' if writable else 'reads'} {need}")
+    return waddr(o) if writable else addr(o)
+
+
+cdef const char* cstr_arg(object o, list keep, str what) except? NULL:
+    """A C string the call reads (never NULL): bytes, str, bytearray, or an address."""
+    if o is None:
+        raise TypeError(f"{what}: expected bytes or str, got None")
+    return cstr(o, keep)
+
+
+cdef object string_array_arg(object o, object count, str what):
+    """char** of `count` C strings: a list/tuple of at least that many (None only for 0);
+    bytes or str would be read as the array's pointers."""
+    cdef long long n = index(count)
+    if n < 0:
+        raise ValueError(f"{what}: the count cannot be negative ({n})")
+    if isinstance(o, (list, tuple)):
+        if len(o) < n:
+            raise ValueError(f"{what}: {len(o)} strings given, the count says {n}")
+        return as_string_array(o)
+    if o is None:
+        if n:
+            raise TypeError(f"{what}: None given for {n} strings")
+        return o
+    if type(o) is int or isinstance(o, Pointer):
+        return o
+    raise TypeError(f"{what}: expected a list of bytes or str, got {type(o).__name__}")
+
+
+cdef double finite(double x, str what) except? -1.0:
+    """A floating argument the library checks only for sign: NaN and infinities are refused."""
+    if not isfinite(x):
+        raise ValueError(f"{what}: expected a finite number, got {x}")
+    return x

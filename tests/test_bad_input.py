@@ -290,11 +290,11 @@ ENUMS = {n.name for lib in header_facts.names() for n in _stub(lib)
          if isinstance(n, ast.ClassDef) and any(ast.unparse(b) == "Enum" for b in n.bases)}
 
 
-_PLAIN = {"int": "0", "float": "0.0", "Any": "None"}
+_PLAIN = {"int": "0", "float": "0.0", "Any": "8"}   # Any: an address (handles refuse NULL)
 
 
 def _call(lib, fn, params, i=None, value=None, extra=False):
-    """`lib.fn(...)` with neutral arguments (0, 0.0, None, an enum's first member, a new struct),
+    """`lib.fn(...)` with neutral arguments (0, 0.0, an address, an enum's first member, a new struct),
     parameter i replaced by `value`; with `extra`, one argument too many."""
     args = [value if k == i else _PLAIN.get(ann, f"_neutral({lib!r}, {ann!r})") for k, (_, ann) in enumerate(params)]
     return f"{lib}.{fn}({', '.join(args + (['0'] if extra else []))})"

@@ -24,12 +24,13 @@ LIBS = ["hip", "hiprtc", "hipsparse"]
 
 @pytest.fixture(scope="module")
 def built57(include57, tmp_path_factory) -> str:
-    """A package tree (setup.py, codegen/, hip/) in tmp: generated from 5.7, built in place."""
+    """A package tree (setup.py, codegen/, build_support/, hip/) in tmp: generated from 5.7, built in place."""
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
     tree = tmp_path_factory.mktemp("rocm57")
     shutil.copy(ROOT / "setup.py", tree)
-    shutil.copytree(ROOT / "codegen", tree / "codegen", ignore=shutil.ignore_patterns("__pycache__"))
+    for d in ("codegen", "build_support"):
+        shutil.copytree(ROOT / d, tree / d, ignore=shutil.ignore_patterns("__pycache__"))
     (tree / "hip").mkdir()
     for pattern in ("*.py", "_*.pyx", "_*.pxd", "py.typed"):   # the package's own sources, nothing generated
         for f in glob.glob(str(ROOT / "hip" / pattern)):
@@ -38,7 +39,8 @@ def built57(include57, tmp_path_factory) -> str:
                         "--out", str(tree / "hip")], cwd=tree, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     jobs = str(min(4, os.cpu_count() or 1))
-    env = dict(os.environ, HIP_PYTHON_INCLUDE=include57, HIP_PYTHON_LIBS=",".join(LIBS), HIP_PYTHON_JOBS=jobs)
+    env = dict(os.environ, HIP_PYTHON_INCLUDE=include57, HIP_PYTHON_LIBS=",".join(LIBS), HIP_PYTHON_JOBS=jobs,
+               HIP_PYTHON_NVIDIA="no")
     r = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace", "-j", jobs],
                        cwd=tree, env=env, capture_output=True, text=True)
     assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]

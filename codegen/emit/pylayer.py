@@ -110,7 +110,11 @@ class FunctionEmitter:
                 body += [f"if _r != 0 and {cb} is not None:", f"    Py_DECREF({cb})"]
         else:
             body += invoke
-        body += [line for pp in fp.params for line in pp.post]
+        post = fp.post   # what a successful call changes on its arguments (a destroyed handle)
+        if post and fp.result.kind == "status":
+            body += ["if _r == 0:"] + ["    " + l for l in post]
+        else:
+            body += post
         if fn.deprecated:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
         body.append(f"return ({', '.join(e for e, _ in fp.returned)},)" if fp.returned else "return None")

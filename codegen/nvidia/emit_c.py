@@ -36,9 +36,15 @@ class Layer:
 
     # -- lookups ---------------------------------------------------------------------
     def _enum_pair(self, hname: str, cname: str):
-        he, ce = self.h.enum_named(hname), self.c.enum_named(cname)
-        if he is None or ce is None:
-            raise ValueError(f"{self.spec.library}: 'require' names no enum pair: {hname}, {cname}")
+        # A HIP name may be a #define of another enum in some ROCm versions (hiprtcJIT_option is
+        # hipJitOption from ROCm 6): resolved here, the hand-written part keeps the spec's name.
+        he, ce = self.h.enum_named(self.m.aliases.get(hname, hname)), self.c.enum_named(cname)
+        if ce is None:
+            raise ValueError(f"{self.spec.library}: 'require' names no CUDA enum {cname}")
+        if he is None:   # older headers (hiprtc's linker enums came in ROCm 5.3)
+            return
+        # The hand-written part compiles what uses the pair only where the headers have it.
+        self.aliases.append(f"#define HIPNV_HAS_{hname} 1")
         if he not in self.required_hip_enums:
             self.required_hip_enums.append(he)
         to_h, to_c = self.cv.enum_to_hip(he, ce), self.cv.enum_to_cuda(he, ce)

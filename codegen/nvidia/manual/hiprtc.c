@@ -111,6 +111,7 @@ HIPNV_EXPORT hipabi_hiprtcResult hiprtcGetCode(hipabi_hiprtcProgram prog, char* 
     return hipnv_hiprtcResult_from_nvrtcResult(nvrtcGetPTX(p, code));
 }
 
+#ifdef HIPNV_HAS_hiprtcJITInputType   /* hiprtc's linker API: ROCm 5.3 and later */
 /* ---- hiprtc linking: the CUDA driver's JIT linker ------------------------------------------
  *
  * On AMD, hiprtcLink* wraps comgr's linker of LLVM bitcode; here it is the driver's cuLink*
@@ -176,7 +177,7 @@ struct hipnv_rtc_link {
 /* HIP's JIT options as CUDA's (the converter maps them by name; the values mean the same on
  * both). AMD's own (hipJitOptionIRtoISAOpt*Ext: flags for AMD's compiler) are dropped as
  * hiprtcCompileProgram drops AMD's compiler options; a number that is no option is refused. */
-static hipabi_hiprtcResult hipnv_jit_options(unsigned n, const hipabi_hipJitOption* opts, void* const* vals,
+static hipabi_hiprtcResult hipnv_jit_options(unsigned n, const hipabi_hiprtcJIT_option* opts, void* const* vals,
                                              unsigned* out_n, CUjit_option** out_opts, void*** out_vals) {
     CUjit_option* o;
     void** v;
@@ -191,9 +192,9 @@ static hipabi_hiprtcResult hipnv_jit_options(unsigned n, const hipabi_hipJitOpti
     if (!o || !v) { free(o); free(v); return hipabi_HIPRTC_ERROR_OUT_OF_MEMORY; }
     for (unsigned i = 0; i < n; i++) {
         int ok = 1;
-        int c = hipnv_CUjit_option_from_hipJitOption((int)opts[i], &ok);
+        int c = hipnv_CUjit_option_from_hiprtcJIT_option((int)opts[i], &ok);
         if (!ok) {
-            if (opts[i] == hipabi_hipJitOptionIRtoISAOptExt || opts[i] == hipabi_hipJitOptionIRtoISAOptCountExt)
+            if (opts[i] == hipabi_HIPRTC_JIT_IR_TO_ISA_OPT_EXT || opts[i] == hipabi_HIPRTC_JIT_IR_TO_ISA_OPT_COUNT_EXT)
                 continue;
             free(o);
             free(v);
@@ -225,9 +226,9 @@ static hipabi_hiprtcResult hipnv_link_status(CUresult r, hipabi_hiprtcResult fai
  * bytes say what they are. ELF is a CUBIN (e_machine EM_CUDA, 190) or a host object with device
  * code; 0xBA55ED50 starts a fatbinary; "!<arch>" an archive; anything else is PTX (what
  * hiprtcGetBitcode returns). */
-static int hipnv_amd_input(hipabi_hipJitInputType t) {
-    return t == hipabi_hipJitInputLLVMBitcode || t == hipabi_hipJitInputLLVMBundledBitcode ||
-           t == hipabi_hipJitInputLLVMArchivesOfBundledBitcode;
+static int hipnv_amd_input(hipabi_hiprtcJITInputType t) {
+    return t == hipabi_HIPRTC_JIT_INPUT_LLVM_BITCODE || t == hipabi_HIPRTC_JIT_INPUT_LLVM_BUNDLED_BITCODE ||
+           t == hipabi_HIPRTC_JIT_INPUT_LLVM_ARCHIVES_OF_BUNDLED_BITCODE;
 }
 
 static CUjitInputType hipnv_input_kind(const unsigned char* p, size_t size, CUjitInputType otherwise) {
@@ -238,11 +239,11 @@ static CUjitInputType hipnv_input_kind(const unsigned char* p, size_t size, CUji
     return otherwise;
 }
 
-static hipabi_hiprtcResult hipnv_link_add(struct hipnv_rtc_link* L, hipabi_hipJitInputType type, const void* data,
+static hipabi_hiprtcResult hipnv_link_add(struct hipnv_rtc_link* L, hipabi_hiprtcJITInputType type, const void* data,
                                           size_t size, const char* name, unsigned num_options,
-                                          hipabi_hipJitOption* options, void** values) {
+                                          hipabi_hiprtcJIT_option* options, void** values) {
     int ok = 1;
-    CUjitInputType t = (CUjitInputType)hipnv_CUjitInputType_from_hipJitInputType((int)type, &ok);
+    CUjitInputType t = (CUjitInputType)hipnv_CUjitInputType_from_hiprtcJITInputType((int)type, &ok);
     unsigned n = 0;
     CUjit_option* o = NULL;
     void** v = NULL;
@@ -279,7 +280,7 @@ static void hipnv_rtc_context(void) {
         cudaFree(0);
 }
 
-HIPNV_EXPORT hipabi_hiprtcResult hiprtcLinkCreate(unsigned int num_options, hipabi_hipJitOption* option_ptr,
+HIPNV_EXPORT hipabi_hiprtcResult hiprtcLinkCreate(unsigned int num_options, hipabi_hiprtcJIT_option* option_ptr,
                                                   void** option_vals_pptr, hipabi_hiprtcLinkState* hip_link_state_ptr) {
     struct hipnv_rtc_link* L;
     hipabi_hiprtcResult hr;
@@ -303,18 +304,18 @@ HIPNV_EXPORT hipabi_hiprtcResult hiprtcLinkCreate(unsigned int num_options, hipa
     return hipabi_HIPRTC_SUCCESS;
 }
 
-HIPNV_EXPORT hipabi_hiprtcResult hiprtcLinkAddData(hipabi_hiprtcLinkState hip_link_state, hipabi_hipJitInputType input_type,
+HIPNV_EXPORT hipabi_hiprtcResult hiprtcLinkAddData(hipabi_hiprtcLinkState hip_link_state, hipabi_hiprtcJITInputType input_type,
                                                    void* image, size_t image_size, const char* name,
-                                                   unsigned int num_options, hipabi_hipJitOption* options_ptr,
+                                                   unsigned int num_options, hipabi_hiprtcJIT_option* options_ptr,
                                                    void** option_values) {
     struct hipnv_rtc_link* L = (struct hipnv_rtc_link*)hip_link_state;
     if (L == NULL || image == NULL || image_size == 0) return hipabi_HIPRTC_ERROR_INVALID_INPUT;
     return hipnv_link_add(L, input_type, image, image_size, name, num_options, options_ptr, option_values);
 }
 
-HIPNV_EXPORT hipabi_hiprtcResult hiprtcLinkAddFile(hipabi_hiprtcLinkState hip_link_state, hipabi_hipJitInputType input_type,
+HIPNV_EXPORT hipabi_hiprtcResult hiprtcLinkAddFile(hipabi_hiprtcLinkState hip_link_state, hipabi_hiprtcJITInputType input_type,
                                                    const char* file_path, unsigned int num_options,
-                                                   hipabi_hipJitOption* options_ptr, void** option_values) {
+                                                   hipabi_hiprtcJIT_option* options_ptr, void** option_values) {
     struct hipnv_rtc_link* L = (struct hipnv_rtc_link*)hip_link_state;
     FILE* f;
     long n;
@@ -323,7 +324,7 @@ HIPNV_EXPORT hipabi_hiprtcResult hiprtcLinkAddFile(hipabi_hiprtcLinkState hip_li
     if (L == NULL || file_path == NULL) return hipabi_HIPRTC_ERROR_INVALID_INPUT;
     if (!hipnv_amd_input(input_type)) {   /* a kind the driver knows: it reads the file */
         int ok = 1;
-        CUjitInputType t = (CUjitInputType)hipnv_CUjitInputType_from_hipJitInputType((int)input_type, &ok);
+        CUjitInputType t = (CUjitInputType)hipnv_CUjitInputType_from_hiprtcJITInputType((int)input_type, &ok);
         unsigned k = 0;
         CUjit_option* o = NULL;
         void** v = NULL;
@@ -382,3 +383,4 @@ HIPNV_EXPORT hipabi_hiprtcResult hiprtcLinkDestroy(hipabi_hiprtcLinkState hip_li
     free(L);
     return hipnv_link_status(r, hipabi_HIPRTC_ERROR_INTERNAL_ERROR);
 }
+#endif

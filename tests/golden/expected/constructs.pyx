@@ -173,7 +173,7 @@ def foo_create():
     return (_r, _p.wrap(foo, <void*>_0),)
 
 def foo_destroy(handle):
-    cdef _cl.foo_t _a0 = <_cl.foo_t>_p.addr(handle)
+    cdef _cl.foo_t _a0 = <_cl.foo_t>_p.handle_arg(handle, False, 'foo_destroy: handle')
     cdef int _r
     with nogil:
         _r = _cl.foo_destroy(_a0)
@@ -181,7 +181,7 @@ def foo_destroy(handle):
 
 def mark(message):
     _keep = []
-    cdef const char* _0 = _p.cstr(message, _keep)
+    cdef const char* _0 = _p.cstr_arg(message, _keep, 'mark: message')
     cdef const char *_a0 = <const char *>_0
     with nogil:
         _cl.mark(_a0)

@@ -239,10 +239,12 @@ def demoScale(value, counter):
     return (_status(_r), _0, _1,)
 
 def demoProgramDestroy(prog):
-    cdef _cl.demoProgram_t _0 = <_cl.demoProgram_t>_p.addr(prog)
+    cdef _cl.demoProgram_t _0 = <_cl.demoProgram_t>_p.handle_arg(_p.ref_target(prog), False, 'demoProgramDestroy: prog')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoProgramDestroy(&_0)
+    if _r == 0:
+        _p.mark_destroyed(prog, 'demoProgramDestroy')
     return (_status(_r),)
 
 def demoRelease(n):
@@ -260,22 +262,26 @@ def demoFree(ptr):
     return (_status(_r),)
 
 def demoStreamDestroy(stream):
-    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.addr(stream)
+    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoStreamDestroy: stream')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoStreamDestroy(_a0)
+    if _r == 0:
+        _p.mark_destroyed(stream, 'demoStreamDestroy')
     return (_status(_r),)
 
 def demoBlasDestroy(handle):
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.addr(handle)
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoBlasDestroy: handle')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoBlasDestroy(_a0)
+    if _r == 0:
+        _p.mark_destroyed(handle, 'demoBlasDestroy')
     return (_status(_r),)
 
 def demoLoad(fname):
     _keep = []
-    cdef const char* _0 = _p.cstr(fname, _keep)
+    cdef const char* _0 = _p.cstr_arg(fname, _keep, 'demoLoad: fname')
     cdef const char *_a0 = <const char *>_0
     cdef _cl.demoStatus_t _r
     with nogil:
@@ -283,8 +289,8 @@ def demoLoad(fname):
     return (_status(_r),)
 
 def demoCompile(prog, numOptions, options):
-    _k2 = _p.as_string_array(options)
-    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.addr(prog)
+    _k2 = _p.string_array_arg(options, numOptions, 'demoCompile: options')
+    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoCompile: prog')
     cdef int _a1 = <int>_p.as_signed(numOptions, sizeof(int))
     cdef const char **_a2 = <const char **>_p.addr(_k2)
     cdef _cl.demoStatus_t _r
@@ -293,7 +299,7 @@ def demoCompile(prog, numOptions, options):
     return (_status(_r),)
 
 def demoGetLog(prog, log):
-    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.addr(prog)
+    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoGetLog: prog')
     cdef char *_a1 = <char *>_p.waddr(log)
     cdef _cl.demoStatus_t _r
     with nogil:
@@ -310,7 +316,7 @@ def demoLaunch(f, grid, block, kernelParams, extra, stream):
     cdef _cl.demoDim _a2 = (<_cl.demoDim*>(<Pointer>_k2)._ptr)[0]
     cdef void **_a3 = <void **>_p.addr(_k3)
     cdef void **_a4 = <void **>_p.kernel_extra(extra, _keep)
-    cdef _cl.demoStream_t _a5 = <_cl.demoStream_t>_p.addr(stream)
+    cdef _cl.demoStream_t _a5 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunch: stream')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoLaunch(_a0, _a1, _a2, _a3, _a4, _a5)
@@ -320,7 +326,7 @@ def demoWaitAll(streams, n):
     if streams is not None and hasattr(streams, '__len__') and len(streams) < <int>_p.as_signed(n, sizeof(int)):
         raise ValueError(f"demoWaitAll: streams has {len(streams)} elements, n={n} needs that many")
     _k0 = _p.seq_arg(streams, 'P')
-    cdef const _cl.demoStream_t *_a0 = <const _cl.demoStream_t *>_p.addr(_k0)
+    cdef const _cl.demoStream_t *_a0 = <const _cl.demoStream_t *>_p.sized(_k0, sizeof(_cl.demoStream_t) * max(0, n), False, 'demoWaitAll: streams')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef _cl.demoStatus_t _r
     with nogil:
@@ -334,25 +340,31 @@ def demoSum(values, n, weights, dims):
     _k2 = _p.seq_arg(weights, 'f')
     cdef const int *_a0 = <const int *>_p.addr(_k0)
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
-    cdef float *_a2 = <float *>_p.waddr(_k2)
+    cdef float *_a2 = <float *>_p.sized(_k2, sizeof(float) * max(0, n), True, 'demoSum: weights')
     cdef const _cl.demoDim *_a3 = <const _cl.demoDim *>_p.addr(dims)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoSum(_a0, _a1, _a2, _a3)
-    _p.write_back(weights, _k2)
+    if _r == 0:
+        _p.write_back(weights, _k2)
     return (_status(_r),)
 
 def demoSetOptions(numOptions, options, optionValues):
+    if options is not None and hasattr(options, '__len__') and len(options) < <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)):
+        raise ValueError(f"demoSetOptions: options has {len(options)} elements, numOptions={numOptions} needs that many")
     _k1 = _p.seq_arg(options, 'i')
+    if optionValues is not None and hasattr(optionValues, '__len__') and len(optionValues) < <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)):
+        raise ValueError(f"demoSetOptions: optionValues has {len(optionValues)} elements, numOptions={numOptions} needs that many")
     _k2 = _p.seq_arg(optionValues, 'P')
     cdef unsigned int _a0 = <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int))
-    cdef _cl.demoMode *_a1 = <_cl.demoMode *>_p.waddr(_k1)
-    cdef void **_a2 = <void **>_p.waddr(_k2)
+    cdef _cl.demoMode *_a1 = <_cl.demoMode *>_p.sized(_k1, sizeof(_cl.demoMode) * max(0, numOptions), True, 'demoSetOptions: options')
+    cdef void **_a2 = <void **>_p.sized(_k2, sizeof(void *) * max(0, numOptions), True, 'demoSetOptions: optionValues')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoSetOptions(_a0, _a1, _a2)
-    _p.write_back(options, _k1)
-    _p.write_back(optionValues, _k2)
+    if _r == 0:
+        _p.write_back(options, _k1)
+        _p.write_back(optionValues, _k2)
     return (_status(_r),)
 
 def demoSetScale(float scale, double bias):
@@ -428,7 +440,7 @@ def demoAddCallback(stream, callback, userData, flags):
     else:
         _f1 = <size_t>_tramp_demoCallback_t
         _ud1 = <void*>_cb1
-    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.addr(stream)
+    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoAddCallback: stream')
     cdef _cl.demoCallback_t _a1 = <_cl.demoCallback_t>_f1
     cdef unsigned int _a3 = <unsigned int>_p.as_unsigned(flags, sizeof(unsigned int))
     cdef _cl.demoStatus_t _r
@@ -455,7 +467,7 @@ def demoLaunchHostFunc(stream, fn, userData):
     else:
         _f1 = <size_t>_tramp_demoHostFn_t
         _ud1 = <void*>_cb1
-    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.addr(stream)
+    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunchHostFunc: stream')
     cdef _cl.demoHostFn_t _a1 = <_cl.demoHostFn_t>_f1
     cdef _cl.demoStatus_t _r
     if _cb1 is not None:
@@ -473,7 +485,7 @@ def demoLaunchHostFunc(stream, fn, userData):
 
 def demoGetPointerMode(handle):
     cdef _cl.demoPointerMode _1
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.addr(handle)
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoGetPointerMode: handle')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoGetPointerMode(_a0, &_1)
@@ -483,7 +495,7 @@ def demoAxpy(handle, n, alpha, x):
     cdef float _n2
     _k3 = _p.seq_arg(x, 'f')
     cdef float _4 = 0
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.addr(handle)
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoAxpy: handle')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const float *_a2 = <const float *>_p.number_arg(alpha, &_n2, 2, sizeof(float))
     cdef const float *_a3 = <const float *>_p.addr(_k3)
@@ -497,7 +509,7 @@ def demoAxpy(handle, n, alpha, x):
 
 def demoZaxpy(handle, n, alpha, x, y):
     cdef _cl.demoComplex _n2
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.addr(handle)
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZaxpy: handle')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const _cl.demoComplex *_a2 = <const _cl.demoComplex *>_p.number_arg(alpha, &_n2, 3, sizeof(_cl.demoComplex) // 2)
     cdef const _cl.demoComplex *_a3 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, x)
@@ -509,7 +521,7 @@ def demoZaxpy(handle, n, alpha, x, y):
 
 def demoIaxpy(handle, n, alpha, beta):
     cdef unsigned int _n2
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.addr(handle)
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIaxpy: handle')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const unsigned int *_a2 = <const unsigned int *>_p.number_arg(alpha, &_n2, 1, sizeof(unsigned int))
     cdef const void *_a3 = <const void *>_p.addr(beta)
@@ -522,7 +534,7 @@ def demoDot(handle, n, x, y):
     _k2 = _p.seq_arg(x, 'f')
     _k3 = _p.seq_arg(y, 'f')
     cdef float _4 = 0
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.addr(handle)
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoDot: handle')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const float *_a2 = <const float *>_p.addr(_k2)
     cdef const float *_a3 = <const float *>_p.addr(_k3)
@@ -536,7 +548,7 @@ def demoDot(handle, n, x, y):
 
 def demoZdot(handle, n, x, y):
     _o4 = demoComplex()
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.addr(handle)
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZdot: handle')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const _cl.demoComplex *_a2 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, x)
     cdef const _cl.demoComplex *_a3 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, y)
@@ -552,7 +564,7 @@ def demoZdot(handle, n, x, y):
 def demoIamax(handle, n, x):
     _k2 = _p.seq_arg(x, 'f')
     cdef _cl.demoMode _3
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.addr(handle)
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIamax: handle')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const float *_a2 = <const float *>_p.addr(_k2)
     cdef _cl.demoStatus_t _r

@@ -168,6 +168,7 @@ static inline int hipnv_demoStatus_from_cudemoStatus_enum(int v) {
     default: return 1;
     }
 }
+#define HIPNV_HAS_demoStatus_t 1
 #define hipnv_demoStatus_t_from_cudemoStatus_t hipnv_demoStatus_from_cudemoStatus_enum
 #define hipnv_cudemoStatus_t_from_demoStatus_t hipnv_cudemoStatus_enum_from_demoStatus
 
