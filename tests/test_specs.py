@@ -238,6 +238,9 @@ def test_unmatched_names_what_is_missing(header_sets):
     spec.binary_fields = ["hipUUID_t.bytes", r"hipUUID_t\.nope"]
     spec.struct_defaults = {"dim3": {"x": 1, "w": 1}, "dim4": {"x": 1}}
     spec.rules = [specmod.IntentRule(re.compile("nothing"), None, None, "in", "scalar", "intent_rules[99]")] + spec.rules
+    spec.nullable_handles = ["hipStream_t", "hipNoSuch_t"]
+    spec.unsupported_values = {"HIP_NO_SUCH_VALUE": "typo"}
+    spec.buffer_size_queries = {"hipNoSuch(Code)": r"hipNoSuch\1Size"}
     got = {str(u) for u in specmod.unmatched(spec, module, types)}
     assert {"intent_overrides.hipNoSuchFunction: no function hipNoSuchFunction",
             "callbacks.hipStreamAddCallback: hipStreamAddCallback has no parameter cb",
@@ -246,7 +249,10 @@ def test_unmatched_names_what_is_missing(header_sets):
             r"binary_fields: hipUUID_t\.nope: matches no Record.field",
             "struct_defaults.dim3: dim3 has no field(s) w",
             "struct_defaults.dim4: no record dim4",
-            "intent_rules[99]: decides no parameter"} <= got
+            "intent_rules[99]: decides no parameter",
+            "nullable_handles: hipNoSuch_t: no typedef hipNoSuch_t",
+            "unsupported_values.HIP_NO_SUCH_VALUE: no enumerator HIP_NO_SUCH_VALUE",
+            "buffer_size_queries.hipNoSuch(Code): matches no function"} <= got
     assert not any(e.startswith(("handles: hipStream_t", "binary_fields: hipUUID_t.bytes")) for e in got)
 
 
