@@ -518,7 +518,10 @@ def test_has_symbol_matches_the_library(include64, lib):
     name = missing[0]
     with pytest.raises(pkg.SymbolNotFoundError) as ei:
         _call_with_neutral_args(mod, name)
-    assert ei.value.symbol == name and ei.value.path == mod._library.path
+    # the function itself, or one it calls first (hiprtcGetBitcode sizes its buffer with
+    # hiprtcGetBitcodeSize: the spec's buffer_size_queries): a symbol the library lacks
+    assert ei.value.path == mod._library.path and not hasattr(clib, ei.value.symbol)
+    assert ei.value.symbol == name or ei.value.symbol in funcs
 
 
 def _struct_names(mod):

@@ -185,7 +185,6 @@ def mark(message):
     cdef const char *_a0 = <const char *>_0
     with nogil:
         _cl.mark(_a0)
-    return None
 
 def last_mark():
     cdef int _0 = 0
