@@ -32,25 +32,29 @@ I32 = "hipsparse.hipsparseIndexType_t.HIPSPARSE_INDEX_32I"
 BASE0 = "hipsparse.hipsparseIndexBase_t.HIPSPARSE_INDEX_BASE_ZERO"
 
 
-def _saxpy(n="1", alpha="1.0", x="None", y="None", handle="None"):
+# A handle that passes the handle check (a non-NULL address; the libraries point nowhere, so no
+# call is made), so each case reaches the argument it is about; NULL handles have cases of their own.
+H = "8"
+
+
+def _saxpy(n="1", alpha="1.0", x="None", y="None", handle=H):
     return f"hipblas.hipblasSaxpy({handle}, {n}, {alpha}, {x}, 1, {y}, 1)"
 
 
 def _sgemm(ta=OP_N, alpha="1.0", m="1"):
-    return f"hipblas.hipblasSgemm(None, {ta}, {OP_N}, {m}, 1, 1, {alpha}, None, 1, None, 1, 0.0, None, 1)"
+    return f"hipblas.hipblasSgemm({H}, {ta}, {OP_N}, {m}, 1, 1, {alpha}, None, 1, None, 1, 0.0, None, 1)"
 
 
 def _getrs(trans=OP_N, n="1"):
-    return f"hipsolver.hipsolverDgetrs(None, {trans}, {n}, 1, None, 1, None, None, 1, None, 0, None)"
+    return f"hipsolver.hipsolverDgetrs({H}, {trans}, {n}, 1, None, 1, None, None, 1, None, 0, None)"
 
 
 def _csrmv(op=SP_OP, alpha="1.0"):
-    return f"hipsparse.hipsparseScsrmv(None, {op}, 1, 1, 1, {alpha}, None, None, None, None, None, 0.0, None)"
+    return f"hipsparse.hipsparseScsrmv({H}, {op}, 1, 1, 1, {alpha}, None, None, None, None, None, 0.0, None)"
 
 
 def _allreduce(count="1", dtype=F32, op=SUM):
     return f"rccl.ncclAllReduce(None, None, {count}, {dtype}, {op}, None, None)"
-
 
 
 # (id, expression, accepted exception type names)
@@ -124,7 +128,7 @@ HAND = [
     ("hipblas n given float", _saxpy(n="1.5"), "TypeError"),
     ("hipblas n given str", _saxpy(n="'1'"), "TypeError"),
     ("hipblas n over 32 bits", _saxpy(n="2**31"), "OverflowError"),
-    ("hipblas 64-bit n over 64 bits", "hipblas.hipblasSaxpy_64(None, 2**63, 1.0, None, 1, None, 1)", "OverflowError"),
+    ("hipblas 64-bit n over 64 bits", "hipblas.hipblasSaxpy_64(8, 2**63, 1.0, None, 1, None, 1)", "OverflowError"),
     ("hipblas alpha given str", _saxpy(alpha="'2.0'"), "TypeError"),
     ("hipblas alpha given bool", _saxpy(alpha="True"), "TypeError"),
     ("hipblas complex alpha for a real function", _saxpy(alpha="1j"), "TypeError"),
@@ -146,7 +150,7 @@ HAND = [
     ("hipblas str as transA", _sgemm(ta="'N'"), "TypeError"),
     ("hipblas enum of the wrong class", _sgemm(ta="hipblas.hipblasFillMode_t.HIPBLAS_FILL_MODE_UPPER"), "TypeError"),
     ("hipblas gemm m given float", _sgemm(m="2.0"), "TypeError"),
-    ("hipblas pointer mode out of range", "hipblas.hipblasSetPointerMode(None, 5)", "ValueError"),
+    ("hipblas pointer mode out of range", "hipblas.hipblasSetPointerMode(8, 5)", "ValueError"),
     ("hipblas batched pointer list with str",
      f"hipblas.hipblasSgemmBatched(None, {OP_N}, {OP_N}, 1, 1, 1, 1.0, ['a'], 1, None, 1, 0.0, None, 1, 1)",
      "TypeError"),
@@ -165,19 +169,19 @@ HAND = [
     ("hiprand rng type str", "hiprand.hiprandCreateGenerator('HIPRAND_RNG_PSEUDO_DEFAULT')", "TypeError"),
     ("hiprand rng type of the wrong enum", "hiprand.hiprandCreateGenerator(hiprand.rocrand_rng_type.ROCRAND_RNG_PSEUDO_DEFAULT)",
      "TypeError"),
-    ("hiprand negative size_t count", "hiprand.hiprandGenerate(None, None, -1)", "OverflowError"),
+    ("hiprand negative size_t count", "hiprand.hiprandGenerate(8, None, -1)", "OverflowError"),
     ("hiprand None count", "hiprand.hiprandGenerate(None, None, None)", "TypeError"),
     ("hiprand float count", "hiprand.hiprandGenerateUniform(None, None, 4.0)", "TypeError"),
     ("hiprand mean None", "hiprand.hiprandGenerateNormal(None, None, 4, None, 1.0)", "TypeError"),
     ("hiprand stddev str", "hiprand.hiprandGenerateNormal(None, None, 4, 0.0, '1')", "TypeError"),
     ("hiprand lambda str", "hiprand.hiprandGeneratePoisson(None, None, 4, 'x')", "TypeError"),
-    ("hiprand negative seed", "hiprand.hiprandSetPseudoRandomGeneratorSeed(None, -1)", "OverflowError"),
-    ("hiprand seed over 64 bits", "hiprand.hiprandSetPseudoRandomGeneratorSeed(None, 2**64)", "OverflowError"),
+    ("hiprand negative seed", "hiprand.hiprandSetPseudoRandomGeneratorSeed(8, -1)", "OverflowError"),
+    ("hiprand seed over 64 bits", "hiprand.hiprandSetPseudoRandomGeneratorSeed(8, 2**64)", "OverflowError"),
     ("hiprand read-only output", "hiprand.hiprandGenerateUniform(None, b'abcd', 1)", "BufferError TypeError"),
-    ("hiprand ordering out of range", "hiprand.hiprandSetGeneratorOrdering(None, 99999)", "ValueError"),
+    ("hiprand ordering out of range", "hiprand.hiprandSetGeneratorOrdering(8, 99999)", "ValueError"),
     ("hiprand generator given str", "hiprand.hiprandDestroyGenerator('gen')", "TypeError"),
     # hipSPARSE
-    ("hipsparse index base out of range", "hipsparse.hipsparseSetMatIndexBase(None, 7)", "ValueError"),
+    ("hipsparse index base out of range", "hipsparse.hipsparseSetMatIndexBase(8, 7)", "ValueError"),
     ("hipsparse matrix type None", "hipsparse.hipsparseSetMatType(None, None)", "TypeError"),
     ("hipsparse data type out of range", "hipsparse.hipsparseCreateDnVec(None, 4, None, 12345)", "ValueError"),
     ("hipsparse size None", f"hipsparse.hipsparseCreateDnVec(None, None, None, {R32F})", "TypeError"),
@@ -208,7 +212,7 @@ HAND = [
     ("hipfft batch float", f"hipfft.hipfftPlan1d(8, {C2C}, 1.0)", "TypeError"),
     ("hipfft plan is not a parameter", f"hipfft.hipfftPlan1d(None, 8, {C2C}, 1)", "TypeError"),
     ("hipfft direction str", "hipfft.hipfftExecC2C(None, None, None, 'forward')", "TypeError"),
-    ("hipfft direction over 32 bits", "hipfft.hipfftExecC2C(None, None, None, 2**40)", "OverflowError"),
+    ("hipfft direction over 32 bits", "hipfft.hipfftExecC2C(8, None, None, 2**40)", "OverflowError"),
     ("hipfft extents with str", f"hipfft.hipfftPlanMany(1, ['8'], None, 1, 1, None, 1, 1, {C2C}, 1)", "TypeError"),
     ("hipfft extents with float", f"hipfft.hipfftPlanMany(1, [8.5], None, 1, 1, None, 1, 1, {C2C}, 1)", "TypeError"),
     ("hipfft extent over 32 bits", f"hipfft.hipfftPlanMany(1, [2**40], None, 1, 1, None, 1, 1, {C2C}, 1)",
@@ -231,9 +235,9 @@ HAND = [
     ("hipsolver lwork into read-only memory", "hipsolver.hipsolverDgetrf_bufferSize(None, 1, 1, None, 1, b'abcd')",
      "BufferError TypeError"),
     ("hipsolver data type out of range",
-     f"hipsolver.hipsolverDnXgetrf_bufferSize(None, None, 1, 1, 12345, None, 1, {R32F}, None, None)", "ValueError"),
+     f"hipsolver.hipsolverDnXgetrf_bufferSize(8, 8, 1, 1, 12345, None, 1, {R32F}, None, None)", "ValueError"),
     ("hipsolver 64-bit m over 64 bits",
-     f"hipsolver.hipsolverDnXgetrf_bufferSize(None, None, 2**63, 1, {R32F}, None, 1, {R32F}, None, None)",
+     f"hipsolver.hipsolverDnXgetrf_bufferSize(8, 8, 2**63, 1, {R32F}, None, 1, {R32F}, None, None)",
      "OverflowError"),
     ("hipsolver stream str", "hipsolver.hipsolverSetStream(None, 'stream')", "TypeError"),
     ("hipfft extents shorter than rank", f"hipfft.hipfftPlanMany(3, [8, 8], None, 1, 0, None, 1, 0, {C2C}, 1)",
