@@ -31,6 +31,8 @@ class SpecError(ValueError):
 # A value's shape: a type (str, int, bool, object: anything), [shape] (a list of it),
 # {type: shape} (a map with keys of that type) or {'key': shape, ...} (a map with those keys only).
 def _check(value, shape, where: str) -> None:
+    if value is None:   # `key:` with nothing after it: as if absent
+        return
     if isinstance(shape, list):
         if not isinstance(value, list):
             raise SpecError(f"{where}: expected a list, got {value!r}")
