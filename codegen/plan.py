@@ -183,6 +183,8 @@ class Planner:
         success = f"{spec.error_type}.{spec.success}" if spec.error_type else "None"
         if result.kind == "value" and not spec.value_result_with_success:
             success = None
+        if result.kind == "void" and not spec.error_type and all(pp.out is None for pp in params):
+            success = None   # nothing to return: None, as AMD's HIP Python returns (roctxMarkA)
         return FunctionPlan(fn, params, result, callback, self.guard(fn, params), success,
                             spec.error_type or "Any")
 

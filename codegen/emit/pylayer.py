@@ -117,7 +117,8 @@ class FunctionEmitter:
             body += post
         if fn.deprecated:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
-        body.append(f"return ({', '.join(e for e, _ in fp.returned)},)")
+        if fp.returned:   # else nothing to return: None, as AMD's HIP Python (no return statement)
+            body.append(f"return ({', '.join(e for e, _ in fp.returned)},)")
         doc = common.docstring(fn.comment)
         sig = [pp.py for pp in fp.params if pp.py is not None]
         lines = [f"def {fn.name}({', '.join(sig)}):"]
