@@ -15,7 +15,8 @@ Options:
   --rocm-path DIR  ROCm installation whose include/ has the headers (default: $ROCM_PATH,
                    /opt/rocm, /usr/include; else Debian sid's -dev packages fetched into build/)
   --libs LIST      comma list of libraries to build (hip,hiprtc,...); '^x' excludes x
-                   (default: every library that has a spec in codegen/specs/)
+                   (default: every library that has a spec in codegen/specs/
+                   and whose headers are found)
   -j N             parallel compile jobs (default: number of cores)
   --run-tests      run the test suite after building
   --no-venv        install into the current Python instead of ./.venv

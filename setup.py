@@ -6,8 +6,9 @@ Settings: environment variables, or `pip install . -C libs=hip,hiprtc` (build_su
   ROCM_PATH          (-C rocm-path=DIR)  ROCm installation whose include/ has the headers
   HIP_PYTHON_INCLUDE (-C include=DIR)    or the include dir itself (default: $ROCM_PATH/include,
                                          /opt/rocm/include, /usr/include, else Debian sid's fetched)
-  HIP_PYTHON_LIBS    (-C libs=LIST)      libraries to build, comma list; '^x,y' excludes (default: all;
-                                         'none': only the shared runtime modules)
+  HIP_PYTHON_LIBS    (-C libs=LIST)      libraries to build, comma list; '^x,y' excludes (default: every
+                                         library whose headers are found; 'none': only the shared
+                                         runtime modules)
   HIP_PYTHON_JOBS    (-C jobs=N)         parallel jobs (default: the number of cores)
   HIP_PYTHON_NVIDIA  (-C nvidia=no)      'no' skips the HIP-on-CUDA layer even where CUDA is found
 Installing into an environment that has AMD's HIP Python (also the package `hip`) is refused;
@@ -82,7 +83,15 @@ class generate(Command):
         self.libraries = selected_libraries()
         if not self.libraries:   # 'none': the shared runtime modules alone; what is generated stays
             return
-        from codegen.generate import generate_all, header_version
+        from codegen.generate import available, generate_all, header_version
+        have, missing = available(self.include)
+        named = os.environ.get("HIP_PYTHON_LIBS", "").strip()
+        if named and not named.startswith("^") and set(missing) & set(self.libraries):
+            sys.exit(f"hip-bindings build: no headers in {self.include} for "
+                     f"{','.join(l for l in missing if l in self.libraries)} (HIP_PYTHON_LIBS)")
+        if set(missing) & set(self.libraries):   # every library: those this ROCm has
+            log(f"no headers for {','.join(l for l in missing if l in self.libraries)} in {self.include}: left out")
+            self.libraries = [l for l in self.libraries if l in have]
         log(f"ROCm {header_version(self.include)} headers: {self.include}; libraries: {','.join(self.libraries)}")
         # A library left out this time must not be installed from an earlier build's leftovers.
         coverage = os.path.join(HERE, "hip", "_coverage")
@@ -135,6 +144,7 @@ class generating_build_ext(build_ext):
         generated = cythonize(extensions(gen.include, gen.libraries), language_level=3, nthreads=jobs(),
                               quiet=True, compiler_directives={"binding": False, "embedsignature": True})
         by_name = {e.name: e for e in generated}
+        self.extensions = [e for e in self.extensions if e.name in by_name]   # libraries left out
         for ext in self.extensions:   # setuptools keeps per-extension state: update, don't replace
             ext.sources, ext.include_dirs = by_name[ext.name].sources, by_name[ext.name].include_dirs
         if getattr(self, "editable_mode", False):

@@ -79,11 +79,27 @@ def archive() -> tuple[str, str]:
     raise FetchError(f"no Debian archive for '{release or '?'}' (main) in the system's apt sources")
 
 
+def requested(dest: str) -> list[str]:
+    """The package names fetch() was asked for into `dest` (those the suite lacks included)."""
+    try:
+        with open(os.path.join(dest, "REQUESTED")) as f:
+            return f.read().split()
+    except OSError:
+        return []
+
+
+def _note_requested(dest: str, packages: list[str]) -> None:
+    os.makedirs(dest, exist_ok=True)
+    with open(os.path.join(dest, "REQUESTED"), "a") as f:
+        f.write("\n".join(packages) + "\n")
+
+
 def fetch(suite: str, packages: list[str], dest: str, with_dependencies: bool = False) -> list[str]:
     """Download `packages` of `suite` from the system's Debian archive and unpack them into
-    `dest`; return the .deb names. Packages the suite lacks are left out (names differ per
-    suite). With `with_dependencies`, also what apt resolves for them that this system lacks
-    (resolved against the system's dpkg status; nothing is installed)."""
+    `dest` (listed in dest/PACKAGES; the names asked for in dest/REQUESTED); return the .deb
+    names. Packages the suite lacks are left out (names differ per suite). With
+    `with_dependencies`, also what apt resolves for them that this system lacks (resolved
+    against the system's dpkg status; nothing is installed)."""
     uri, signed_by = archive()
     work = tempfile.mkdtemp(prefix="hip-debian-")
     try:
@@ -109,6 +125,7 @@ def fetch(suite: str, packages: list[str], dest: str, with_dependencies: bool = 
         have = [p for p in packages
                 if subprocess.run(["apt-cache", *opts, "show", p], capture_output=True).returncode == 0]
         if not have:
+            _note_requested(dest, packages)
             raise FetchError(f"{suite} has none of {', '.join(packages)}")
         if with_dependencies:
             apt("install", "--download-only", "--no-install-recommends", "-y", *have)
@@ -121,8 +138,9 @@ def fetch(suite: str, packages: list[str], dest: str, with_dependencies: bool = 
         for deb in debs:
             subprocess.run(["dpkg-deb", "-x", deb, dest], check=True)
         names = [os.path.basename(d) for d in debs]
-        with open(os.path.join(dest, "PACKAGES"), "w") as f:
+        with open(os.path.join(dest, "PACKAGES"), "a") as f:   # a later fetch adds to the same prefix
             f.write("\n".join(names) + "\n")
+        _note_requested(dest, packages)
         return names
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -42,11 +42,20 @@ def find_headers(rocm_path: str = "") -> str | None:
 
 
 def fetch_headers(suite: str = "sid", root: str = ROOT) -> str:
-    """Debian `suite`'s ROCm -dev packages unpacked into build/rocm-<suite>; the include dir."""
-    include = os.path.join(prefix(suite, root), "usr", "include")
-    if not has_headers(include):
-        packages = list(dict.fromkeys(p for s in _specs() for p in s.debian_dev))
-        debian.fetch(suite, packages, prefix(suite, root))
+    """Debian `suite`'s ROCm -dev packages unpacked into build/rocm-<suite>; the include dir.
+    Packages of the specs whose headers are missing there are fetched, once each (a spec added
+    since the last fetch gets its headers; a package the suite lacks is not asked for again)."""
+    pfx = prefix(suite, root)
+    include = os.path.join(pfx, "usr", "include")
+    missing = [s for s in _specs() if not all(os.path.isfile(os.path.join(include, h)) for h in s.headers)]
+    asked = set(debian.requested(pfx))
+    packages = list(dict.fromkeys(p for s in missing for p in s.debian_dev if p not in asked))
+    if packages:
+        try:
+            debian.fetch(suite, packages, pfx)
+        except debian.FetchError:
+            if not has_headers(include):
+                raise
     return include
 
 

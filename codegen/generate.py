@@ -22,6 +22,21 @@ def header_version(include_dir: str) -> str:
     return f"{v['MAJOR']}.{v['MINOR']}.{v['PATCH']}"
 
 
+def has_headers(include_dir: str, spec: specmod.Spec) -> bool:
+    """Whether include_dir holds every header the spec parses."""
+    return all(os.path.isfile(os.path.join(include_dir, h)) for h in spec.headers)
+
+
+def available(include_dir: str, spec_dir: str = specmod.SPEC_DIR) -> tuple[list[str], list[str]]:
+    """(libraries include_dir has the headers of, with those of their dependencies; the others),
+    both in dependency order: what "every library" means for one ROCm installation."""
+    have, missing = [], []
+    for lib, s in load_specs(spec_dir).items():
+        ok = has_headers(include_dir, s) and all(d in have for d in s.depends)
+        (have if ok else missing).append(lib)
+    return have, missing
+
+
 def build_ir(spec: specmod.Spec, include_dir: str, all_specs: dict[str, specmod.Spec],
              deps: list[ir.Module] | None = None) -> ir.Module:
     owners, types_only = {}, set()
@@ -66,9 +81,20 @@ class Library:
     types: TypeIndex
 
 
-def load_specs(spec_dir: str = specmod.SPEC_DIR) -> dict[str, specmod.Spec]:
-    """Every spec in `spec_dir`, in dependency order (each after what it depends on)."""
-    return {n: specmod.load(n, spec_dir) for n in specmod.all_libraries(spec_dir)}
+def load_specs(spec_dir: str = specmod.SPEC_DIR, rocm: str | None = None) -> dict[str, specmod.Spec]:
+    """Every spec in `spec_dir`, in dependency order (each after what it depends on); with `rocm`
+    (header_version()), each keeps only the entries whose `rocm:` range admits that version."""
+    return {n: specmod.load(n, spec_dir, rocm) for n in specmod.all_libraries(spec_dir)}
+
+
+def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
+    """The .gitignore written beside the generated files: every file the generator may write
+    there, for every library that has a spec (generating a few must not un-ignore the others)."""
+    names = ["/.gitignore", "/_coverage/"]
+    for s in all_specs.values():
+        names += [f"/{s.cimport_module}.pxd", f"/{s.cimport_module}.pyx", f"/{s.python_module}.pyx",
+                  f"/{s.python_module}.pyi"]
+    return "# Written by codegen: what it generates here (never committed).\n" + "\n".join(names) + "\n"
 
 
 def analyse_libraries(include_dir: str, names: list[str], all_specs: dict[str, specmod.Spec]) -> Iterator[Library]:
@@ -98,25 +124,40 @@ def analyse_libraries(include_dir: str, names: list[str], all_specs: dict[str, s
 
 
 def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: str | None = None,
-                 spec_dir: str = specmod.SPEC_DIR) -> list[str]:
-    from .emit import cdecl, clayer, coverage, pylayer, stubs
-    all_specs = load_specs(spec_dir)
+                 spec_dir: str = specmod.SPEC_DIR, unmatched: dict | None = None,
+                 write_ignore_file: bool = True) -> list[str]:
+    """Generate `libraries` (and what they depend on) into out_dir, with the specs scoped to the
+    headers' ROCm version; return the files written. `unmatched`, when given, receives each
+    library's spec entries that match nothing in these headers (spec.unmatched);
+    `write_ignore_file` writes out_dir/.gitignore (ignore_file)."""
+    all_specs = load_specs(spec_dir, header_version(include_dir))
     written: list[str] = []
-    os.makedirs(out_dir, exist_ok=True)
     for lib in analyse_libraries(include_dir, libraries, all_specs):
-        spec, module, types = lib.spec, lib.module, lib.types
-        if dump_ir:
-            os.makedirs(dump_ir, exist_ok=True)
-            write_if_changed(os.path.join(dump_ir, f"{spec.library}.json"), module.to_json(), written)
-        plans = plan.build(module, spec, types)
-        c = spec.cimport_module
-        write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types, all_specs), written)
-        write_if_changed(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
-        write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
-                         pylayer.emit(module, spec, types, all_specs, plans), written)
-        write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
-                         stubs.emit(module, spec, types, plans), written)
-        os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
-        write_if_changed(os.path.join(out_dir, "_coverage", f"{spec.library}.json"),
-                         coverage.emit(module, spec, types), written)
+        emit_library(lib, all_specs, out_dir, written, dump_ir)
+        if unmatched is not None:
+            unmatched[lib.spec.library] = specmod.unmatched(lib.spec, lib.module, lib.types)
+    if write_ignore_file:
+        write_if_changed(os.path.join(out_dir, ".gitignore"), ignore_file(all_specs), written)
     return written
+
+
+def emit_library(lib: Library, all_specs: dict[str, specmod.Spec], out_dir: str, written: list[str],
+                 dump_ir: str | None = None) -> None:
+    """Write one analysed library's files (its IR too, into `dump_ir`); append their paths to `written`."""
+    from .emit import cdecl, clayer, coverage, pylayer, stubs
+    spec, module, types = lib.spec, lib.module, lib.types
+    os.makedirs(out_dir, exist_ok=True)
+    if dump_ir:
+        os.makedirs(dump_ir, exist_ok=True)
+        write_if_changed(os.path.join(dump_ir, f"{spec.library}.json"), module.to_json(), written)
+    plans = plan.build(module, spec, types)
+    c = spec.cimport_module
+    write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types, all_specs), written)
+    write_if_changed(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
+    write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
+                     pylayer.emit(module, spec, types, all_specs, plans), written)
+    write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
+                     stubs.emit(module, spec, types, plans), written)
+    os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
+    write_if_changed(os.path.join(out_dir, "_coverage", f"{spec.library}.json"),
+                     coverage.emit(module, spec, types), written)

@@ -19,11 +19,9 @@ def apply(module: ir.Module, spec: Spec, types: TypeIndex) -> list[str]:
             if p.name in over:
                 p.intent, p.shape = over[p.name]
                 continue
-            tc = types.tclass(p.type)
-            for rule in spec.rules:
-                if rule.applies(tc, p.name, fn.name):
-                    p.intent, p.shape = rule.intent, rule.shape
-                    break
+            rule = spec.rule_for(types.tclass(p.type), p.name, fn.name)
+            if rule is not None:
+                p.intent, p.shape = rule.intent, rule.shape
         if fn.name in spec.skip:
             fn.skip = spec.skip[fn.name]
         elif fn.variadic:

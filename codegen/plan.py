@@ -183,6 +183,8 @@ class Planner:
         success = f"{spec.error_type}.{spec.success}" if spec.error_type else "None"
         if result.kind == "value" and not spec.value_result_with_success:
             success = None
+        if result.kind == "void" and not spec.error_type and all(pp.out is None for pp in params):
+            success = None   # nothing to return: None, as AMD's HIP Python returns (roctxMarkA)
         return FunctionPlan(fn, params, result, callback, self.guard(fn, params), success,
                             spec.error_type or "Any")
 
@@ -490,8 +492,15 @@ class Planner:
         """Lines raising ValueError when a sized argument (list, tuple, NumPy array) has fewer
         elements than the length parameter says; pointers are the caller's word."""
         lp = self.length_param(fn, p, length)
-        return [f"if {p.name} is not None and hasattr({p.name}, '__len__') and len({p.name}) < {self.int_conv(lp.type, length)}:",
-                f"    raise ValueError(f\"{fn.name}: {p.name} has {{len({p.name})}} elements, {length}={{{length}}} needs that many\")"]
+        n, x = self.int_conv(lp.type, length), p.name
+        lines = [f"if {n} < 0:",
+                 f"    raise ValueError(f\"{fn.name}: {length}={{{length}}} is negative\")"]
+        if not self.nullable_arg(fn, p):   # C reads or writes that many: NULL only where the spec says
+            lines += [f"if {x} is None and {n} > 0:",
+                      f"    raise ValueError(f\"{fn.name}: {x} is None, {length}={{{length}}} needs that many elements\")"]
+        return lines + [
+            f"if {x} is not None and hasattr({x}, '__len__') and len({x}) < {n}:",
+            f"    raise ValueError(f\"{fn.name}: {x} has {{len({x})}} elements, {length}={{{length}}} needs that many\")"]
 
     def number(self, p: ir.Param, i: int) -> ParamPlan:
         """`const T* alpha`: a Python number stored in a local T, or any pointer (device pointer mode)."""

@@ -2,18 +2,162 @@
 
 A spec is data; docs/spec_format.rst documents the format. `defaults.yaml`
 holds the intent rules every library shares; a library's own rules come first.
+
+The `Spec` dataclass is the schema: each field names the YAML key it is read from
+and the shape of its value (`_key`), and `load()` refuses any key no field names.
+An entry (an intent rule, an override, a callback, ...) written as a mapping may
+carry `rocm: '>=6'`: it then applies only to headers of those ROCm versions.
+`unmatched()` lists the entries that name nothing in a library's IR.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import yaml
 
 SPEC_DIR = os.path.join(os.path.dirname(__file__), "specs")
+SCOPE = "rocm"          # the key that limits an entry to ROCm versions
 
 
+class SpecError(ValueError):
+    """A spec that does not follow the format (the message names the file and the key)."""
+
+
+# -- shapes -------------------------------------------------------------------------------------
+# A value's shape: a type (str, int, bool, object: anything), [shape] (a list of it),
+# {type: shape} (a map with keys of that type) or {'key': shape, ...} (a map with those keys only).
+def _check(value, shape, where: str) -> None:
+    if value is None:   # `key:` with nothing after it: as if absent
+        return
+    if isinstance(shape, list):
+        if not isinstance(value, list):
+            raise SpecError(f"{where}: expected a list, got {value!r}")
+        for i, v in enumerate(value):
+            _check(v, shape[0], f"{where}[{i}]")
+    elif isinstance(shape, dict):
+        if not isinstance(value, dict):
+            raise SpecError(f"{where}: expected a mapping, got {value!r}")
+        ((k0, v0),) = shape.items() if len(shape) == 1 and isinstance(next(iter(shape)), type) else ((None, None),)
+        for k, v in value.items():
+            if k0 is not None:
+                if not isinstance(k, k0):
+                    raise SpecError(f"{where}: key {k!r} is not a {k0.__name__}")
+                _check(v, v0, f"{where}.{k}")
+            elif k not in shape:
+                raise SpecError(f"{where}: unknown key {k!r} (known: {', '.join(shape)})")
+            else:
+                _check(v, shape[k], f"{where}.{k}")
+    elif shape is not object and (not isinstance(value, shape) or (shape is int and isinstance(value, bool))):
+        raise SpecError(f"{where}: expected {shape.__name__}, got {value!r}")
+
+
+def _key(path: str, shape, required: bool = False) -> dict:
+    """Field metadata: read from YAML key `path` ('a.b': key b of mapping a), of this shape."""
+    return {"yaml": path, "shape": shape, "required": required}
+
+
+def _schema(cls) -> dict:
+    """The YAML keys a spec may have (nested where a path has dots), from the fields' metadata."""
+    out: dict = {}
+    for f in dataclasses.fields(cls):
+        if "yaml" not in f.metadata:
+            continue
+        *parents, last = f.metadata["yaml"].split(".")
+        d = out
+        for p in parents:
+            d = d.setdefault(p, {})
+        d[last] = f.metadata["shape"]
+    return out
+
+
+def _get(d: dict, path: str, default=None):
+    for p in path.split("."):
+        if not isinstance(d, dict) or p not in d:
+            return default
+        d = d[p]
+    return d if d is not None else default
+
+
+def read_yaml(path: str, cls, what: str = "") -> dict:
+    """A spec file's mapping, checked against `cls`'s schema: unknown keys, wrong shapes and
+    missing required keys raise SpecError naming the file."""
+    with open(path) as f:
+        d = yaml.safe_load(f) or {}
+    name = what or os.path.basename(path)
+    _check(d, _schema(cls), name)
+    missing = [f.metadata["yaml"] for f in dataclasses.fields(cls)
+               if f.metadata.get("required") and _get(d, f.metadata["yaml"]) is None]
+    if missing:
+        raise SpecError(f"{name}: missing required key(s) {', '.join(missing)}")
+    return d
+
+
+# -- ROCm version scopes ------------------------------------------------------------------------
+_CMP = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+        "<": lambda a, b: a < b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split("."))
+
+
+def parse_scope(text: str) -> list[tuple[str, tuple[int, ...]]]:
+    """'>=5.7,<7' -> [('>=', (5, 7)), ('<', (7,))]; SpecError if malformed."""
+    out = []
+    for part in str(text).split(","):
+        m = re.fullmatch(r"\s*(>=|<=|==|!=|>|<)\s*(\d+(?:\.\d+)*)\s*", part)
+        if not m:
+            raise SpecError(f"bad ROCm version range {text!r}: want e.g. '>=6', '<6.2' or '>=5.7,<7'")
+        out.append((m.group(1), _version(m.group(2))))
+    return out
+
+
+def in_scope(scope: str, version: str) -> bool:
+    """Whether headers of ROCm `version` ('6.4.43484') fall in `scope`. Each bound compares only
+    as many components as it has: '<6.2' admits 6.1.x, '>5.7' does not admit 5.7.1."""
+    v = _version(re.match(r"\d+(\.\d+)*", version).group(0))
+    return all(_CMP[op](v[:len(b)], b) for op, b in parse_scope(scope))
+
+
+def _scoped(d: dict, cls, where: str, rocm: str | None) -> tuple[dict, dict[str, str]]:
+    """`d` without the entries whose `rocm:` excludes `rocm` (None: keep all), and without the
+    `rocm` keys; plus {entry: scope} of the entries kept. Entries are the items of list-valued
+    keys and the values of map-valued keys (not the fixed keys of a mapping like shared_library)."""
+    out, scopes = dict(d), {}
+    for f in dataclasses.fields(cls):
+        key, shape = f.metadata.get("yaml"), f.metadata.get("shape")
+        if key is None or "." in key or key not in d or d[key] is None:
+            continue
+        is_list = isinstance(shape, list)
+        is_map = isinstance(shape, dict) and len(shape) == 1 and isinstance(next(iter(shape)), type)
+        if not (is_list or is_map):
+            continue
+        items = list(enumerate(d[key])) if is_list else list(d[key].items())
+        kept = []
+        for k, v in items:
+            entry = f"{key}[{k}]" if is_list else f"{key}.{k}"
+            if isinstance(v, dict) and SCOPE in v:
+                scope = v[SCOPE]
+                try:
+                    parse_scope(scope)
+                except SpecError as e:
+                    raise SpecError(f"{where}: {entry}: {e}") from None
+                v = {a: b for a, b in v.items() if a != SCOPE}
+                if rocm is not None and not in_scope(scope, rocm):
+                    continue
+                scopes[entry] = str(scope)
+            kept.append((k, v))
+        out[key] = [v for _, v in kept] if is_list else dict(kept)
+        if is_list:   # entries keep the index they have in the file
+            out[f"_{key}_index"] = [k for k, _ in kept]
+    return out, scopes
+
+
+# -- the spec -----------------------------------------------------------------------------------
 @dataclass
 class IntentRule:
     match: re.Pattern          # regex over the parameter's type class (see intent.py)
@@ -21,11 +165,16 @@ class IntentRule:
     function: re.Pattern | None
     intent: str
     shape: str
+    entry: str = ""            # where it is written: 'intent_rules[2]', 'defaults.yaml intent_rules[0]'
 
     def applies(self, tclass: str, pname: str, fname: str) -> bool:
         return bool(self.match.fullmatch(tclass)
                     and (self.name is None or self.name.fullmatch(pname))
                     and (self.function is None or self.function.fullmatch(fname)))
+
+
+_RULE = {"match": str, "name": str, "function": str, "as": str, SCOPE: str}
+_DESTROY = {"function": str, "param": str, SCOPE: str}
 
 
 @dataclass
@@ -34,56 +183,90 @@ class DestroyRule:
     handle parameter): the handle object passed is marked destroyed after a successful call."""
     function: re.Pattern
     param: re.Pattern | None = None
+    entry: str = ""            # where it is written: 'destroys[0]', 'defaults.yaml destroys[0]'
+
+
+_STRS = [str]
 
 
 @dataclass
 class Spec:
-    library: str                       # 'hip', 'hiprtc', ...
-    python_module: str                 # 'hip'     -> hip/hip.pyx
-    cimport_module: str                # 'chip'    -> hip/chip.pxd
-    headers: list[str]
-    owns: list[str]
-    owns_types: list[str] = field(default_factory=list)   # prefixes whose types (not functions) are ours
-    language: str = "c"
-    depends: list[str] = field(default_factory=list)
-    defines: list[str] = field(default_factory=list)
-    library_env: str = ""
-    library_names: dict[int, list[str]] = field(default_factory=dict)
-    library_bare: str = ""
-    error_type: str = ""               # the status enum functions return, if any
-    success: str = ""                  # its success enumerator
-    error_string: str = ""             # function giving a status's message (hipGetErrorString)
-    value_result_with_success: bool = False   # a value result returns (success, value), not (value,)
-    parity_deviations: dict[str, str] = field(default_factory=dict)   # function regex -> why it differs from AMD's
-    rules: list[IntentRule] = field(default_factory=list)
-    overrides: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
-    callbacks: dict[str, dict] = field(default_factory=dict)
-    skip: dict[str, str] = field(default_factory=dict)
-    struct_defaults: dict[str, dict] = field(default_factory=dict)
-    struct_from_int: list[str] = field(default_factory=list)   # records an int argument stands for
-    binary_fields: list[str] = field(default_factory=list)   # 'Record.field': char[N] holding bytes, not text
+    library: str = field(metadata=_key("library", str, True))            # 'hip', 'hiprtc', ...
+    python_module: str = field(metadata=_key("python_module", str, True))    # 'hip' -> hip/hip.pyx
+    cimport_module: str = field(metadata=_key("cimport_module", str, True))  # 'chip' -> hip/chip.pxd
+    headers: list[str] = field(metadata=_key("headers", _STRS, True))
+    owns: list[str] = field(metadata=_key("owns", _STRS, True))
+    # prefixes whose types (not functions) are ours
+    owns_types: list[str] = field(default_factory=list, metadata=_key("owns_types", _STRS))
+    language: str = field(default="c", metadata=_key("language", str))
+    depends: list[str] = field(default_factory=list, metadata=_key("depends", _STRS))
+    defines: list[str] = field(default_factory=list, metadata=_key("defines", _STRS))   # after the defaults'
+    library_env: str = field(default="", metadata=_key("shared_library.env", str))
+    library_names: dict[int, list[str]] = field(default_factory=dict, metadata=_key("shared_library.names", {int: _STRS}))
+    library_bare: str = field(default="", metadata=_key("shared_library.bare", str))
+    error_type: str = field(default="", metadata=_key("error_type", str))       # the status enum functions return
+    success: str = field(default="", metadata=_key("success", str))             # its success enumerator
+    error_string: str = field(default="", metadata=_key("error_string", str))   # status -> message (hipGetErrorString)
+    # a value result returns (success, value), not (value,)
+    value_result_with_success: bool = field(default=False, metadata=_key("value_result_with_success", bool))
+    # function regex -> why it differs from AMD's
+    parity_deviations: dict[str, str] = field(default_factory=dict, metadata=_key("parity_deviations", {str: str}))
+    rules: list[IntentRule] = field(default_factory=list, metadata=_key("intent_rules", [_RULE]))   # then the defaults'
+    overrides: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict,
+                                                             metadata=_key("intent_overrides", {str: {str: str}}))
+    callbacks: dict[str, dict] = field(default_factory=dict, metadata=_key(
+        "callbacks", {str: {"callback": str, "data": str, "once": bool, SCOPE: str}}))
+    skip: dict[str, str] = field(default_factory=dict, metadata=_key("skip", {str: str}))   # function -> why
+    struct_defaults: dict[str, dict] = field(default_factory=dict, metadata=_key("struct_defaults", {str: {str: object}}))
+    # records an int argument stands for
+    struct_from_int: list[str] = field(default_factory=list, metadata=_key("struct_from_int", _STRS))
+    # regexes over 'Record.field': char[N] holding bytes, not text
+    binary_fields: list[str] = field(default_factory=list, metadata=_key("binary_fields", _STRS))
     # {query, device, functions}: refuse results returned through host locals in device pointer mode
-    pointer_mode_guard: dict = field(default_factory=dict)
-    device_allocations: dict[str, str] = field(default_factory=dict)
-    handles: list[str] = field(default_factory=list)   # void* typedefs that are opaque handles
+    pointer_mode_guard: dict = field(default_factory=dict, metadata=_key(
+        "pointer_mode_guard", {"query": str, "device": str, "functions": str}))
+    device_allocations: dict[str, str] = field(default_factory=dict, metadata=_key("device_allocations", {str: str}))
+    handles: list[str] = field(default_factory=list, metadata=_key("handles", _STRS))   # void* typedefs: opaque handles
     # device_allocations whose memory the host can read too (managed): their arrays export the buffer protocol
-    host_accessible_allocations: list[str] = field(default_factory=list)
+    host_accessible_allocations: list[str] = field(default_factory=list, metadata=_key("host_accessible_allocations", _STRS))
     # 'function.param': a non-const pointer the call only reads (read-only buffers, `bytes`, accepted)
-    read_only_params: list[str] = field(default_factory=list)
+    read_only_params: list[str] = field(default_factory=list, metadata=_key("read_only_params", _STRS))
     # name -> library: another library's class or enum this module offers too (AMD's hiprtc has hipJitOption)
-    reexports: dict[str, str] = field(default_factory=dict)
+    reexports: dict[str, str] = field(default_factory=dict, metadata=_key("reexports", {str: str}))
     # Argument checks (docs/spec_format.rst, "Refusing bad input"):
-    nullable_handles: list[str] = field(default_factory=list)   # handle types a NULL (None) is valid for
-    destroys: list[DestroyRule] = field(default_factory=list)   # calls that free a handle argument
-    nullable_args: list[re.Pattern] = field(default_factory=list)   # 'function.param': None is NULL, valid
-    finite_floats: re.Pattern | None = None    # 'function.param' of floats where NaN/inf are refused
-    buffer_size_queries: dict[str, str] = field(default_factory=dict)   # function regex -> size function
-    unsupported_values: dict[str, str] = field(default_factory=dict)   # enumerator -> why the library fails on it
+    # handle types a NULL (None) is valid for
+    nullable_handles: list[str] = field(default_factory=list, metadata=_key("nullable_handles", _STRS))
+    # calls that free a handle argument (then the defaults')
+    destroys: list[DestroyRule] = field(default_factory=list, metadata=_key("destroys", [_DESTROY]))
+    # 'function.param': None is NULL, valid
+    nullable_args: list[re.Pattern] = field(default_factory=list, metadata=_key("nullable_args", _STRS))
+    # 'function.param' of floats where NaN/inf are refused
+    finite_floats: re.Pattern | None = field(default=None, metadata=_key("finite_floats", str))
+    # function regex -> size function
+    buffer_size_queries: dict[str, str] = field(default_factory=dict, metadata=_key("buffer_size_queries", {str: str}))
+    # enumerator -> why the library fails on it
+    unsupported_values: dict[str, str] = field(default_factory=dict, metadata=_key("unsupported_values", {str: str}))
     # Debian packages: `dev` has the headers (fetched when no ROCm is installed), `runtime` is
     # bookworm's ROCm 5.2 runtime (the tests run against it on a machine without ROCm).
-    debian_dev: list[str] = field(default_factory=list)
-    debian_runtime: list[str] = field(default_factory=list)
-    doc: str = ""
+    debian_dev: list[str] = field(default_factory=list, metadata=_key("debian.dev", _STRS))
+    debian_runtime: list[str] = field(default_factory=list, metadata=_key("debian.runtime", _STRS))
+    doc: str = field(default="", metadata=_key("doc", str))
+    scopes: dict[str, str] = field(default_factory=dict)   # entry -> its `rocm:` range (the entries kept)
+
+    def rule_for(self, tclass: str, pname: str, fname: str) -> IntentRule | None:
+        """The first rule that applies to a parameter (overrides are the caller's business)."""
+        return next((r for r in self.rules if r.applies(tclass, pname, fname)), None)
+
+    def is_binary_field(self, record: str, name: str) -> bool:
+        return any(re.fullmatch(p, f"{record}.{name}") for p in self.binary_fields)
+
+
+@dataclass
+class Defaults:
+    """defaults.yaml: what every library shares."""
+    defines: list[str] = field(default_factory=list, metadata=_key("defines", _STRS))
+    rules: list[IntentRule] = field(default_factory=list, metadata=_key("intent_rules", [_RULE]))
+    destroys: list[DestroyRule] = field(default_factory=list, metadata=_key("destroys", [_DESTROY]))
 
 
 SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number", "text")
@@ -98,53 +281,58 @@ def _intent(text: str) -> tuple[str, str]:
     return intent, shape
 
 
-def _rules(items) -> list[IntentRule]:
+def _rules(d: dict, prefix: str = "") -> list[IntentRule]:
+    items = d.get("intent_rules") or []
+    index = d.get("_intent_rules_index", range(len(items)))
     rules = []
-    for r in items or ():
+    for i, r in zip(index, items):
+        for k in ("match", "as"):
+            if k not in r:
+                raise SpecError(f"{prefix}intent_rules[{i}]: missing {k!r}")
         rules.append(IntentRule(re.compile(r["match"]), re.compile(r["name"]) if "name" in r else None,
-                                re.compile(r["function"]) if "function" in r else None, *_intent(r["as"])))
+                                re.compile(r["function"]) if "function" in r else None, *_intent(r["as"]),
+                                entry=f"{prefix}intent_rules[{i}]"))
     return rules
 
 
-def load(library: str, spec_dir: str = SPEC_DIR) -> Spec:
-    """The spec of `library`; the shared rules come from spec_dir's defaults.yaml, or the
-    shipped one where spec_dir has none (test specs are judged by the real rules)."""
-    with open(os.path.join(spec_dir, f"{library}.yaml")) as f:
-        d = yaml.safe_load(f)
+def _destroys(d: dict, prefix: str = "") -> list[DestroyRule]:
+    items = d.get("destroys") or []
+    out = []
+    for i, r in zip(d.get("_destroys_index", range(len(items))), items):
+        if "function" not in r:
+            raise SpecError(f"{prefix}destroys[{i}]: missing 'function'")
+        out.append(DestroyRule(re.compile(r["function"]), re.compile(r["param"]) if "param" in r else None,
+                               f"{prefix}destroys[{i}]"))
+    return out
+
+
+def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> Spec:
+    """The spec of `library`, for headers of ROCm version `rocm` (None: every entry, whatever its
+    `rocm:` scope). The shared rules come from spec_dir's defaults.yaml, or the shipped one where
+    spec_dir has none (test specs are judged by the real rules)."""
+    path = os.path.join(spec_dir, f"{library}.yaml")
+    d, scopes = _scoped(read_yaml(path, Spec), Spec, os.path.basename(path), rocm)
     defaults_path = os.path.join(spec_dir, "defaults.yaml")
     if not os.path.exists(defaults_path):
         defaults_path = os.path.join(SPEC_DIR, "defaults.yaml")
-    with open(defaults_path) as f:
-        defaults = yaml.safe_load(f)
-    lib = d.get("shared_library", {})
-    spec = Spec(
-        library=d["library"], python_module=d["python_module"], cimport_module=d["cimport_module"],
-        headers=d["headers"], owns=d["owns"], owns_types=d.get("owns_types", []), language=d.get("language", "c"),
-        depends=d.get("depends", []), defines=defaults.get("defines", []) + d.get("defines", []),
-        library_env=lib.get("env", f"HIP_PYTHON_{library.upper()}_LIBRARY"),
-        library_names={int(k): v for k, v in lib.get("names", {}).items()},
-        library_bare=lib.get("bare", ""), error_type=d.get("error_type", ""), success=d.get("success", ""),
-        error_string=d.get("error_string", ""), value_result_with_success=bool(d.get("value_result_with_success")),
-        parity_deviations=d.get("parity_deviations") or {},
-        rules=_rules(d.get("intent_rules")) + _rules(defaults.get("intent_rules")),
-        overrides={fn: {p: _intent(v) for p, v in params.items()}
-                   for fn, params in (d.get("intent_overrides") or {}).items()},
-        callbacks=d.get("callbacks") or {}, skip=d.get("skip") or {},
-        struct_defaults=d.get("struct_defaults") or {}, struct_from_int=d.get("struct_from_int") or [],
-        binary_fields=d.get("binary_fields") or [],
-        pointer_mode_guard=d.get("pointer_mode_guard") or {},
-        device_allocations=d.get("device_allocations") or {}, handles=d.get("handles") or [], doc=d.get("doc", ""),
-        host_accessible_allocations=d.get("host_accessible_allocations") or [],
-        read_only_params=d.get("read_only_params") or [], reexports=d.get("reexports") or {},
-        nullable_handles=d.get("nullable_handles") or [],
-        destroys=[DestroyRule(re.compile(r["function"]), re.compile(r["param"]) if "param" in r else None)
-                  for r in (d.get("destroys") or []) + (defaults.get("destroys") or [])],
-        nullable_args=[re.compile(x) for x in d.get("nullable_args") or []],
-        finite_floats=re.compile(d["finite_floats"]) if d.get("finite_floats") else None,
-        buffer_size_queries=d.get("buffer_size_queries") or {},
-        unsupported_values=d.get("unsupported_values") or {},
-        debian_dev=(d.get("debian") or {}).get("dev") or [], debian_runtime=(d.get("debian") or {}).get("runtime") or [])
-    return spec
+    defaults, default_scopes = _scoped(read_yaml(defaults_path, Defaults), Defaults, "defaults.yaml", rocm)
+    scopes.update({f"defaults.yaml {k}": v for k, v in default_scopes.items()})
+    if d["library"] != library:
+        raise SpecError(f"{library}.yaml: library is {d['library']!r}, not the file's name")
+    kw = {f.name: _get(d, f.metadata["yaml"]) for f in dataclasses.fields(Spec)
+          if "yaml" in f.metadata and _get(d, f.metadata["yaml"]) is not None}
+    try:
+        kw["rules"] = _rules(d) + _rules(defaults, "defaults.yaml ")
+        kw["overrides"] = {fn: {p: _intent(v) for p, v in params.items()} for fn, params in kw.get("overrides", {}).items()}
+        kw["destroys"] = _destroys(d) + _destroys(defaults, "defaults.yaml ")
+        kw["nullable_args"] = [re.compile(x) for x in kw.get("nullable_args", [])]
+        if "finite_floats" in kw:
+            kw["finite_floats"] = re.compile(kw["finite_floats"])
+    except (ValueError, re.error) as e:
+        raise SpecError(f"{library}.yaml: {e}") from None
+    kw["defines"] = (defaults.get("defines") or []) + kw.get("defines", [])
+    kw.setdefault("library_env", f"HIP_PYTHON_{library.upper()}_LIBRARY")
+    return Spec(**kw, scopes=scopes)
 
 
 def all_libraries(spec_dir: str = SPEC_DIR) -> list[str]:
@@ -156,8 +344,123 @@ def all_libraries(spec_dir: str = SPEC_DIR) -> list[str]:
     def visit(n):
         if n not in order:
             for dep in deps[n]:
+                if dep not in deps:
+                    raise SpecError(f"{n}.yaml: depends on {dep!r}, which has no spec")
                 visit(dep)
             order.append(n)
     for n in names:
         visit(n)
     return order
+
+
+# -- entries that match nothing -----------------------------------------------------------------
+class Unmatched(NamedTuple):
+    entry: str      # 'intent_overrides.hipFoo', 'intent_rules[3]', 'defaults.yaml intent_rules[8]'
+    why: str
+
+    def __str__(self):
+        return f"{self.entry}: {self.why}"
+
+
+def entries(spec: Spec) -> list[str]:
+    """Every entry `unmatched` judges, by the name it reports it under."""
+    out = [r.entry for r in spec.rules]
+    out += [f"intent_overrides.{k}" for k in spec.overrides] + [f"callbacks.{k}" for k in spec.callbacks]
+    out += [f"skip.{k}" for k in spec.skip] + [f"struct_defaults.{k}" for k in spec.struct_defaults]
+    out += [f"device_allocations.{k}" for k in spec.device_allocations]
+    for key in ("struct_from_int", "binary_fields", "handles"):
+        out += [f"{key}: {v}" for v in getattr(spec, key)]
+    out += [k for k in ("error_type", "success", "error_string", "pointer_mode_guard") if getattr(spec, k)]
+    out += [r.entry for r in spec.destroys] + [f"nullable_handles: {h}" for h in spec.nullable_handles]
+    out += [f"nullable_args: {r.pattern}" for r in spec.nullable_args]
+    out += ["finite_floats"] * (spec.finite_floats is not None)
+    out += [f"buffer_size_queries.{k}" for k in spec.buffer_size_queries]
+    out += [f"unsupported_values.{k}" for k in spec.unsupported_values]
+    return out
+
+
+def unmatched(spec: Spec, module, types) -> list[Unmatched]:
+    """The entries of `spec` that name nothing in `module` (its IR after intent analysis, `types`
+    its TypeIndex): functions, parameters, records, fields, typedefs, enumerators the headers do
+    not declare, and intent rules that decide no parameter (none matches, or an earlier rule or
+    an override decides every one that does). One spec serves several ROCm versions, so an
+    entry may match nothing in one header set; what matches nothing in any is dead."""
+    out: list[Unmatched] = []
+    fns = {f.name: f for f in module.functions}
+    params = {f.name: {p.name for p in f.params} for f in module.functions}
+
+    def function(entry, name, *pnames):
+        if name not in fns:
+            out.append(Unmatched(entry, f"no function {name}"))
+            return
+        for p in pnames:
+            if p and p not in params[name]:
+                out.append(Unmatched(entry, f"{name} has no parameter {p}"))
+
+    decided = set()
+    for f in module.functions:
+        over = spec.overrides.get(f.name, {})
+        for p in f.params:
+            if p.name not in over:
+                rule = spec.rule_for(types.tclass(p.type), p.name, f.name)
+                if rule is not None:
+                    decided.add(rule.entry)
+    out += [Unmatched(r.entry, "decides no parameter") for r in spec.rules if r.entry not in decided]
+    for name, over in spec.overrides.items():
+        function(f"intent_overrides.{name}", name, *over)
+    for name, cb in spec.callbacks.items():
+        function(f"callbacks.{name}", name, cb.get("callback"), cb.get("data"))
+    for name in spec.skip:
+        function(f"skip.{name}", name)
+    for name, size in spec.device_allocations.items():
+        function(f"device_allocations.{name}", name, size)
+    for name, values in spec.struct_defaults.items():
+        rec = types.records.get(name)
+        if rec is None:
+            out.append(Unmatched(f"struct_defaults.{name}", f"no record {name}"))
+            continue
+        missing = sorted(set(values) - {x.name for x in rec.fields})
+        if missing:
+            out.append(Unmatched(f"struct_defaults.{name}", f"{name} has no field(s) {', '.join(missing)}"))
+    out += [Unmatched(f"struct_from_int: {name}", f"no record {name}")
+            for name in spec.struct_from_int if name not in types.records]
+    fields = [f"{r.name}.{x.name}" for r in module.records for x in r.fields]
+    out += [Unmatched(f"binary_fields: {p}", "matches no Record.field")
+            for p in spec.binary_fields if not any(re.fullmatch(p, f) for f in fields)]
+    out += [Unmatched(f"handles: {h}", f"no typedef {h}") for h in spec.handles if h not in types.typedefs]
+    if spec.error_type and spec.error_type not in types.enums and spec.error_type not in types.typedefs:
+        out.append(Unmatched("error_type", f"no enum {spec.error_type}"))
+    if spec.success and spec.success not in types.enumerators:
+        out.append(Unmatched("success", f"no enumerator {spec.success}"))
+    if spec.error_string and spec.error_string not in fns:
+        out.append(Unmatched("error_string", f"no function {spec.error_string}"))
+    g = spec.pointer_mode_guard
+    if g:
+        why = [f"no function {g['query']}"] * (g.get("query") not in fns) \
+            + [f"no enumerator {g['device']}"] * (g.get("device") not in types.enumerators) \
+            + [f"functions {g['functions']!r} matches no function"] * (not any(re.search(g.get("functions", "$^"), n)
+                                                                             for n in fns))
+        out += [Unmatched("pointer_mode_guard", w) for w in why]
+    # Argument checks: a destroy rule must match a function (and, given one, a parameter of it).
+    for r in spec.destroys:
+        hit = [f for f in module.functions if r.function.fullmatch(f.name)]
+        if not hit or (r.param is not None and not any(r.param.fullmatch(p.name) for f in hit for p in f.params)):
+            out.append(Unmatched(r.entry, f"{r.function.pattern!r} matches no function" if not hit else
+                                 f"no parameter of the functions it matches matches {r.param.pattern!r}"))
+    out += [Unmatched(f"nullable_handles: {h}", f"no typedef {h}") for h in spec.nullable_handles
+            if h not in types.typedefs]
+    pnames = [f"{f.name}.{p.name}" for f in module.functions for p in f.params]
+    out += [Unmatched(f"nullable_args: {r.pattern}", "matches no function.parameter") for r in spec.nullable_args
+            if not any(r.fullmatch(n) for n in pnames)]
+    floats = [f"{f.name}.{p.name}" for f in module.functions for p in f.params if types.is_float(p.type)]
+    if spec.finite_floats is not None and not any(spec.finite_floats.fullmatch(n) for n in floats):
+        out.append(Unmatched("finite_floats", "matches no float parameter"))
+    for rx, template in spec.buffer_size_queries.items():
+        hit = [n for n in fns if re.fullmatch(rx, n)]
+        lacking = sorted({re.sub(rx, template, n) for n in hit} - set(fns))
+        if not hit or lacking:
+            out.append(Unmatched(f"buffer_size_queries.{rx}", "matches no function" if not hit else
+                                 f"no size function {', '.join(lacking)}"))
+    out += [Unmatched(f"unsupported_values.{k}", f"no enumerator {k}") for k in spec.unsupported_values
+            if k not in types.enumerators]
+    return out

@@ -46,9 +46,8 @@ def main() -> int:
     print("libraries:")
     for r in reports:
         lib = r["library"]
-        mod_name = {"hip": "hip", "hiprtc": "hiprtc"}.get(lib, lib)
         try:
-            mod = importlib.import_module(f"hip.{mod_name}")
+            mod = importlib.import_module(f"hip.{lib}")   # every spec names its module after its library
         except ImportError as e:
             print(f"  {lib:10s} not importable: {e}")
             continue

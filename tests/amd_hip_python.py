@@ -47,8 +47,17 @@ from typing import Dict, List, Optional, Tuple
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CACHE = os.path.join(ROOT, "build", "amd-hip-python")
 
-# The Python modules both packages provide (AMD's also has roctx, which we do not bind).
-MODULES = ("hip", "hiprtc", "hipblas", "hiprand", "hipsparse", "hipfft", "hipsolver", "rccl")
+
+
+def _our_modules() -> tuple[str, ...]:
+    """The Python modules of every library that has a spec (AMD's HIP Python has the same names)."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    from codegen import spec as specmod
+    return tuple(specmod.load(lib).python_module for lib in specmod.all_libraries())
+
+
+MODULES = _our_modules()
 
 # The enum types whose values are a C status code (first element of AMD's tuples).
 STATUS_TYPES = frozenset((

@@ -20,9 +20,6 @@ if str(ROOT) not in sys.path:   # the package is built in place (hip/*.so); code
 INCLUDE64_DEFAULT = ROOT / "build" / "rocm-sid" / "usr" / "include"
 INCLUDE52_DEFAULT = ROOT / "build" / "rocm-bookworm" / "usr" / "include"
 INCLUDE57_DEFAULT = ROOT / "build" / "rocm-trixie" / "usr" / "include"
-# Debian trixie's ROCm -dev packages (HIP 5.7; hipBLAS, hipSOLVER, RCCL older, hipFFT newer).
-TRIXIE_PACKAGES = ("libamdhip64-dev libhipblas-dev libhipfft-dev libhiprand-dev librocrand-dev "
-                   "libhipsolver-dev libhipsparse-dev librccl-dev")
 
 
 def _include(env: str, default: Path) -> tuple[str | None, str]:
@@ -32,41 +29,60 @@ def _include(env: str, default: Path) -> tuple[str | None, str]:
     return None, f"no ROCm headers at {path} (set {env} to an include dir holding hip/hip_runtime_api.h)"
 
 
-def include64_or_none() -> str | None:
-    return _include("HIP_PYTHON_INCLUDE", INCLUDE64_DEFAULT)[0]
+def _include_or_skip(env: str, default: Path, suite: str) -> str:
+    path, why = _include(env, default)
+    if path is None:
+        pytest.skip(f"{why}; fetch Debian {suite}'s with `python -m build_support.rocm headers --suite {suite}`")
+    return path
 
 
 @pytest.fixture(scope="session")
 def include64() -> str:
     """ROCm 6.4 include dir: the headers the package was built from."""
-    path, why = _include("HIP_PYTHON_INCLUDE", INCLUDE64_DEFAULT)
-    if path is None:
-        pytest.skip(why)
-    return path
+    return _include_or_skip("HIP_PYTHON_INCLUDE", INCLUDE64_DEFAULT, "sid")
 
 
 @pytest.fixture(scope="session")
 def include52() -> str:
     """ROCm 5.2 include dir (older headers; the generator must handle them too)."""
-    path, why = _include("HIP_PYTHON_INCLUDE_ROCM5", INCLUDE52_DEFAULT)
-    if path is None:
-        pytest.skip(why)
-    return path
+    return _include_or_skip("HIP_PYTHON_INCLUDE_ROCM5", INCLUDE52_DEFAULT, "bookworm")
 
 
 @pytest.fixture(scope="session")
 def include57() -> str:
     """ROCm 5.7 include dir (Debian trixie's: the release Debian stable ships)."""
-    path, why = _include("HIP_PYTHON_INCLUDE_ROCM57", INCLUDE57_DEFAULT)
-    if path is None:
-        pytest.skip(f"{why}; fetch them with `python -m build_support.debian trixie build/rocm-trixie "
-                    f"{TRIXIE_PACKAGES}`")
-    return path
+    return _include_or_skip("HIP_PYTHON_INCLUDE_ROCM57", INCLUDE57_DEFAULT, "trixie")
 
 
 @pytest.fixture(params=["6.4", "5.2"])
 def include_any(request) -> str:
     return request.getfixturevalue("include64" if request.param == "6.4" else "include52")
+
+
+def library_module(lib: str):
+    """hip.<lib>, or a skip where it is not built."""
+    import importlib
+    try:
+        return importlib.import_module(f"hip.{lib}")
+    except ImportError as e:
+        pytest.skip(f"hip.{lib} is not built ({e})")
+
+
+def stub_functions(lib: str) -> dict[str, list[tuple[str, str]]]:
+    """{function: [(parameter, annotation)]} of hip/<lib>.pyi in order; {} where not generated."""
+    import ast
+    path = ROOT / "hip" / f"{lib}.pyi"
+    body = ast.parse(path.read_text()).body if path.exists() else []
+    return {n.name: [(a.arg, ast.unparse(a.annotation) if a.annotation else "Any") for a in n.args.args]
+            for n in body if isinstance(n, ast.FunctionDef)}
+
+
+def cuda_includes() -> list[str]:
+    """CUDA include dirs for the HIP-on-CUDA layer: $HIP_PYTHON_CUDA_INCLUDE (os.pathsep-separated),
+    else build/cuda-pypi/include (tools/fetch_cuda_headers.sh) or the toolkit's; those that have CUDA."""
+    env = os.environ.get("HIP_PYTHON_CUDA_INCLUDE")
+    cands = env.split(os.pathsep) if env else [str(ROOT / "build" / "cuda-pypi" / "include"), "/usr/local/cuda/include"]
+    return [d for d in cands if os.path.isfile(os.path.join(d, "cuda_runtime_api.h"))]
 
 
 # -- C programs ----------------------------------------------------------------------------------

@@ -2,9 +2,12 @@
 
 Everything here walks libclang cursors directly (clang.cindex), with its own
 rules, so the tests compare the generator's output against a second reading
-of the same headers rather than against the generator's own IR. The only
-thing borrowed from codegen is `builtin_include_dir()` (where the compiler's
-stddef.h lives: the PyPI libclang wheel has no resource headers).
+of the same headers rather than against the generator's own IR. From codegen it
+borrows only `builtin_include_dir()` (where the compiler's stddef.h lives: the
+PyPI libclang wheel has no resource headers) and, from the specs, what a spec is
+the source of truth for: the libraries, each one's headers, the include folders
+(or files) it owns and the language its headers parse as. Which library a
+declaration belongs to is decided here (`Library.owns`), not by codegen.
 
 Values (sizes, offsets, enumerator and macro values) never come from here:
 the tests print them from a C program compiled with gcc (C++ with g++ for
@@ -19,40 +22,58 @@ from dataclasses import dataclass, field
 
 import clang.cindex as ci
 
+from codegen import spec as specmod
 from codegen.clang_parse import builtin_include_dir
 
 K = ci.CursorKind
 T = ci.TypeKind
 
 
-def _under(*prefixes):
-    return lambda rel: rel.startswith(prefixes)
-
-
 @dataclass(frozen=True)
 class Library:
-    header: str                  # the header the library is generated from
-    owns: object                 # predicate over a declaration's header-relative path: functions, macros
-    language: str = "c"          # hiprand.h needs C++ (__half is C++-only outside a HIP compiler)
-    owns_types: object = None    # predicate for records/enums (default: `owns`)
+    name: str
+    headers: tuple[str, ...]     # the headers the library is generated from
+    language: str                # hiprand.h needs C++ (__half is C++-only outside a HIP compiler)
+    functions_of: tuple[tuple[str, str], ...]   # (path prefix, library) of every spec's `owns`
+    types_of: tuple[tuple[str, str], ...]       # the same with every spec's `owns_types`
+
+    @staticmethod
+    def _owner(table, rel: str) -> str | None:
+        """The library of the longest prefix of `rel` in the table (hip/ vs hip/hiprtc.h)."""
+        best = max((p for p, _ in table if rel.startswith(p)), key=len, default=None)
+        return dict(table)[best] if best is not None else None
+
+    def owns(self, rel: str) -> bool:
+        """Whether the library's functions and macros include a declaration in header `rel`."""
+        return self._owner(self.functions_of, rel) == self.name
 
     def types(self, rel: str) -> bool:
-        return (self.owns_types or self.owns)(rel)
+        """The same for records, enums and typedefs: hipRAND's handles are rocRAND's types."""
+        return self._owner(self.types_of, rel) == self.name
 
 
-# Ownership follows the ROCm include layout (each library's own folder), not codegen's specs.
-LIBRARIES = {
-    "hip": Library("hip/hip_runtime_api.h", lambda rel: rel.startswith("hip/") and rel != "hip/hiprtc.h"),
-    "hiprtc": Library("hip/hiprtc.h", lambda rel: rel == "hip/hiprtc.h"),
-    "hipblas": Library("hipblas/hipblas.h", _under("hipblas/", "hipblas-common/")),
-    # hipRAND's handles and enums are rocRAND's types (rocrand/), its functions are its own.
-    "hiprand": Library("hiprand/hiprand.h", _under("hiprand/"), "c++", _under("hiprand/", "rocrand/")),
-    "hipsparse": Library("hipsparse/hipsparse.h", _under("hipsparse/")),
-    "hipfft": Library("hipfft/hipfft.h", _under("hipfft/")),
-    "hipsolver": Library("hipsolver/hipsolver.h", _under("hipsolver/")),
-    "rccl": Library("rccl/rccl.h", _under("rccl/")),
-}
-SIX = ["hipblas", "hiprand", "hipsparse", "hipfft", "hipsolver", "rccl"]
+def names() -> list[str]:
+    """Every library that has a spec, in dependency order."""
+    return specmod.all_libraries()
+
+
+@functools.lru_cache(maxsize=None)
+def library(name: str) -> Library:
+    specs = [specmod.load(n) for n in names()]
+    own = tuple((p, s.library) for s in specs for p in s.owns)
+    this = specmod.load(name)
+    return Library(name, tuple(this.headers), this.language, own,
+                   own + tuple((p, s.library) for s in specs for p in s.owns_types))
+
+
+def include_lines(name: str) -> str:
+    """`#include <...>` of every header of the library, for the tests' C programs."""
+    return "".join(f"#include <{h}>\n" for h in library(name).headers)
+
+
+def available(include: str, name: str) -> bool:
+    """Whether the include dir has the library's headers."""
+    return all(os.path.isfile(os.path.join(include, h)) for h in library(name).headers)
 
 
 class HeaderError(RuntimeError):
@@ -97,12 +118,24 @@ def _top(cursor, c_linkage=False):
             yield c, c_linkage
 
 
-def owned_decls(include: str, library: str, types: bool = False):
-    """Declarations of `library` (types=True: the records/enums it defines)."""
-    lib = LIBRARIES[library]
+def _top_decls(include: str, name: str):
+    """Top-level cursors of every header of the library (each header's own translation unit;
+    a declaration several of them see comes from the first)."""
+    lib = library(name)
+    seen = set()
+    for header in lib.headers:
+        for c, c_linkage in _top(translation_unit(include, header, lib.language).cursor):
+            key = (c.kind, c.spelling, _rel(c, include), c.location.line)
+            if key not in seen:
+                seen.add(key)
+                yield c, c_linkage
+
+
+def owned_decls(include: str, name: str, types: bool = False):
+    """Declarations of library `name` (types=True: the records/enums it defines)."""
+    lib = library(name)
     owns = lib.types if types else lib.owns
-    tu = translation_unit(include, lib.header, lib.language)
-    for c, c_linkage in _top(tu.cursor):
+    for c, c_linkage in _top_decls(include, name):
         rel = _rel(c, include)
         if rel is not None and owns(rel):
             if lib.language != "c" and c.kind == K.FUNCTION_DECL and not c_linkage:
@@ -241,9 +274,9 @@ def _fields(decl, c_prefix: str, names: list[str], rec: RecordFact):
         if f.kind == K.FIELD_DECL:
             d = _base_record(f.type)
             if d is not None:
-                referenced.add(d.hash)
+                referenced.add(d.get_usr())
     for f in children:
-        if f.kind in (K.STRUCT_DECL, K.UNION_DECL) and f.is_definition() and f.hash not in referenced \
+        if f.kind in (K.STRUCT_DECL, K.UNION_DECL) and f.is_definition() and f.get_usr() not in referenced \
                 and not _tagged(f):
             _fields(f, c_prefix, names, rec)   # C11 anonymous member: its fields are the parent's
         elif f.kind == K.FIELD_DECL:
@@ -258,24 +291,28 @@ def _fields(decl, c_prefix: str, names: list[str], rec: RecordFact):
                 _fields(d, path + ".", names + [f.spelling], rec)
 
 
+def _typedef_names(decls, kind) -> dict[str, list[str]]:
+    """USR of a record (kind RECORD) or enum (ENUM) -> the typedef names the declarations give it."""
+    out: dict[str, list[str]] = {}
+    for c in decls:
+        if c.kind == K.TYPEDEF_DECL:
+            u = _strip(c.underlying_typedef_type)
+            if u.kind == kind:
+                out.setdefault(u.get_declaration().get_usr(), []).append(c.spelling)
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def records(include: str, library: str) -> dict[str, RecordFact]:
     """Complete structs/unions that C can name (a tag or a typedef), keyed by C spelling."""
     decls = list(owned_decls(include, library, types=True))
-    typedef_names: dict[int, list[str]] = {}
-    for c in decls:
-        if c.kind == K.TYPEDEF_DECL:
-            u = _strip(c.underlying_typedef_type)
-            if u.kind == T.RECORD:
-                d = u.get_declaration()
-                typedef_names.setdefault(d.hash, []).append(c.spelling)
-
+    typedef_names = _typedef_names(decls, T.RECORD)
     found: dict[str, RecordFact] = {}
 
     def visit(c):
         if c.kind not in (K.STRUCT_DECL, K.UNION_DECL) or not c.is_definition():
             return
-        names = typedef_names.get(c.hash, [])
+        names = typedef_names.get(c.get_usr(), [])
         if _tagged(c):
             c_name = c.type.spelling
             py = [c.spelling] + [n for n in names if n != c.spelling]
@@ -308,18 +345,13 @@ class EnumFact:
 @functools.lru_cache(maxsize=None)
 def enums(include: str, library: str) -> list[EnumFact]:
     decls = list(owned_decls(include, library, types=True))
-    typedef_names: dict[int, list[str]] = {}
-    for c in decls:
-        if c.kind == K.TYPEDEF_DECL:
-            u = _strip(c.underlying_typedef_type)
-            if u.kind == T.ENUM:
-                typedef_names.setdefault(u.get_declaration().hash, []).append(c.spelling)
+    typedef_names = _typedef_names(decls, T.ENUM)
     out, seen = [], set()
     for c in decls:
-        if c.kind != K.ENUM_DECL or not c.is_definition() or c.hash in seen:
+        if c.kind != K.ENUM_DECL or not c.is_definition() or c.get_usr() in seen:
             continue
-        seen.add(c.hash)
-        names = typedef_names.get(c.hash, [])
+        seen.add(c.get_usr())
+        names = typedef_names.get(c.get_usr(), [])
         consts = [e.spelling for e in c.get_children() if e.kind == K.ENUM_CONSTANT_DECL]
         if _tagged(c):
             out.append(EnumFact(c.spelling, [n for n in names if n != c.spelling], consts))
@@ -366,10 +398,8 @@ def macros(include: str, library: str) -> tuple[dict[str, list[str]], dict[str, 
 
 # -- names C gives types the library uses ----------------------------------------------------
 def _decls_by_name(include: str, library: str) -> dict[str, object]:
-    lib = LIBRARIES[library]
-    tu = translation_unit(include, lib.header, lib.language)
     out = {}
-    for c, _ in _top(tu.cursor):
+    for c, _ in _top_decls(include, library):
         if c.kind == K.TYPEDEF_DECL:
             out.setdefault(c.spelling, c)
         elif c.kind in (K.STRUCT_DECL, K.UNION_DECL) and c.is_definition() and _tagged(c):
@@ -394,19 +424,19 @@ def enum_typedef_aliases(include: str, library: str) -> dict[str, str]:
     first_name: dict[int, str] = {}
     for c in decls:
         if c.kind == K.ENUM_DECL and c.is_definition() and _tagged(c):
-            first_name.setdefault(c.hash, c.spelling)
+            first_name.setdefault(c.get_usr(), c.spelling)
     for c in decls:
         if c.kind == K.TYPEDEF_DECL:
             u = _strip(c.underlying_typedef_type)
             if u.kind == T.ENUM:
-                first_name.setdefault(u.get_declaration().hash, c.spelling)
+                first_name.setdefault(u.get_declaration().get_usr(), c.spelling)
     out = {}
     for c in decls:
         if c.kind != K.TYPEDEF_DECL or _strip(c.underlying_typedef_type).kind != T.TYPEDEF:
             continue
         canon = c.underlying_typedef_type.get_canonical()
         if canon.kind == T.ENUM:
-            target = first_name.get(canon.get_declaration().hash)
+            target = first_name.get(canon.get_declaration().get_usr())
             if target and target != c.spelling:
                 out[c.spelling] = target
     return out

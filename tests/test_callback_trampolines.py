@@ -8,8 +8,6 @@ covers the runtime calling them.)
 import ctypes
 import sys
 
-import pytest
-
 from hip import hip
 
 

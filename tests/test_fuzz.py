@@ -13,11 +13,12 @@ import json
 
 import pytest
 
+import header_facts
 from conftest import ROOT, run_python
 
 pytestmark = pytest.mark.runtime
 
-LIBS = ("hip", "hiprtc", "hiprand", "hipsparse", "hipblas", "hipfft", "hipsolver", "rccl")
+LIBS = header_facts.names()
 
 
 def _built(lib: str) -> bool:

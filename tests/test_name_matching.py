@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from conftest import ROOT
+from conftest import cuda_includes
 
 from codegen.nvidia import match, nvspec
 from codegen.nvidia.match import CUDA, HIP
@@ -165,12 +165,6 @@ def test_matcher_binds_a_spec():
 
 
 # -- round trips over the real headers -----------------------------------------------------------
-def _cuda_includes() -> list[str]:
-    env = os.environ.get("HIP_PYTHON_CUDA_INCLUDE")
-    cands = env.split(os.pathsep) if env else [str(ROOT / "build" / "cuda-pypi" / "include"), "/usr/local/cuda/include"]
-    return [d for d in cands if os.path.isfile(os.path.join(d, "cuda_runtime_api.h"))]
-
-
 @pytest.fixture(scope="module")
 def headers(include64):
     """library -> (HIP module, its TypeIndex, CUDA module, CUDA TypeIndex, Matcher), for every layer
@@ -179,7 +173,7 @@ def headers(include64):
     from codegen.generate import analyse_libraries, load_specs
     from codegen.nvidia import cuda_ir
     from codegen.types import TypeIndex
-    incs = _cuda_includes()
+    incs = cuda_includes()
     if not incs:
         pytest.skip("no CUDA headers (set HIP_PYTHON_CUDA_INCLUDE, or run tools/fetch_cuda_headers.sh)")
     libs = [l for l in nvspec.all_libraries()
@@ -194,7 +188,7 @@ def headers(include64):
     return out
 
 
-LIBS = ["hip", "hipblas", "hipfft", "hiprand", "hiprtc", "hipsolver", "hipsparse", "rccl"]
+LIBS = nvspec.all_libraries()
 
 
 def _get(headers, lib):

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, compile_and_run, run_python
+from conftest import ROOT, compile_and_run, cuda_includes, run_python
 import header_facts
 
 from codegen import spec as bindspec
@@ -42,12 +42,6 @@ def test_layer_leaves_its_spec_as_loaded():
 
 
 # -- generation against real headers ---------------------------------------------------------------
-def _cuda_includes() -> list[str]:
-    env = os.environ.get("HIP_PYTHON_CUDA_INCLUDE")
-    cands = env.split(os.pathsep) if env else [str(ROOT / "build" / "cuda-pypi" / "include"), "/usr/local/cuda/include"]
-    return [d for d in cands if os.path.isfile(os.path.join(d, "cuda_runtime_api.h"))]
-
-
 def _buildable(libs: list[str], incs: list[str], include: str) -> list[str]:
     """Libraries whose CUDA headers are among `incs` and whose HIP headers `include` has (bookworm
     ships four of the eight)."""
@@ -58,7 +52,7 @@ def _buildable(libs: list[str], incs: list[str], include: str) -> list[str]:
 
 def _generate_layer(include: str, out) -> dict:
     """Generate every layer library both header sets allow; compile each (no linking)."""
-    incs = _cuda_includes()
+    incs = cuda_includes()
     if not incs:
         pytest.skip("no CUDA headers (set HIP_PYTHON_CUDA_INCLUDE, or run tools/fetch_cuda_headers.sh)")
     if shutil.which("gcc") is None:

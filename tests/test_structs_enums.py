@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import ctypes
 import pickle
+import re
 
 import pytest
 
 from hip import hip, hiprtc
 from hip._pointer import Pointer
 
-from codegen.spec import load as _spec
+from codegen.spec import all_libraries, load as _spec
 
 
 # -- structs --------------------------------------------------------------------------------------
@@ -98,26 +99,29 @@ def test_char_array_field():
     assert bytes(p)[off:off + 4] == b"ab\0\0"
 
 
-@pytest.mark.parametrize("lib,entry", [(lib, e) for lib in ("hip", "rccl") for e in _spec(lib).binary_fields])
+@pytest.mark.parametrize("lib,entry", [(lib, e) for lib in all_libraries() for e in _spec(lib).binary_fields])
 def test_binary_char_fields_keep_every_byte(lib, entry):
     """char[] fields the spec calls data (UUIDs, IPC handles, NCCL ids) read back whole, NULs
     included; text fields (hipDeviceProp_t.name) still end at their NUL."""
     import importlib
     mod = importlib.import_module(f"hip.{lib}")
-    record, field = entry.split(".")
-    cls = getattr(mod, record, None)
-    if cls is None:
-        pytest.skip(f"{record} is not in these headers")
-    obj = cls()
-    n = len(getattr(obj, field))
-    assert n >= 8
-    data = bytes([0, 1, 0, 2]) + bytes(range(5, n + 1))[: n - 4]
-    setattr(obj, field, data)
-    assert getattr(obj, field) == data
-    with pytest.raises(ValueError):
-        setattr(obj, field, bytes(n + 1))
-    with pytest.raises(TypeError):
-        setattr(obj, field, "text")
+    spec = _spec(lib)
+    fields = [(cls, f) for name, cls in sorted(vars(mod).items()) if isinstance(cls, type) and hasattr(cls, "_size_")
+              for f in cls.PROPERTIES() if re.fullmatch(entry, f"{name}.{f}")]
+    if not fields:
+        pytest.skip(f"no field of these headers matches {entry!r}")
+    for cls, field in fields:
+        assert spec.is_binary_field(cls.__name__, field)
+        obj = cls()
+        n = len(getattr(obj, field))
+        assert n >= 8
+        data = bytes([0, 1, 0, 2]) + bytes(range(5, n + 1))[: n - 4]
+        setattr(obj, field, data)
+        assert getattr(obj, field) == data
+        with pytest.raises(ValueError):
+            setattr(obj, field, bytes(n + 1))
+        with pytest.raises(TypeError):
+            setattr(obj, field, "text")
 
 
 def test_as_dict_and_properties():

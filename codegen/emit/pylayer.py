@@ -119,7 +119,8 @@ class FunctionEmitter:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
         # The success member is looked up once per module (enum class attributes are slow before 3.12).
         success = f"{self.spec.error_type}.{self.spec.success}" if self.spec.error_type else None
-        body.append(f"return ({', '.join('_SUCCESS' if e == success else e for e, _ in fp.returned)},)")
+        if fp.returned:   # else nothing to return: None, as AMD's HIP Python (no return statement)
+            body.append(f"return ({', '.join('_SUCCESS' if e == success else e for e, _ in fp.returned)},)")
         doc = common.docstring(fn.comment)
         sig = [pp.py for pp in fp.params if pp.py is not None]
         lines = [f"def {fn.name}({', '.join(sig)}):"]

@@ -98,7 +98,7 @@ def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
             r_t = types.resolve(t)
             if count and r_t.kind == "builtin" and r_t.name == "char" and f.type.pointee.kind != "array":
                 # text up to its NUL, unless the spec says the bytes are data (UUIDs, IPC handles)
-                kind, sub = ("bytes" if f"{r.name}.{f.name}" in spec.binary_fields else "chars"), ""
+                kind, sub = ("bytes" if spec.is_binary_field(r.name, f.name) else "chars"), ""
             else:
                 kind, sub = field_kind(t, types)
             elsize = f"sizeof({ref}.{f.name}{'[0]' * _dims(f.type)})" if not base else \

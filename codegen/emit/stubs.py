@@ -32,7 +32,8 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.Funct
         out.append(f"from hip.{lib} import {name} as {name}")
     for fp in plans:
         params = [f"{pp.param.name}: {pp.py_type}" for pp in fp.params if pp.py is not None]
-        out.append(f"def {fp.fn.name}({', '.join(params)}) -> tuple[{', '.join(t for _, t in fp.returned)}]: ...")
+        returns = f"tuple[{', '.join(t for _, t in fp.returned)}]" if fp.returned else "None"
+        out.append(f"def {fp.fn.name}({', '.join(params)}) -> {returns}: ...")
     for a, t in module.aliases.items():
         e = types.enumerators.get(t)
         if e is not None:   # `#define HIPSOLVER_OP_N HIPBLAS_OP_N`: an enum member (a constant if anonymous)

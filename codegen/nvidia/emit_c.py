@@ -230,12 +230,13 @@ class Layer:
         lines = [self.signature(f) + " {", *["    " + s for s in guard + prologue + body], "}"]
         return "\n".join(lines)
 
-    def zero_outputs(self, f: ir.Function, reason: str) -> str:
+    def zero_outputs(self, f: ir.Function, reason: str, params: str) -> str:
         body = []
         for i, p in enumerate(f.params):
             t = self.h.resolve(p.type)
-            # Only the outputs the specs name (lwork): the other pointers may be device memory.
-            if p.intent == "out" and t.kind == "pointer" and self.h.number_layout(t.pointee):
+            # Only the outputs the spec names (lwork): the other pointers may be device memory.
+            if re.fullmatch(params, p.name) and t.kind == "pointer" and not t.pointee.const \
+                    and self.h.number_layout(t.pointee):
                 body.append(f"if ({p.name or f'a{i}'}) *{p.name or f'a{i}'} = 0;")
             else:
                 body.append(f"(void){p.name or f'a{i}'};")
@@ -261,10 +262,10 @@ class Layer:
                 self.coverage[f.name] = {"status": "not_supported", "reason": reason}
                 out.append(self.stub(f, reason))
                 continue
-            zero = next((why for rx, why in self.spec.zero_outputs.items() if re.fullmatch(rx, f.name)), None)
+            zero = next((z for rx, z in self.spec.zero_outputs.items() if re.fullmatch(rx, f.name)), None)
             if zero:
-                self.coverage[f.name] = {"status": "bridged", "cuda": "", "reason": zero}
-                out.append(self.zero_outputs(f, zero))
+                self.coverage[f.name] = {"status": "bridged", "cuda": "", "reason": zero["why"]}
+                out.append(self.zero_outputs(f, zero["why"], zero["params"]))
                 continue
             cf, tried = self.cuda_function(f)
             if cf is None:

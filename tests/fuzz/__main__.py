@@ -16,6 +16,8 @@ import json
 import os
 import sys
 
+from codegen import generate
+
 from . import runner, signatures
 
 ALLOWED = ("crash(int address)", "hang(int address)", "write past buffer(int address)",
@@ -29,7 +31,7 @@ def main(argv=None) -> int:
     g.add_argument("--full", action="store_true", help="every candidate call (default)")
     g.add_argument("--subset", type=int, help="a seeded sample of N bad calls per function")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--libs", default="", help="comma list (default: all eight)")
+    ap.add_argument("--libs", default="", help="comma list (default: every library that has a spec)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds one call may take (a hang)")
     ap.add_argument("--package-root", default=runner.ROOT, help="where the built `hip` package is imported from")
@@ -40,7 +42,7 @@ def main(argv=None) -> int:
     if include is None:
         print("tests.fuzz: set HIP_PYTHON_INCLUDE to the headers the package was built from", file=sys.stderr)
         return 2
-    libs = [l for l in a.libs.split(",") if l] or list(signatures.LOADED + signatures.MISSING)
+    libs = [l for l in a.libs.split(",") if l] or generate.available(include)[0]
     table = signatures.load(include, libs)
     missing = [l for l in libs if l in signatures.MISSING]
     report = runner.run(table, libs, subset=a.subset, seed=a.seed, workers=a.workers, timeout=a.timeout,

@@ -12,10 +12,9 @@ import os
 import re
 
 from codegen import generate, ir, plan, spec as specmod
-from codegen.emit import common
 
 LOADED = ("hip", "hiprtc", "hiprand", "hipsparse")   # ROCm 5.2/5.3 runtime libraries that load here
-MISSING = ("hipblas", "hipfft", "hipsolver", "rccl")
+MISSING = tuple(lib for lib in specmod.all_libraries() if lib not in LOADED)   # every other spec's
 
 
 def _cls(types, name: str, all_specs) -> str:
@@ -60,23 +59,13 @@ def _param(pp: plan.ParamPlan, fn: ir.Function, types, all_specs) -> dict:
 def load(include: str, libraries=LOADED + MISSING) -> dict:
     """{'functions': {module: {fn: {'params': [...], 'returns': [...]}}}, 'nullable': [...],
     'creators': {htype: ...}, 'destroyers': {htype: ...}} for the libraries."""
-    order = specmod.all_libraries()
-    all_specs = {n: specmod.load(n) for n in order}
-    wanted = set(libraries)
-    for lib in libraries:
-        wanted.update(all_specs[lib].depends)
-    modules, out = {}, {"functions": {}, "creators": {}, "destroyers": {}, "nullable": []}
-    for lib in order:
-        if lib not in wanted:
-            continue
-        spec = all_specs[lib]
-        deps = [modules[d] for d in spec.depends]
-        module = generate.build_ir(spec, include, all_specs, deps)
-        types = generate.analyse(module, spec, deps, all_specs)
-        modules[lib] = module
+    all_specs = generate.load_specs(rocm=generate.header_version(include))
+    out = {"functions": {}, "creators": {}, "destroyers": {}, "nullable": []}
+    for analysed in generate.analyse_libraries(include, list(libraries), all_specs):
+        spec, module, types = analysed.spec, analysed.module, analysed.types
         plans = plan.build(module, spec, types)
         out["nullable"] += spec.nullable_handles
-        if lib not in libraries:
+        if spec.library not in libraries:
             continue
         funcs = out["functions"].setdefault(spec.python_module, {})
         for fp in plans:

@@ -329,6 +329,10 @@ def demoLaunch(f, grid, block, kernelParams, extra, stream):
     return (_status(_r),)
 
 def demoWaitAll(streams, n):
+    if <int>_p.as_signed(n, sizeof(int)) < 0:
+        raise ValueError(f"demoWaitAll: n={n} is negative")
+    if streams is None and <int>_p.as_signed(n, sizeof(int)) > 0:
+        raise ValueError(f"demoWaitAll: streams is None, n={n} needs that many elements")
     if streams is not None and hasattr(streams, '__len__') and len(streams) < <int>_p.as_signed(n, sizeof(int)):
         raise ValueError(f"demoWaitAll: streams has {len(streams)} elements, n={n} needs that many")
     _k0 = _p.seq_arg(streams, 'P')
@@ -341,6 +345,10 @@ def demoWaitAll(streams, n):
 
 def demoSum(values, n, weights, dims):
     _k0 = _p.seq_arg(values, 'i')
+    if <int>_p.as_signed(n, sizeof(int)) < 0:
+        raise ValueError(f"demoSum: n={n} is negative")
+    if weights is None and <int>_p.as_signed(n, sizeof(int)) > 0:
+        raise ValueError(f"demoSum: weights is None, n={n} needs that many elements")
     if weights is not None and hasattr(weights, '__len__') and len(weights) < <int>_p.as_signed(n, sizeof(int)):
         raise ValueError(f"demoSum: weights has {len(weights)} elements, n={n} needs that many")
     _k2 = _p.seq_arg(weights, 'f')
@@ -356,9 +364,17 @@ def demoSum(values, n, weights, dims):
     return (_status(_r),)
 
 def demoSetOptions(numOptions, options, optionValues):
+    if <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)) < 0:
+        raise ValueError(f"demoSetOptions: numOptions={numOptions} is negative")
+    if options is None and <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)) > 0:
+        raise ValueError(f"demoSetOptions: options is None, numOptions={numOptions} needs that many elements")
     if options is not None and hasattr(options, '__len__') and len(options) < <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)):
         raise ValueError(f"demoSetOptions: options has {len(options)} elements, numOptions={numOptions} needs that many")
     _k1 = _p.seq_arg(options, 'i')
+    if <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)) < 0:
+        raise ValueError(f"demoSetOptions: numOptions={numOptions} is negative")
+    if optionValues is None and <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)) > 0:
+        raise ValueError(f"demoSetOptions: optionValues is None, numOptions={numOptions} needs that many elements")
     if optionValues is not None and hasattr(optionValues, '__len__') and len(optionValues) < <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)):
         raise ValueError(f"demoSetOptions: optionValues has {len(optionValues)} elements, numOptions={numOptions} needs that many")
     _k2 = _p.seq_arg(optionValues, 'P')
