@@ -376,6 +376,9 @@ def entries(spec: Spec) -> list[str]:
     out += ["finite_floats"] * (spec.finite_floats is not None)
     out += [f"buffer_size_queries.{k}" for k in spec.buffer_size_queries]
     out += [f"unsupported_values.{k}" for k in spec.unsupported_values]
+    out += [f"host_accessible_allocations: {k}" for k in spec.host_accessible_allocations]
+    out += [f"read_only_params: {k}" for k in spec.read_only_params]
+    out += [f"reexports.{k}" for k in spec.reexports]
     return out
 
 
@@ -455,6 +458,17 @@ def unmatched(spec: Spec, module, types) -> list[Unmatched]:
     floats = [f"{f.name}.{p.name}" for f in module.functions for p in f.params if types.is_float(p.type)]
     if spec.finite_floats is not None and not any(spec.finite_floats.fullmatch(n) for n in floats):
         out.append(Unmatched("finite_floats", "matches no float parameter"))
+    out += [Unmatched(f"host_accessible_allocations: {k}", "not in device_allocations")
+            for k in spec.host_accessible_allocations if k not in spec.device_allocations]
+    for entry in spec.read_only_params:
+        name, _, pname = entry.partition(".")
+        function(f"read_only_params: {entry}", name, pname)
+    for name, lib in spec.reexports.items():
+        if lib not in spec.depends:
+            out.append(Unmatched(f"reexports.{name}", f"{lib} is not among depends"))
+        elif types.owner.get(name) != lib and (name not in types.enumerators or types.owner.get(
+                types.enumerators[name].name) != lib):
+            out.append(Unmatched(f"reexports.{name}", f"{lib} declares no {name}"))
     for rx, template in spec.buffer_size_queries.items():
         hit = [n for n in fns if re.fullmatch(rx, n)]
         lacking = sorted({re.sub(rx, template, n) for n in hit} - set(fns))
