@@ -26,13 +26,12 @@ _VALUE_MAPS: dict = {}
 class EnumMeta(_EnumType):
     """Metaclass of the generated enums: `E(value)` is one dict lookup for a known value."""
 
-    def __call__(cls, value, *args, **kwargs):
-        if not args and not kwargs:
-            try:
-                return _VALUE_MAPS[cls][value]     # not cls._value2member_map_: see _VALUE_MAPS
-            except (KeyError, TypeError):
-                pass
-        return super().__call__(value, *args, **kwargs)
+    def __call__(cls, value):
+        # Lookup by value only: these classes are never called to create an enum (functional API).
+        try:
+            return _VALUE_MAPS[cls][value]     # not cls._value2member_map_: see _VALUE_MAPS
+        except (KeyError, TypeError):
+            return super().__call__(value)
 
     def __dir__(cls):
         # EnumType's dir() leaves out the class's own methods (Python <= 3.11)

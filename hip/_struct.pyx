@@ -16,6 +16,11 @@ cdef extern from "<string.h>" nogil:
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from cpython.number cimport PyNumber_Index
+from cpython.object cimport PyObject
+
+cdef extern from "Python.h":
+    ctypedef struct _TypeObjectDict "PyTypeObject":
+        PyObject* tp_dict
 from hip._pointer cimport Pointer, NDBuffer, addr, wrap, index, as_signed, as_unsigned
 from hip import _enum
 
@@ -295,6 +300,10 @@ cdef class Struct(Pointer):
 
     def __cinit__(self):
         self._avail = -1
+        cdef object cls = type(self)
+        cdef dict d = <dict><object>(<_TypeObjectDict*>cls).tp_dict
+        if "_accessors_" not in d and "_fields_" in d:
+            _make_accessors(cls)
 
     def __init__(self, *args, **kwargs):
         cls = type(self)
@@ -396,22 +405,6 @@ cdef class Struct(Pointer):
             return getattr(self, names[item])
         raise ValueError("'item' type must be 'int'")
 
-    def __getattr__(self, name):
-        # Only reached when normal lookup fails: the first get_<f>/set_<f> of a class makes it.
-        cdef object f = None
-        cls = type(self)
-        if name[:4] in ("get_", "set_"):
-            for base in cls.__mro__:
-                f = base.__dict__.get(name[4:])
-                if isinstance(f, Field):
-                    acc = _accessor(<Field>f, name[0] == "s")
-                    type.__setattr__(base, name, acc)
-                    return acc.__get__(self, cls)
-        raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
-
-    def __dir__(self):
-        return dir(type(self))
-
     def as_dict(self):
         return {n: getattr(self, n) for n in type(self)._fields_}
 
@@ -481,16 +474,20 @@ def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict
           "_from_int_": from_int}
     for f in fields:
         ns[f[0]] = Field(*f)
-    return StructType(name, (Struct,), ns)
+    return type(name, (Struct,), ns)
 
 
-class StructType(type):
-    """Metaclass of the struct classes: dir() lists their `get_<field>`/`set_<field>` accessors,
-    which are made on first use from an instance (Struct.__getattr__) and then kept in the class.
-    (No __getattr__ here: a metaclass with one slows down every class attribute lookup.)"""
-
-    def __dir__(cls):
-        return sorted(set(type.__dir__(cls)) | {p + n for n in cls._fields_ for p in ("get_", "set_")})
+cdef int _make_accessors(object cls) except -1:
+    """The get_<field>/set_<field> accessors of a struct class (HIP Python's element accessors),
+    made when its first instance is: creating them for every class at import costs ~0.6 ms (and a
+    metaclass or a __getattr__ that made them on first lookup would slow every attribute lookup)."""
+    cdef Field fd
+    for name in cls._fields_:
+        fd = <Field>cls.__dict__[name]
+        type.__setattr__(cls, "get_" + name, _accessor(fd, False))
+        type.__setattr__(cls, "set_" + name, _accessor(fd, True))
+    type.__setattr__(cls, "_accessors_", True)
+    return 0
 
 
 cdef object record_arg(object cls, object value):

@@ -715,6 +715,11 @@ for m, names in wanted.items():
     for k in names.get("classes", []):
         v = getattr(mod, k, None)
         if isinstance(v, type):
+            try:   # ours: a struct class makes its get_<f>/set_<f> accessors with its first instance
+                if hasattr(v, "allocate") and not hasattr(v, "_accessors_"):
+                    v.allocate()
+            except Exception:
+                pass
             classes[k] = own_dir(v)
     callables = sorted(k for k, v in vars(mod).items() if callable(v) and not isinstance(v, type) and not k.startswith("_"))
     res[m] = {"enums": enums, "constants": consts, "classes": classes, "callables": callables,

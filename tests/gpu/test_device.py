@@ -9,6 +9,7 @@ import re
 import pytest
 
 import hip
+from hip._util.types import CStr
 from hip import hip as h
 
 from ._util import SUCCESS, cuda_check, cuda_runtime, on_nvidia, text
@@ -240,13 +241,13 @@ def test_every_device(props):
 def test_device_name(props):
     err, name = h.hipDeviceGetName(256, 0)             # (len, device) -> the name, as in AMD's HIP Python
     assert err == h.hipError_t.hipSuccess
-    assert isinstance(name, bytes) and b"\0" not in name
+    assert isinstance(name, CStr) and b"\0" not in bytes(name)   # AMD's HIP Python: a CStr
     assert text(name) == text(props.name) != ""
 
 
 def test_pci_bus_id(props):
     raw = hip.check(h.hipDeviceGetPCIBusId(64, 0))
-    assert isinstance(raw, bytes) and b"\0" not in raw
+    assert isinstance(raw, CStr) and b"\0" not in bytes(raw)     # AMD's HIP Python: a CStr
     bus_id = text(raw)
     m = re.fullmatch(r"([0-9a-fA-F]+):([0-9a-fA-F]+):([0-9a-fA-F]+)\.([0-9a-fA-F]+)", bus_id)
     assert m, bus_id                                   # domain:bus:device.function, in hex

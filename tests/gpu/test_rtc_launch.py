@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import hip
+from hip._util.types import CStr
 from hip import hip as h, hiprtc
 
 from ._util import SUCCESS, require_library
@@ -281,4 +282,4 @@ def test_version_and_error_string():
     major, minor = hip.check(hiprtc.hiprtcVersion())
     assert major > 0 and minor >= 0
     s = hip.check(hiprtc.hiprtcGetErrorString(R.HIPRTC_ERROR_COMPILATION))
-    assert s and isinstance(s, bytes)
+    assert s and isinstance(s, CStr) and bytes(s)            # AMD's HIP Python: a CStr
