@@ -483,7 +483,7 @@ def _read_function(mod: Module, name: str, code: str, raw: str, body, lineno: in
             first.add("status" if mm and mm.group(1) in STATUS_TYPES else "value")
         elif re.fullmatch(r"_status\(\w+\)", e0):                            # ours: the C status
             first.add("status")
-        elif re.fullmatch(r"(\w+)\.\w+", e0) and e0.split(".")[0] in STATUS_TYPES:
+        elif (re.fullmatch(r"(\w+)\.\w+", e0) and e0.split(".")[0] in STATUS_TYPES) or e0 == "_SUCCESS":
             first.add("synth_status")                                       # ours: a constant success
         elif re.search(r"(\b_cl|\bc\w+)\." + re.escape(name) + r"\(", body_code) and \
                 re.search(r"\b_r\b", e0):                                   # ours: the C result as a value

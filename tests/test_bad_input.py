@@ -101,7 +101,6 @@ HAND = [
     ("dim3 field over 32 bits", "hip.dim3(x=2**40)", "OverflowError"),
     ("dim3 field set over 32 bits", "setattr(hip.dim3(), 'y', 2**32)", "OverflowError"),
     ("dim3 field from str", "hip.dim3(x='1')", "TypeError"),
-    ("dim3 field from str", "hip.dim3(x='1')", "TypeError"),
     ("dim3 field from complex", "hip.dim3(x=1j)", "TypeError"),
     ("dim3 field from NaN", "hip.dim3(x=float('nan'))", "ValueError"),
     ("unknown struct kwarg", "hip.dim3(w=1)", "TypeError"),

@@ -283,7 +283,7 @@ def test_stub_returns_one_status(cside):
     assert {"hipblasStatusToString", "hipsparseGetMatType", "hipsparseGetErrorString",
             "ncclGetErrorString"} <= set(values)
     assert stubs("hipsparse")["hipsparseGetMatType"][1] == ["hipsparseMatrixType_t"]
-    assert stubs("hipblas")["hipblasStatusToString"][1] == ["bytes | None"]
+    assert stubs("hipblas")["hipblasStatusToString"][1] == ["CStr | None"]   # AMD's HIP Python: a CStr
 
 
 # -- calling: every argument converts before the library loads -----------------------------------
