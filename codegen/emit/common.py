@@ -132,3 +132,12 @@ def macro_value(v):
         v &= 0xFFFFFFFF
         return v - 2**32 if v >> 31 else v
     return v
+
+
+def reexports(spec, types) -> dict[str, str]:
+    """The spec's re-exports (name -> library) that the dependency's headers declare (hiprtc offers
+    hip's hipJitInputType, which HIP 5 lacks)."""
+    def declared(name, lib):
+        e = types.enumerators.get(name)
+        return types.owner.get(name) == lib or (e is not None and types.owner.get(e.name) == lib)
+    return {n: lib for n, lib in spec.reexports.items() if declared(n, lib)}

@@ -276,9 +276,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
                 f"_errors.register_status({spec.error_type}, _describe)", ""]
     elif spec.error_type:
         out += [f"_errors.register_status({spec.error_type})", ""]
-    if spec.reexports:
+    if common.reexports(spec, types):
         out.append("# -- names of other libraries this one also offers (as AMD's HIP Python does) " + "-" * 6)
-        for name, lib in spec.reexports.items():
+        for name, lib in common.reexports(spec, types).items():
             out.append(f"{name} = _{lib}.{name}")
         out.append("")
     out.append("# -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) " + "-" * 10)

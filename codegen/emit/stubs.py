@@ -28,7 +28,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.Funct
         out.append(f"{alias} = {name}")
     for m in module.macros:
         out.append(f"{m.name}: {type(common.macro_value(m.value)).__name__}")
-    for name, lib in spec.reexports.items():
+    for name, lib in common.reexports(spec, types).items():
         out.append(f"from hip.{lib} import {name} as {name}")
     for fp in plans:
         params = [f"{pp.param.name}: {pp.py_type}" for pp in fp.params if pp.py is not None]
