@@ -124,7 +124,7 @@ def check_arg(cls, value) -> int:
         if not (type(value).__name__ == cls.__name__
                 and cls._member_map_.get(value._name_) == int(value)):
             raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}.{value.name}")
-    if not isinstance(value, int):
+    if not isinstance(value, int) or isinstance(value, bool):   # True is no enumerator (it would be 1)
         raise TypeError(f"expected {cls.__name__} or int, got {type(value).__name__}")
     if value not in cls._value2member_map_:
         raise ValueError(f"{value} is not a valid {cls.__name__}")
