@@ -251,6 +251,13 @@ class Spec:
     debian_dev: list[str] = field(default_factory=list, metadata=_key("debian.dev", _STRS))
     debian_runtime: list[str] = field(default_factory=list, metadata=_key("debian.runtime", _STRS))
     doc: str = field(default="", metadata=_key("doc", str))
+    # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
+    package: str = field(default="hip", metadata=_key("package", str))
+    # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's
+    # (codegen/alias/bridge.py; docs/alias.rst).
+    bridge: dict = field(default_factory=dict, metadata=_key("bridge", {
+        "hip": str, "hip_include_lib": _STRS, "unsupported": {str: str}, "manual": {str: str},
+        "rename": {str: str}, "drop": {str: _STRS}, "status": {str: str}}))
     scopes: dict[str, str] = field(default_factory=dict)   # entry -> its `rocm:` range (the entries kept)
 
     def rule_for(self, tclass: str, pname: str, fname: str) -> IntentRule | None:

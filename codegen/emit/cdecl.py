@@ -67,7 +67,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict[str, S
     out = [common.banner(module), "# cython: language_level=3",
            "from libc.stdint cimport *", "from libc.stddef cimport wchar_t"]
     for dep in spec.depends:
-        out.append(f"from hip.{all_specs[dep].cimport_module} cimport *")
+        out.append(f"from {all_specs[dep].package}.{all_specs[dep].cimport_module} cimport *")
     out.append("")
     header = spec.headers[0]
     out.append(f'cdef extern from "{header}":')

@@ -142,10 +142,11 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
            "from libc.stdint cimport *",
            "from libc.stddef cimport wchar_t",
            "from cpython.ref cimport Py_INCREF, Py_DECREF",
-           f"from hip cimport {spec.cimport_module} as _cl"]
+           f"from {spec.package} cimport {spec.cimport_module} as _cl"]
     for dep in spec.depends:
-        out.append(f"from hip cimport {all_specs[dep].cimport_module} as {common.dep_alias(dep)}")
-        out.append(f"from hip import {all_specs[dep].python_module} as _{dep}")
+        pkg = all_specs[dep].package
+        out.append(f"from {pkg} cimport {all_specs[dep].cimport_module} as {common.dep_alias(dep)}")
+        out.append(f"from {pkg} import {all_specs[dep].python_module} as _{dep}")
     out += ["from hip cimport _pointer as _p", "from hip cimport _struct as _s",
             "from hip._pointer cimport Pointer, DevicePointer, Handle",
             "from hip import _enum, _struct, _callbacks, errors as _errors",
@@ -153,7 +154,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             "from hip._callbacks import callback_context as _callback_context, unraisable as _unraisable",
             "from hip._callbacks import deprecated as _deprecated",
             "", f"__rocm_version__ = {module.rocm_version!r}",
-            f"from hip.{spec.cimport_module} import library as _library", "",
+            f"from {spec.package}.{spec.cimport_module} import library as _library", "",
             "def has_symbol(name):",
             '    """Whether the library (loaded on first use) exports `name`."""',
             "    return _library.has_symbol(name)", ""]

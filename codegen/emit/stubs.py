@@ -11,7 +11,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.Funct
     out = [common.banner(module), "from typing import Any", "from hip._enum import Enum",
            "from hip._pointer import Pointer, DevicePointer, Handle, CStr", "from hip._struct import Struct", ""]
     for dep in spec.depends:
-        out.append(f"from hip.{dep} import *")
+        out.append(f"from {spec.package}.{dep} import *")
     for e in module.enums:
         if e.anonymous:
             out += [f"{k.name}: int" for k in e.constants]

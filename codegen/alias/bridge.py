@@ -1,0 +1,368 @@
+"""The alias's C layer: each CUDA function of a module, implemented by its HIP counterpart.
+
+This is the HIP-on-CUDA layer (codegen/nvidia) read the other way. The same pieces do the
+work: the name matcher finds, for a CUDA function, the HIP functions whose candidates it is
+(`Matcher.functions(..., to=HIP)`); the same Converter pairs each CUDA parameter with the HIP
+one in its place (a cast where the bits agree, enumerators and struct fields by name where
+they do not); the same prelude re-declares HIP's types with the `hipabi_` prefix beside
+CUDA's headers, so no HIP header meets a CUDA one in a translation unit.
+
+Two files per module:
+  _bridge_<module>.c   `hipcuda_<cuda function>()`: convert in, call HIP through a pointer
+                       resolved on first use, convert out, HIP's status -> CUDA's by name
+  <cimport>.pyx        the `cy*` layer: the C API's prototypes (from <cimport>.pxd), each
+                       calling its bridge; HIP's functions come from our loader (the
+                       `Library` of hip.chip / hip.chiprtc), so the platform (ROCm or the
+                       NVIDIA layer) is the one `hip` uses
+A symbol missing from the HIP library raises, as every cimport-layer call does: the
+resolver sets the Python error and the bridge returns the prototype's `except?` value.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from .. import generate as hipgen, ir, spec as specmod
+from ..emit import cdecl, common
+from ..nvidia import cuda_ir, match, nvspec
+from ..nvidia.convert import NoBridge
+from ..nvidia.emit_c import Layer
+from ..types import TypeIndex
+
+
+@dataclass
+class HipSide:
+    """A HIP library as the bridges see it: its IR and types, its nvidia spec (the name rules),
+    and the layer over it whose converters and `hipabi_` declarations the bridges share."""
+    name: str
+    spec: specmod.Spec
+    module: ir.Module
+    types: TypeIndex
+    nv: nvspec.NvSpec
+    layer: Layer
+    version: str
+    cuda_headers: list[str]
+
+
+def hip_side(name: str, rocm_include: str, cuda_include: str) -> HipSide:
+    version = hipgen.header_version(rocm_include)
+    all_specs = hipgen.load_specs(specmod.SPEC_DIR, version)
+    lib = next(l for l in hipgen.analyse_libraries(rocm_include, [name], all_specs) if l.spec.library == name)
+    ns = nvspec.load(name, rocm=version)
+    cuda = cuda_ir.build(ns.cuda_headers, [cuda_include], ns.defines)
+    return HipSide(name, lib.spec, lib.module, lib.types, ns, Layer(lib.module, lib.types, cuda, ns), version,
+                   ns.cuda_headers)
+
+
+class Bridge:
+    def __init__(self, lib: hipgen.Library, hip: HipSide, cuda_include: str):
+        self.lib, self.hip = lib, hip
+        self.spec, self.cfg = lib.spec, lib.spec.bridge
+        self.layer, self.cv = hip.layer, hip.layer.cv
+        self.h, self.c = hip.layer.h, hip.layer.c       # HIP's and CUDA's type indexes (the layer's)
+        self.cuda_version = cuda_ir.cuda_version([cuda_include])
+        hnames = [f.name for f in hip.module.functions]
+        self.hfuncs = {f.name: f for f in hip.module.functions}
+        matcher = match.Matcher.for_spec(hip.nv)
+        self.matches = matcher.functions(hnames, list(hip.layer.cfuncs), hip.module.aliases,
+                                         hip.layer.cuda.aliases, to=match.HIP)
+        self.coverage: dict[str, dict] = {}
+        self.converters: dict[str, str] = {}
+        self.bodies = [self.function(f) for f in common.bound_functions(lib.module)]
+
+    # -- statuses --------------------------------------------------------------------------
+    def status_of(self, t: ir.CType) -> ir.Enum | None:
+        e = self.c.enum_of(self.c.resolve(t))
+        return e if e is not None and e.name in self._status_enums() else None
+
+    def _status_enums(self) -> set[str]:
+        return {self.c.resolve(ir.CType("typedef", n)).name if n in self.c.typedefs else n
+                for n in ("CUresult", "cudaError_t", "nvrtcResult")}
+
+    def status_value(self, e: ir.Enum, key: str) -> int:
+        """The CUDA status named by the spec's bridge.status.<key> (not_supported, unknown, invalid)."""
+        name = self.cfg.get("status", {}).get(key)
+        if name is None:
+            raise ValueError(f"{self.spec.library}.yaml: bridge.status.{key} is not set")
+        return next(k.value for k in e.constants if k.name == name)
+
+    def hip_status_to_cuda(self, f: ir.Function, cres: ir.Enum) -> tuple[str, ir.Enum]:
+        he = self.h.enum_of(self.h.resolve(f.result))
+        return self.cv.enum_to_cuda(he, cres), he
+
+    # -- enumerators CUDA -> HIP for inputs (an unmatched value is refused, not passed on) ------
+    def enum_in(self, he: ir.Enum, ce: ir.Enum) -> str:
+        fn = f"hipcuda_{he.name}_from_{ce.name}"
+        if fn not in self.converters:
+            m = self.cv.enum_map(he, ce)
+            cval = {k.name: k.value for k in ce.constants}
+            hval = {k.name: k.value for k in he.constants}
+            back: dict[int, int] = {}
+            for hn, cn in m.items():
+                back.setdefault(cval[cn], hval[hn])
+            cases = [f"    case {cv}: return {hv};" for cv, hv in sorted(back.items())]
+            self.converters[fn] = "\n".join([f"static inline int {fn}(int v, int* ok) {{", "    switch (v) {",
+                                             *cases, "    default: *ok = 0; return 0;", "    }", "}"])
+        return fn
+
+    # -- one function -----------------------------------------------------------------------
+    def candidates(self, cf: ir.Function) -> list[ir.Function]:
+        renamed = self.cfg.get("rename", {}).get(cf.name)
+        names = [renamed] if renamed else self.matches.get(cf.name, [])
+        return [self.hfuncs[n] for n in names if n in self.hfuncs]
+
+    def signature(self, cf: ir.Function) -> str:
+        params = ", ".join(self.cv.cspell_c(p.type, p.name or f"a{i}") for i, p in enumerate(cf.params)) or "void"
+        return f"static {self.cv.cspell_c(cf.result, f'hipcuda_{cf.name}(' + params + ')')}"
+
+    def function(self, f: ir.Function) -> str:
+        cf = self.layer.cfuncs.get(f.name)
+        if cf is None:
+            raise ValueError(f"{f.name}: not in the layer's CUDA IR ({', '.join(self.hip.cuda_headers)})")
+        why = self.cfg.get("unsupported", {}).get(f.name)
+        if why:
+            self.coverage[f.name] = {"status": "not_supported", "reason": why}
+            return self.stub(cf, why)
+        cands = self.candidates(cf)
+        if not cands:
+            reason = "no HIP counterpart"
+            self.coverage[f.name] = {"status": "not_supported", "reason": reason}
+            return self.stub(cf, reason)
+        errors = []
+        for hf in cands:
+            try:
+                text = self.bridge(cf, hf)
+                self.coverage[f.name] = {"status": "bridged", "hip": hf.name}
+                return text
+            except NoBridge as e:
+                errors.append(f"{hf.name}: {e}")
+        reason = "; ".join(errors)
+        self.coverage[f.name] = {"status": "not_supported", "hip": cands[0].name, "reason": reason}
+        return self.stub(cf, reason)
+
+    def zero_return(self, cf: ir.Function, key: str) -> str:
+        r = self.c.resolve(cf.result)
+        if r.kind == "void":
+            return "return;"
+        st = self.status_of(cf.result)
+        if st is not None:
+            return f"return ({self.cv.cspell_c(cf.result)}){self.status_value(st, key)};"
+        if r.kind == "record":
+            return f"{{ {self.cv.cspell_c(cf.result, 'z')}; memset(&z, 0, sizeof z); return z; }}"
+        return f"return ({self.cv.cspell_c(cf.result)})0;"
+
+    def stub(self, cf: ir.Function, reason: str) -> str:
+        unused = " ".join(f"(void){p.name or f'a{i}'};" for i, p in enumerate(cf.params))
+        return "\n".join([f"/* Not supported on HIP: {reason.replace('*/', '* /')} */", self.signature(cf) + " {",
+                          f"    {unused}".rstrip(), f"    {self.zero_return(cf, 'not_supported')}", "}"])
+
+    def bridge(self, cf: ir.Function, hf: ir.Function) -> str:
+        if cf.variadic or hf.variadic:
+            raise NoBridge("variadic")
+        dropped = {n for rx, names in self.cfg.get("drop", {}).items() if re.fullmatch(rx, cf.name) for n in names}
+        kept = [(i, p) for i, p in enumerate(cf.params) if p.name not in dropped]
+        if len(kept) != len(hf.params):
+            raise NoBridge(f"takes {len(hf.params)} parameters, CUDA's {len(kept)}")
+        cv, h, c = self.cv, self.h, self.c
+        invalid = self.zero_return(cf, "invalid")
+        pre, args, post = [f"(void){p.name};" for p in cf.params if p.name in dropped], [], []
+        for (i, p), hp in zip(kept, hf.params):
+            x = p.name or f"a{i}"
+            ct, ht = c.resolve(p.type), h.resolve(hp.type)
+            hspell = cv.hspell(hp.type)
+            t = f"hipcuda_t{i}"
+            if cv.same_bits(hp.type, p.type):
+                if ct.kind == "record":
+                    cv.need(ht.name)
+                    args.append(f"*({hspell}*)&{x}")
+                elif (ht.kind == "pointer") != (ct.kind == "pointer"):
+                    args.append(f"({hspell})(uintptr_t){x}")
+                else:
+                    args.append(f"({hspell}){x}")
+                continue
+            he, ce = h.enum_of(ht), c.enum_of(ct)
+            hn, cn = h.number_layout(ht), c.number_layout(ct)
+            if he and ce:
+                pre += [f"int ok{i} = 1;", f"{hspell} {t} = ({hspell}){self.enum_in(he, ce)}((int){x}, &ok{i});",
+                        f"if (!ok{i}) {invalid}"]
+                args.append(t)
+                continue
+            if (he or hn) and (ce or cn):
+                args.append(f"({hspell}){x}")
+                continue
+            if (ht.kind == "pointer" and cn and not cn[1]) or (ct.kind == "pointer" and hn and not hn[1]):
+                args.append(f"({hspell})(intptr_t){x}")
+                continue
+            hr, cr = h.record_of(ht), c.record_of(ct)
+            if hr and cr:
+                pre += [f"{hspell} {t}; memset(&{t}, 0, sizeof {t});", f"{cv.record_converter(hr, cr, False)}(&{t}, &{x});"]
+                args.append(t)
+                continue
+            if ht.kind == "pointer" and ct.kind == "pointer":
+                hpt, cpt = h.resolve(ht.pointee), c.resolve(ct.pointee)
+                hinner = cv.hspell(ht.pointee).replace("const ", "")
+                cinner = cv.cspell_c(ct.pointee).replace("const ", "")
+                hr, cr = h.record_of(hpt), c.record_of(cpt)
+                he, ce = h.enum_of(hpt), c.enum_of(cpt)
+                hn, cn = h.number_layout(hpt), c.number_layout(cpt)
+                # C decides the direction: what points at non-const may be written.
+                do_in, do_out = p.intent != "out", not ct.pointee.const
+                if hr and cr and hr.size > 0 and cr.size > 0:
+                    pre.append(f"{hinner} {t}; memset(&{t}, 0, sizeof {t});")
+                    if do_in:
+                        pre.append(f"if ({x}) {cv.record_converter(hr, cr, False)}(&{t}, {x});")
+                    if do_out:
+                        post.append(f"if ({x}) {{ memset({x}, 0, sizeof *{x}); "
+                                    f"{cv.record_converter(hr, cr, True)}({x}, &{t}); }}")
+                elif (he or hn) and (ce or cn):
+                    pre.append(f"{hinner} {t}; memset(&{t}, 0, sizeof {t});")
+                    if do_in:
+                        if he and ce:
+                            pre += [f"int ok{i} = 1;",
+                                    f"if ({x}) {t} = ({hinner}){self.enum_in(he, ce)}((int)*{x}, &ok{i});"]
+                            if not do_out:
+                                pre.append(f"if (!ok{i}) {invalid}")
+                        else:
+                            pre.append(f"if ({x}) {t} = ({hinner})*{x};")
+                    if do_out:
+                        if he and ce:
+                            post.append(f"if ({x}) {{ int okc{i} = 1; *{x} = ({cinner}){cv.enum_to_cuda(he, ce)}"
+                                        f"((int){t}, &okc{i}); }}")
+                        else:
+                            post.append(f"if ({x}) *{x} = ({cinner}){t};")
+                elif cpt.kind == "pointer" and hn and not hn[1]:
+                    pre.append(f"{hinner} {t} = 0;")
+                    if do_in:
+                        pre.append(f"if ({x}) {t} = ({hinner})(intptr_t)*{x};")
+                    if do_out:
+                        post.append(f"if ({x}) *{x} = ({cinner})(intptr_t){t};")
+                else:
+                    raise NoBridge(f"parameter {x}: {c.tclass(p.type)} vs HIP's {h.tclass(hp.type)}")
+                args.append(f"{x} ? &{t} : NULL")
+                continue
+            raise NoBridge(f"parameter {x}: {c.tclass(p.type)} vs HIP's {h.tclass(hp.type)}")
+        # The call, through HIP's function resolved on first use.
+        hparams = ", ".join(cv.hspell(q.type) for q in hf.params) or "void"
+        fptype = cv.hspell(hf.result, f"(*)({hparams})")
+        body = [f"static void* fp_;",
+                "void* f_ = __atomic_load_n(&fp_, __ATOMIC_ACQUIRE);",
+                f"if (!f_) {{ f_ = hipcuda_resolve(\"{hf.name}\"); if (!f_) {self.missing(cf)} "
+                "__atomic_store_n(&fp_, f_, __ATOMIC_RELEASE); }", *pre]
+        call = f"(({fptype})f_)({', '.join(args)})"
+        hres, cres = h.resolve(hf.result), c.resolve(cf.result)
+        cst = self.status_of(cf.result)
+        ret = None
+        if cres.kind == "void":
+            body.append(f"{call};")
+        elif cst is not None and h.enum_of(hres):
+            conv, _ = self.hip_status_to_cuda(hf, cst)
+            body += [f"int r_ = (int){call};", "int ok_ = 1;",
+                     f"{cv.cspell_c(cf.result, 'cr_')} = ({cv.cspell_c(cf.result)}){conv}(r_, &ok_);",
+                     f"if (!ok_) cr_ = ({cv.cspell_c(cf.result)}){self.status_value(cst, 'unknown')};"]
+            ret = "cr_"
+        elif cst is not None and hres.kind == "void":
+            body.append(f"{call};")
+            ret = f"({cv.cspell_c(cf.result)})0"
+        elif h.enum_of(hres) and c.enum_of(cres):
+            body += [f"int r_ = (int){call};", "int ok_ = 1;",
+                     f"{cv.cspell_c(cf.result, 'cr_')} = ({cv.cspell_c(cf.result)})"
+                     f"{cv.enum_to_cuda(h.enum_of(hres), c.enum_of(cres))}(r_, &ok_);"]
+            ret = "cr_"
+        elif cv.same_bits(hf.result, cf.result) or (h.number_layout(hres) and c.number_layout(cres)):
+            body.append(f"{cv.cspell_c(cf.result, 'cr_')} = ({cv.cspell_c(cf.result)}){call};")
+            ret = "cr_"
+        elif h.record_of(hres) and c.record_of(cres):
+            conv = cv.record_converter(h.record_of(hres), c.record_of(cres), True)
+            body += [f"{cv.hspell(hf.result, 'hr_')} = {call};",
+                     f"{cv.cspell_c(cf.result, 'cr_')}; memset(&cr_, 0, sizeof cr_); {conv}(&cr_, &hr_);"]
+            ret = "cr_"
+        else:
+            raise NoBridge(f"result: {c.tclass(cf.result)} vs HIP's {h.tclass(hf.result)}")
+        body += post
+        if ret is not None:
+            body.append(f"return {ret};")
+        return "\n".join([self.signature(cf) + " {", *["    " + s for s in body], "}"])
+
+    def missing(self, cf: ir.Function) -> str:
+        """Return the prototype's except? value: the resolver has set the Python error."""
+        r = self.c.resolve(cf.result)
+        if r.kind == "void":
+            return "return;"
+        if r.kind == "record":   # `except *`: Cython checks the error after every call
+            return f"{{ {self.cv.cspell_c(cf.result, 'z')}; memset(&z, 0, sizeof z); return z; }}"
+        return f"return ({self.cv.cspell_c(cf.result)}){self.except_value(cf)};"
+
+    def except_value(self, cf: ir.Function) -> str:
+        fn = next(f for f in self.lib.module.functions if f.name == cf.name)
+        clause = cdecl.except_clause(fn, self.lib.types)
+        m = re.match(r"except\? (?:<[^>]*>)?(.+)", clause)
+        if not m or m.group(1) == "NULL":
+            return "0"
+        return m.group(1)
+
+    # -- the files ----------------------------------------------------------------------------
+    def c_source(self) -> str:
+        layer, cv = self.layer, self.cv
+        records = layer.record_definitions()
+        conv = [c.split(" {", 1)[0] + ";" for _, c in sorted(cv.converters.items())] + [""] + \
+            [c for _, c in sorted(cv.converters.items())] + layer.aliases + [""] + \
+            [c for _, c in sorted(self.converters.items())]
+        head = [f"/* Generated by codegen.alias from CUDA {self.cuda_version} headers ({', '.join(self.spec.headers)}) "
+                f"and ROCm {self.hip.version} headers; do not edit. */",
+                "#include <stddef.h>", "#include <stdint.h>", "#include <string.h>",
+                *[f"#include <{x}>" for x in self.hip.cuda_headers],
+                "#if defined(__GNUC__)", '#pragma GCC diagnostic ignored "-Wunused-function"', "#endif",
+                "/* HIP's function by name, from the loader `hip` uses (set by the cy module at import);",
+                " * NULL with the Python error set when the library or the symbol is missing. */",
+                "static void* (*hipcuda_resolve)(const char* name);", ""]
+        return "\n".join(head + layer.declarations() + [""] + records + [""] + conv + [""] + self.bodies) + "\n"
+
+    def cy_source(self) -> str:
+        spec, types = self.spec, self.lib.types
+        funcs = common.bound_functions(self.lib.module)
+        loader = {"hip": "chip", "hiprtc": "chiprtc"}[self.hip.name]
+        out = [common.banner(self.lib.module), "# cython: language_level=3",
+               f'"""C layer of the {spec.doc}: the CUDA C API (cimport it), each function bridged to HIP\'s."""',
+               "from libc.stdint cimport *", "from libc.stddef cimport wchar_t",
+               "from cpython.exc cimport PyErr_SetObject",
+               "from hip._loader cimport Library",
+               f"from hip import {loader} as _hip_c_layer   # a Python import: loads nothing",
+               "",
+               f'cdef extern from "_bridge_{spec.library}.c":',
+               "    void* (*hipcuda_resolve)(const char*) noexcept nogil"]
+        for fn in funcs:
+            params = ", ".join(types.cy(p.type) for p in fn.params)
+            out.append(f"    {types.cy(fn.result)} _b_{fn.name} \"hipcuda_{fn.name}\"({params}) nogil")
+        out += ["",
+                "cdef Library _lib = _hip_c_layer.library",
+                "",
+                "cdef void* _resolve(const char* name) noexcept nogil:",
+                "    with gil:",
+                "        try:",
+                "            return _lib.symbol(name)",
+                "        except BaseException as e:",
+                "            PyErr_SetObject(type(e), e)   # reported by the caller's except? check",
+                "            return NULL",
+                "",
+                "hipcuda_resolve = _resolve",
+                "",
+                "class _Library:",
+                '    """What `has_symbol` asks: a CUDA function this module bridges to HIP."""',
+                f"    bridged = frozenset({sorted(k for k, v in self.coverage.items() if v['status'] == 'bridged')!r})",
+                "    def has_symbol(self, name):",
+                "        return name in self.bridged",
+                "library = _Library()", ""]
+        for fn in funcs:
+            args = ", ".join(p.name for p in fn.params)
+            ret = "" if types.resolve(fn.result).kind == "void" else "return "
+            out += [f"cdef {cdecl.prototype(fn, types)}:", f"    {ret}_b_{fn.name}({args})", ""]
+        return "\n".join(out) + "\n"
+
+    def coverage_json(self) -> str:
+        st = [v["status"] for v in self.coverage.values()]
+        return json.dumps({"module": self.spec.library, "cuda_version": self.cuda_version,
+                           "rocm_version": self.hip.version,
+                           "summary": {"functions": len(st), "bridged": st.count("bridged"),
+                                       "not_supported": st.count("not_supported")},
+                           "functions": dict(sorted(self.coverage.items()))}, indent=1) + "\n"

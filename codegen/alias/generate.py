@@ -1,0 +1,72 @@
+"""Generation driver of the `cuda` alias: specs + CUDA headers (+ ROCm headers) -> files."""
+from __future__ import annotations
+
+import os
+
+from .. import clang_parse, generate as hipgen, ir, plan, spec as specmod
+from ..ir_builder import Builder
+from ..nvidia import cuda_ir
+from ..output import write_if_changed
+from ..types import TypeIndex
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SPEC_DIR = os.path.join(ROOT, "hip_as_cuda", "specs")
+OUT_DIR = os.path.join(ROOT, "hip_as_cuda", "cuda", "bindings")
+
+
+def load_specs(spec_dir: str = SPEC_DIR) -> dict[str, specmod.Spec]:
+    return {n: specmod.load(n, spec_dir) for n in specmod.all_libraries(spec_dir)}
+
+
+def build_ir(spec: specmod.Spec, cuda_include: str) -> ir.Module:
+    """The module's IR: every declaration in the files the spec owns (paths under cuda_include)."""
+    paths = [cuda_ir.find_header([cuda_include], h) for h in spec.headers]
+    tus = [clang_parse.parse(p, [cuda_include], spec.defines, spec.language) for p in paths]
+    owners = {prefix: spec.library for prefix in spec.owns}
+    return Builder(spec.library, cuda_include, owners, None, set()).build(
+        tus, spec.headers, cuda_ir.cuda_version([cuda_include]), spec.language)
+
+
+def analyse(spec: specmod.Spec, cuda_include: str) -> hipgen.Library:
+    module = build_ir(spec, cuda_include)
+    types = hipgen.analyse(module, spec, [], {spec.library: spec})
+    return hipgen.Library(spec, module, types)
+
+
+def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
+    names = ["/.gitignore", "/_coverage/", "/_bridge_*.c"]
+    for s in all_specs.values():
+        names += [f"/{s.cimport_module}.pxd", f"/{s.cimport_module}.pyx", f"/{s.python_module}.pyx",
+                  f"/{s.python_module}.pyi"]
+    return "# Written by codegen.alias: what it generates here (never committed).\n" + "\n".join(names) + "\n"
+
+
+def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None = None,
+                 out_dir: str = OUT_DIR, spec_dir: str = SPEC_DIR) -> list[str]:
+    """Generate the alias modules (all by default) into out_dir; return the files written."""
+    from ..emit import cdecl, coverage as _cov, pylayer, stubs
+    from . import bridge
+    all_specs = load_specs(spec_dir)
+    written: list[str] = []
+    os.makedirs(out_dir, exist_ok=True)
+    hip_libs = {}
+    for name in modules or list(all_specs):
+        spec = all_specs[name]
+        lib = analyse(spec, cuda_include)
+        hip_name = spec.bridge.get("hip", "hip")
+        if hip_name not in hip_libs:
+            hip_libs[hip_name] = bridge.hip_side(hip_name, rocm_include, cuda_include)
+        plans = plan.build(lib.module, spec, lib.types)
+        c = spec.cimport_module
+        b = bridge.Bridge(lib, hip_libs[hip_name], cuda_include)
+        write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(lib.module, spec, lib.types, all_specs), written)
+        write_if_changed(os.path.join(out_dir, f"_bridge_{spec.library}.c"), b.c_source(), written)
+        write_if_changed(os.path.join(out_dir, f"{c}.pyx"), b.cy_source(), written)
+        write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
+                         pylayer.emit(lib.module, spec, lib.types, all_specs, plans), written)
+        write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
+                         stubs.emit(lib.module, spec, lib.types, plans), written)
+        os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
+        write_if_changed(os.path.join(out_dir, "_coverage", f"{spec.library}.json"), b.coverage_json(), written)
+    write_if_changed(os.path.join(out_dir, ".gitignore"), ignore_file(all_specs), written)
+    return written
