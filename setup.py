@@ -7,8 +7,10 @@ Settings: environment variables, or `pip install . -C libs=hip,hiprtc` (build_su
   HIP_PYTHON_INCLUDE (-C include=DIR)    or the include dir itself (default: $ROCM_PATH/include,
                                          /opt/rocm/include, /usr/include, else Debian sid's fetched)
   HIP_PYTHON_LIBS    (-C libs=LIST)      libraries to build, comma list; '^x,y' excludes (default: every
-                                         library whose headers are found; 'none': only the shared
-                                         runtime modules)
+                                         library whose headers are found, and `cuda`, the CUDA alias
+                                         (hip_as_cuda/); 'none': only the shared runtime modules)
+  HIP_PYTHON_CUDA_INCLUDE                CUDA headers the alias is generated from (default: a CUDA
+                                         toolkit, else fetched from NVIDIA's PyPI wheels)
   HIP_PYTHON_JOBS    (-C jobs=N)         parallel jobs (default: the number of cores)
   HIP_PYTHON_NVIDIA  (-C nvidia=no)      'no' skips the HIP-on-CUDA layer even where CUDA is found
 Installing into an environment that has AMD's HIP Python (also the package `hip`) is refused;
@@ -27,6 +29,8 @@ sys.path.insert(0, HERE)
 from codegen import spec as specmod  # noqa: E402
 
 DIST_NAME = "hip-bindings"
+ALIAS = "cuda"                       # HIP_PYTHON_LIBS' name for the CUDA alias (hip_as_cuda/)
+ALIAS_NEEDS = ("hip", "hiprtc")
 
 
 def log(msg):
@@ -34,7 +38,8 @@ def log(msg):
 
 
 def selected_libraries() -> list[str]:
-    every = specmod.all_libraries()
+    """The libraries to build, in dependency order, `cuda` (the alias) last."""
+    every = specmod.all_libraries() + [ALIAS]
     text = os.environ.get("HIP_PYTHON_LIBS", "").strip()
     if not text:
         return every
@@ -47,7 +52,7 @@ def selected_libraries() -> list[str]:
     chosen = {l for l in every if (l in names) != text.startswith("^")}
     for lib in every[::-1]:   # dependency order: a library's Python module imports its dependencies'
         if lib in chosen:
-            chosen.update(specmod.load(lib).depends)
+            chosen.update(ALIAS_NEEDS if lib == ALIAS else specmod.load(lib).depends)
     return [l for l in every if l in chosen]
 
 
@@ -63,6 +68,7 @@ class generate(Command):
     def initialize_options(self):
         self.include = None
         self.libraries = None
+        self.cuda_include = None
 
     def finalize_options(self):
         pass
@@ -91,13 +97,22 @@ class generate(Command):
                      f"{','.join(l for l in missing if l in self.libraries)} (HIP_PYTHON_LIBS)")
         if set(missing) & set(self.libraries):   # every library: those this ROCm has
             log(f"no headers for {','.join(l for l in missing if l in self.libraries)} in {self.include}: left out")
-            self.libraries = [l for l in self.libraries if l in have]
+            self.libraries = [l for l in self.libraries if l in have or l == ALIAS]
         log(f"ROCm {header_version(self.include)} headers: {self.include}; libraries: {','.join(self.libraries)}")
         # A library left out this time must not be installed from an earlier build's leftovers.
-        coverage = os.path.join(HERE, "hip", "_coverage")
-        for f in os.listdir(coverage) if os.path.isdir(coverage) else ():
-            os.remove(os.path.join(coverage, f))
-        written = generate_all(self.include, self.libraries, os.path.join(HERE, "hip"))
+        for d in (os.path.join(HERE, "hip", "_coverage"), os.path.join(HERE, "hip_as_cuda", "cuda", "bindings", "_coverage")):
+            for f in os.listdir(d) if os.path.isdir(d) else ():
+                os.remove(os.path.join(d, f))
+        written = generate_all(self.include, [l for l in self.libraries if l != ALIAS], os.path.join(HERE, "hip"))
+        if ALIAS in self.libraries:
+            from build_support import cuda
+            self.cuda_include = cuda.alias_include(HERE, log) if all(l in self.libraries for l in ALIAS_NEEDS) else None
+            if self.cuda_include is None:
+                self.libraries.remove(ALIAS)
+            else:
+                from codegen.alias.generate import generate_all as generate_alias
+                written += generate_alias(self.cuda_include, self.include)
+                log(f"the `cuda` alias: from the CUDA headers in {self.cuda_include}")
         log(f"generated {len(written)} files")
 
 
@@ -116,10 +131,13 @@ SMALL_CODE = ("CYTHON_SMALL_CODE", '__attribute__((cold, optimize("O0")))')
 RUNTIME_MODULES = ("_loader", "_pointer", "_struct")
 
 
-def extensions(include: str | None, libraries: list[str]) -> list[Extension]:
+def extensions(include: str | None, libraries: list[str], cuda_include: str | None = None) -> list[Extension]:
     exts = [Extension(f"hip.{m}", [f"hip/{m}.pyx"], extra_compile_args=CFLAGS, define_macros=[SMALL_CODE])
             for m in RUNTIME_MODULES]
     for lib in libraries:
+        if lib == ALIAS:
+            exts += alias_extensions(cuda_include)
+            continue
         s = specmod.load(lib)
         for mod in (s.cimport_module, s.python_module):
             exts.append(Extension(f"hip.{mod}", [f"hip/{mod}.pyx"], include_dirs=[include] if include else [],
@@ -129,7 +147,29 @@ def extensions(include: str | None, libraries: list[str]) -> list[Extension]:
     return exts
 
 
+def alias_extensions(cuda_include: str | None) -> list[Extension]:
+    """cuda.bindings.{cydriver,driver,...}: compiled from hip_as_cuda/cuda/bindings (the bridges'
+    C beside them, CUDA's headers on the include path), installed into hip_as_cuda/cuda/bindings."""
+    from codegen.alias.generate import SPEC_DIR
+    exts = []
+    for name in specmod.all_libraries(SPEC_DIR):
+        s = specmod.load(name, SPEC_DIR)
+        for mod in (s.cimport_module, s.python_module):
+            exts.append(Extension(f"cuda.bindings.{mod}", [f"hip_as_cuda/cuda/bindings/{mod}.pyx"],
+                                  include_dirs=([cuda_include] if cuda_include else []) + ["hip_as_cuda/cuda/bindings"],
+                                  define_macros=[SMALL_CODE], extra_compile_args=CFLAGS))
+    return exts
+
+
 class generating_build_ext(build_ext):
+    def get_ext_fullpath(self, ext_name):
+        # The alias's modules live in hip_as_cuda/cuda/bindings, whether or not the `cuda`
+        # package is installed too (cuda/bindings/__init__.py adds that folder to its path).
+        if ext_name.startswith("cuda.") and not self.inplace and not getattr(self, "editable_mode", False):
+            return os.path.join(self.build_lib, "hip_as_cuda", *ext_name.split(".")[:-1],
+                                self.get_ext_filename(ext_name.split(".")[-1]))
+        return super().get_ext_fullpath(ext_name)
+
     def finalize_options(self):
         super().finalize_options()
         if not self.parallel:
@@ -141,8 +181,9 @@ class generating_build_ext(build_ext):
         self.run_command("generate")
         gen = self.get_finalized_command("generate")
         from Cython.Build import cythonize
-        generated = cythonize(extensions(gen.include, gen.libraries), language_level=3, nthreads=jobs(),
-                              quiet=True, compiler_directives={"binding": False, "embedsignature": True})
+        generated = cythonize(extensions(gen.include, gen.libraries, gen.cuda_include), language_level=3,
+                              nthreads=jobs(), quiet=True, include_path=[os.path.join(HERE, "hip_as_cuda")],
+                              compiler_directives={"binding": False, "embedsignature": True})
         by_name = {e.name: e for e in generated}
         self.extensions = [e for e in self.extensions if e.name in by_name]   # libraries left out
         for ext in self.extensions:   # setuptools keeps per-extension state: update, don't replace
@@ -161,8 +202,33 @@ class generating_build_ext(build_ext):
         cuda.build_layer(gen.include, gen.libraries, out, os.path.join(self.build_temp, "nvidia"), jobs(), log)
 
 
+def packages() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
+    """(packages, package_dir, package_data): `cuda` too where the alias is built and no NVIDIA
+    cuda-bindings is in the environment being installed into."""
+    pkgs = ["hip", "hip._util", "hip_as_cuda", "hip_as_cuda.cuda", "hip_as_cuda.cuda.bindings"]
+    alias_data = ["*.pxd", "*.pyi", "_coverage/*.json"]
+    data = {"hip": ["*.pxd", "*.pyi", "py.typed", "_coverage/*.json", "_nvidia/*.so"],
+            "hip_as_cuda.cuda.bindings": alias_data}
+    pkg_dir = {"cuda": "hip_as_cuda/cuda"}   # where in-place (editable) builds put the alias's modules
+    if ALIAS in selected_libraries():
+        from build_support import target
+        others = target.cuda_bindings_packages(DIST_NAME)
+        if others:
+            log(f"this environment has {', '.join(others)} (NVIDIA's `cuda`): the alias is installed as "
+                "hip_as_cuda only; run programs with `python -m hip_as_cuda prog.py`")
+        else:
+            pkgs += ["cuda", "cuda.bindings"]
+            data["cuda.bindings"] = alias_data
+    return pkgs, pkg_dir, data
+
+
+PACKAGES, PACKAGE_DIR, PACKAGE_DATA = packages()
+
 setup(
     name=DIST_NAME,
+    packages=PACKAGES,
+    package_dir=PACKAGE_DIR,
+    package_data=PACKAGE_DATA,
     cmdclass={"generate": generate, "build_py": generating_build_py, "build_ext": generating_build_ext},
     # The library modules' sources are generated by build_ext (from the headers it finds).
     ext_modules=extensions(None, selected_libraries()),

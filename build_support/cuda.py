@@ -90,3 +90,34 @@ def build_layer(hip_include: str, wanted: list[str], out_dir: str, work_dir: str
         log("warning: the HIP-on-CUDA layer did not build (above); ROCm use is unaffected")
         return False
     return True
+
+
+ALIAS_HEADERS = ("cuda.h", "cuda_runtime_api.h", "nvrtc.h")
+
+
+def alias_include(root: str, log=print) -> str | None:
+    """The CUDA headers the `cuda` alias is generated from: $HIP_PYTHON_CUDA_INCLUDE, else a CUDA
+    toolkit or NVIDIA's wheels that have all three, else the ones NVIDIA's PyPI wheels carry,
+    fetched (not installed) into build/cuda-pypi/alias. None (with why) when none can be had."""
+    def complete(d):
+        return d and all(os.path.isfile(os.path.join(d, h)) for h in ALIAS_HEADERS)
+    env = os.environ.get("HIP_PYTHON_CUDA_INCLUDE", "")
+    if env:
+        if complete(env):
+            return env
+        log(f"HIP_PYTHON_CUDA_INCLUDE={env} lacks one of {', '.join(ALIAS_HEADERS)}")
+    for d in locate().includes:
+        if complete(d):
+            return d
+    dest = os.path.join(root, "build", "cuda-pypi", "alias", "include")
+    if complete(dest):
+        return dest
+    log(f"fetching CUDA's headers for the `cuda` alias from NVIDIA's PyPI wheels into {dest}")
+    r = subprocess.run(["bash", os.path.join(root, "tools", "fetch_cuda_headers.sh"), dest],
+                       env=dict(os.environ, CUDA_HEADER_SET="alias", PYTHON=sys.executable),
+                       capture_output=True, text=True)
+    if r.returncode != 0 or not complete(dest):
+        log(f"warning: no CUDA headers for the `cuda` alias ({(r.stderr or '').strip().splitlines()[-1:]}): "
+            "it is left out")
+        return None
+    return dest

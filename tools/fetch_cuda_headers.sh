@@ -10,6 +10,8 @@
 # nvidia-nccl-cu13. Their versions are the ones the `cuda-toolkit` meta-package of the
 # release CUDA_RELEASE pins (default 13.0: the newest cuda-toolkit 13.0.x), so the headers
 # belong to one CUDA release; NCCL is NCCL_SPEC (default: the newest nvidia-nccl-cu13).
+# CUDA_HEADER_SET=alias fetches only what the `cuda` alias is generated from (cuda.h,
+# cuda_runtime_api.h, nvrtc.h: nvidia-cuda-runtime, -crt and -nvrtc, about 90 MiB).
 # Wheels are cached in CUDA_PYPI_CACHE (default build/cuda-pypi/wheels). Does nothing when
 # DEST already has every header (remove DEST to fetch again). Prints the CUDA version found
 # in cuda.h, then DEST.
@@ -21,6 +23,12 @@ nccl=${NCCL_SPEC:-nvidia-nccl-cu13}
 cache=${CUDA_PYPI_CACHE:-$root/build/cuda-pypi/wheels}
 py=${PYTHON:-python3}
 want=(cuda_runtime_api.h cuda.h nvrtc.h cublas_v2.h curand.h cusparse.h cufft.h cusolverDn.h nccl.h)
+components="nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-cccl nvidia-cuda-nvrtc nvidia-cublas nvidia-curand nvidia-cusparse nvidia-cufft nvidia-cusolver"
+if [ "${CUDA_HEADER_SET:-all}" = alias ]; then
+  want=(cuda_runtime_api.h cuda.h nvrtc.h)
+  components="nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-nvrtc"
+  nccl=""
+fi
 
 have_all() { for h in "${want[@]}"; do [ -f "$dest/$h" ] || return 1; done; }
 report() {
@@ -45,10 +53,9 @@ download() {   # spec... -> the wheel paths, one a line
 meta=$(download "cuda-toolkit==$release.*" | tail -n 1)
 [ -n "$meta" ] || { echo "fetch_cuda_headers: no cuda-toolkit==$release.* wheel" >&2; exit 1; }
 # The component pins of that release, from the meta-package's Requires-Dist lines.
-mapfile -t specs < <("$py" - "$meta" <<'EOF'
+mapfile -t specs < <("$py" - "$meta" $components <<'EOF'
 import re, sys, zipfile
-wanted = ["nvidia-cuda-runtime", "nvidia-cuda-crt", "nvidia-cuda-cccl", "nvidia-cuda-nvrtc", "nvidia-cublas", "nvidia-curand",
-          "nvidia-cusparse", "nvidia-cufft", "nvidia-cusolver"]
+wanted = sys.argv[2:]
 z = zipfile.ZipFile(sys.argv[1])
 meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
 pins = {}
@@ -62,7 +69,7 @@ if missing:
 print("\n".join(pins[w] for w in wanted))
 EOF
 )
-specs+=("$nccl")
+[ -z "$nccl" ] || specs+=("$nccl")
 echo "fetch_cuda_headers: ${specs[*]}" >&2
 mapfile -t wheels < <(download "${specs[@]}")
 [ "${#wheels[@]}" -eq "${#specs[@]}" ] || {

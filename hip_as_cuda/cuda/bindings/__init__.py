@@ -1,0 +1,14 @@
+"""cuda.bindings on HIP (the `cuda` alias of hip-bindings): driver, runtime, nvrtc."""
+import os as _os
+
+# Installed as the `cuda` package (no NVIDIA cuda-bindings in the environment), this file sits in
+# site-packages/cuda/bindings while the compiled modules stay in hip_as_cuda/cuda/bindings.
+try:
+    import hip_as_cuda as _h
+    _d = _os.path.join(_h.CUDA_DIR, "bindings")
+    if _os.path.realpath(_d) not in map(_os.path.realpath, __path__):
+        __path__.append(_d)
+except ImportError:
+    pass
+
+__version__ = "13.0.0"   # the cuda-bindings API followed (CUDA 13's headers)
