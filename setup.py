@@ -155,9 +155,11 @@ def alias_extensions(cuda_include: str | None) -> list[Extension]:
     for name in specmod.all_libraries(SPEC_DIR):
         s = specmod.load(name, SPEC_DIR)
         for mod in (s.cimport_module, s.python_module):
+            # The cy module #includes its bridge: a changed bridge recompiles it.
+            depends = [f"hip_as_cuda/cuda/bindings/_bridge_{name}.c"] if mod == s.cimport_module else []
             exts.append(Extension(f"cuda.bindings.{mod}", [f"hip_as_cuda/cuda/bindings/{mod}.pyx"],
                                   include_dirs=([cuda_include] if cuda_include else []) + ["hip_as_cuda/cuda/bindings"],
-                                  define_macros=[SMALL_CODE], extra_compile_args=CFLAGS))
+                                  define_macros=[SMALL_CODE], extra_compile_args=CFLAGS, depends=depends))
     return exts
 
 
@@ -188,6 +190,7 @@ class generating_build_ext(build_ext):
         self.extensions = [e for e in self.extensions if e.name in by_name]   # libraries left out
         for ext in self.extensions:   # setuptools keeps per-extension state: update, don't replace
             ext.sources, ext.include_dirs = by_name[ext.name].sources, by_name[ext.name].include_dirs
+            ext.depends = by_name[ext.name].depends
         if getattr(self, "editable_mode", False):
             # pip's editable build uses fresh temporary dirs; ours persist so a rebuild compiles
             # only what changed.

@@ -313,6 +313,8 @@ class Planner:
                 if size:
                     host = fn.name in self.spec.host_accessible_allocations
                     out, value = f"_device_pointer({v}, {size}{', False' if host else ''})", "DevicePointer | None"
+                elif self.spec.conventions.get("pointer_results") == "int":
+                    out, value = f"<size_t>{v}", "int"
                 else:
                     out, value = f"_p.wrap(Pointer, {v})", "Pointer"
                 return plan("out_pointer", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"], out=out, out_type=value)
@@ -320,6 +322,9 @@ class Planner:
                 return plan("out_enum", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)}"],
                             out=f"_enum.member({names.cls_of(rt.name)}, {v})", out_type=rt.name)
             if types.is_numeric(target):
+                if target.kind == "typedef" and target.name in self.spec.conventions.get("value_classes", ()):
+                    return plan("out_number", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = 0"],
+                                out=f"{names.cls_of(target.name)}({v})", out_type=target.name, host_result=True)
                 return plan("out_number", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = 0"], out=v,
                             out_type=self.stub_type(target), host_result=True)
         if p.intent == "inout" and p.shape == "scalar" and r.kind == "pointer":
@@ -405,12 +410,14 @@ class Planner:
                 arg = f"<{t}>_p.sized({k}, {size}, True, {what})"
             else:
                 arg = f"<{t}>{conv}({k})"
+            nullable = self.nullable_arg(fn, p)
             if not code:
-                return plan("array", arg, pre=check)
+                return plan("array", arg, pre=check, nullable=nullable)
             # A list given for memory the call may write gets the values back (C wrote into a
             # packed copy): `hipblasSdot(..., result=[0.0])` is not silently lost.
             post = [] if r.pointee.const else [f"_p.write_back({x}, _k{i})"]
-            return plan("array", arg, pre=check + [f"_k{i} = _p.seq_arg({x}, {code!r})"], post=post)
+            return plan("array", arg, pre=check + [f"_k{i} = _p.seq_arg({x}, {code!r})"], post=post,
+                        nullable=nullable)
         if types.is_handle(p.type):
             nullable = p.type.name in types.nullable
             pp = plan("handle", f"<{t}>_p.handle_arg({x}, {nullable}, {what})", nullable=nullable)

@@ -251,13 +251,20 @@ class Spec:
     debian_dev: list[str] = field(default_factory=list, metadata=_key("debian.dev", _STRS))
     debian_runtime: list[str] = field(default_factory=list, metadata=_key("debian.runtime", _STRS))
     doc: str = field(default="", metadata=_key("doc", str))
+    # Python-layer conventions where they differ from HIP Python's (the `cuda` alias follows
+    # cuda.bindings'): outputs_on_error 'none' (every output is None unless the call succeeded),
+    # enum_names 'typedef' (an enum's class is named by its typedef: CUresult, not cudaError_enum),
+    # pointer_results 'int' (a void* the call returns is an int), value_classes (integer typedefs
+    # returned as objects with int() and getPtr(): CUdeviceptr).
+    conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
+        "outputs_on_error": str, "enum_names": str, "pointer_results": str, "value_classes": _STRS}))
     # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
     package: str = field(default="hip", metadata=_key("package", str))
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's
     # (codegen/alias/bridge.py; docs/alias.rst).
     bridge: dict = field(default_factory=dict, metadata=_key("bridge", {
         "hip": str, "hip_include_lib": _STRS, "unsupported": {str: str}, "manual": {str: str},
-        "rename": {str: str}, "drop": {str: _STRS}, "status": {str: str}}))
+        "rename": {str: str}, "drop": {str: _STRS}, "status": {str: str}, "status_names": _STRS}))
     scopes: dict[str, str] = field(default_factory=dict)   # entry -> its `rocm:` range (the entries kept)
 
     def rule_for(self, tclass: str, pname: str, fname: str) -> IntentRule | None:

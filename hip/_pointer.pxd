@@ -40,6 +40,9 @@ cdef class KernelArgs:
     cdef void* _extra[5]
     cdef list _keep
 
+cdef class IntValue:
+    cdef unsigned long long _v
+
 cdef void* addr(object o) except? NULL
 cdef void* waddr(object o) except? NULL
 cdef const char* cstr(object o, list keep) except? NULL

@@ -992,6 +992,8 @@ cdef void* _addr(object o, int flags) except? NULL:
         return PyLong_AsVoidPtr(o)
     if _ctypes_addr(o, &p):
         return p
+    if isinstance(o, IntValue):   # an integer typedef's object (the alias's CUdeviceptr): its value
+        return <void*><size_t>(<IntValue>o)._v
     cai = getattr(o, "__cuda_array_interface__", None)
     if cai is not None:
         return PyLong_AsVoidPtr(cai["data"][0] or 0)
@@ -1334,6 +1336,8 @@ cdef object kernel_params(object o):
     if not isinstance(o, (list, tuple)):
         return o
     import ctypes
+    if _values_and_types(o):
+        return _typed_params(o[0], o[1])
     cdef list addrs = []
     for i, x in enumerate(o):
         if isinstance(x, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array, ctypes._Pointer)):
@@ -1345,6 +1349,70 @@ cdef object kernel_params(object o):
         else:
             addrs.append(<size_t>addr(x))
     return _address_array(addrs)
+
+
+cdef bint _values_and_types(object o) except -1:
+    """cuda.bindings' form ((values), (types)): a pair whose second item holds ctypes types or None."""
+    if not (isinstance(o, tuple) and len(o) == 2 and isinstance(o[1], (tuple, list))
+            and isinstance(o[0], (tuple, list))):
+        return False
+    import ctypes
+    return all(t is None or (isinstance(t, type) and issubclass(t, ctypes._SimpleCData)) for t in o[1])
+
+
+cdef object _typed_params(values, types):
+    """((values), (types)): each value made a C value of its ctypes type (an int, a handle or an
+    object with getPtr() for c_void_p); None as the type takes a ctypes object, or an object with
+    getPtr() (a binding's handle or struct), by its storage's address."""
+    import ctypes
+    if len(values) != len(types):
+        raise TypeError(f"kernelParams: {len(values)} values but {len(types)} types")
+    cdef list addrs = [], keep = []
+    for i, (v, t) in enumerate(zip(values, types)):
+        if t is None:
+            if isinstance(v, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
+                addrs.append(ctypes.addressof(v))
+            elif hasattr(v, "getPtr"):
+                addrs.append(int(v.getPtr()))
+            else:
+                raise TypeError(f"kernelParams: value {i} ({type(v).__name__}) has the type None, which takes a "
+                                "ctypes object or an object with getPtr()")
+            keep.append(v)
+        else:
+            c = v if isinstance(v, t) else t(v if isinstance(v, (int, float)) or v is None else int(v))
+            keep.append(c)
+            addrs.append(ctypes.addressof(c))
+    return _KeptArray(_address_array(addrs), keep)
+
+
+cdef class _KeptArray(Pointer):
+    """An address array that keeps the C values it points at alive for the call."""
+    cdef object array, keep
+
+    def __init__(self, array, keep):
+        self.array, self.keep = array, keep
+        self._ptr = addr(array)
+
+
+cdef class IntValue:
+    """An integer typedef as an object (cuda.bindings' CUdeviceptr, CUdevice): int(x), and
+    x.getPtr(), the address of its storage (for kernel arguments). Pointer arguments take it
+    as the address it holds."""
+
+    def __init__(self, init_value=0):
+        self._v = int(init_value)
+
+    def __int__(self):
+        return self._v
+
+    def __index__(self):
+        return self._v
+
+    def getPtr(self):
+        return <size_t>&self._v
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self._v}>"
 
 
 cdef object _address_array(list addrs):

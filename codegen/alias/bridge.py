@@ -20,6 +20,7 @@ resolver sets the Python error and the bridge returns the prototype's `except?` 
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 
@@ -29,6 +30,9 @@ from ..nvidia import cuda_ir, match, nvspec
 from ..nvidia.convert import NoBridge
 from ..nvidia.emit_c import Layer
 from ..types import TypeIndex
+
+MANUAL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                          "hip_as_cuda", "manual")
 
 
 @dataclass
@@ -120,6 +124,9 @@ class Bridge:
         cf = self.layer.cfuncs.get(f.name)
         if cf is None:
             raise ValueError(f"{f.name}: not in the layer's CUDA IR ({', '.join(self.hip.cuda_headers)})")
+        if f.name in self.cfg.get("status_names", ()):
+            self.coverage[f.name] = {"status": "bridged", "hip": "", "reason": "CUDA's own enumerator names"}
+            return self.status_names(cf)
         why = self.cfg.get("unsupported", {}).get(f.name)
         if why:
             self.coverage[f.name] = {"status": "not_supported", "reason": why}
@@ -140,6 +147,27 @@ class Bridge:
         reason = "; ".join(errors)
         self.coverage[f.name] = {"status": "not_supported", "hip": cands[0].name, "reason": reason}
         return self.stub(cf, reason)
+
+    def status_names(self, cf: ir.Function) -> str:
+        """cuGetErrorName(error, &name) / cudaGetErrorName(error) / nvrtcGetErrorString(result): the
+        CUDA status's enumerator name (HIP's function would name HIP's)."""
+        st = self.status_of(cf.params[0].type)
+        if st is None:
+            raise ValueError(f"{cf.name}: bridge.status_names needs a status as the first parameter")
+        seen, cases = set(), []
+        for k in st.constants:
+            if k.value not in seen:
+                seen.add(k.value)
+                cases.append(f'    case {k.value}: s_ = "{k.name}"; break;')
+        x = cf.params[0].name
+        body = ["const char* s_ = NULL;", f"switch ((int){x}) {{", *cases, "default: break;", "}"]
+        if len(cf.params) == 2:      # the status-returning form: the name through the pointer
+            out = cf.params[1].name
+            body += [f"if (!{out}) {self.zero_return(cf, 'invalid')}", f"*{out} = s_;",
+                     f"if (!s_) {self.zero_return(cf, 'invalid')}", "return 0;"]
+        else:
+            body.append('return s_ ? s_ : "unrecognized error code";')
+        return "\n".join([self.signature(cf) + " {", *["    " + b for b in body], "}"])
 
     def zero_return(self, cf: ir.Function, key: str) -> str:
         r = self.c.resolve(cf.result)
@@ -353,10 +381,20 @@ class Bridge:
                 "    def has_symbol(self, name):",
                 "        return name in self.bridged",
                 "library = _Library()", ""]
+        manual = self.cfg.get("manual", {})
         for fn in funcs:
+            if fn.name in manual:
+                continue
             args = ", ".join(p.name for p in fn.params)
             ret = "" if types.resolve(fn.result).kind == "void" else "return "
             out += [f"cdef {cdecl.prototype(fn, types)}:", f"    {ret}_b_{fn.name}({args})", ""]
+        if manual:
+            path = os.path.join(MANUAL_DIR, f"{spec.library}.pyx")
+            text = open(path).read()
+            for name in manual:
+                if not re.search(rf"\b{re.escape(name)}\s*\(", text):
+                    raise ValueError(f"{spec.library}.yaml: bridge.manual names {name}, which {path} does not define")
+            out += [f"# ---- hand-written: hip_as_cuda/manual/{spec.library}.pyx " + "-" * 30, text]
         return "\n".join(out) + "\n"
 
     def coverage_json(self) -> str:

@@ -119,6 +119,11 @@ class FunctionEmitter:
             body.insert(0, f"_deprecated({fn.deprecated!r})")
         # The success member is looked up once per module (enum class attributes are slow before 3.12).
         success = f"{self.spec.error_type}.{self.spec.success}" if self.spec.error_type else None
+        outs = [e for e, _ in fp.returned[1:]] if fp.result.kind == "status" else []
+        if outs and self.spec.conventions.get("outputs_on_error") == "none":
+            # cuda.bindings' convention: a failed call returns None for every output.
+            body += [f"if _r != _cl.{self.spec.success}:",
+                     f"    return (_status(_r), {', '.join(['None'] * len(outs))})"]
         if fp.returned:   # else nothing to return: None, as AMD's HIP Python (no return statement)
             body.append(f"return ({', '.join('_SUCCESS' if e == success else e for e, _ in fp.returned)},)")
         doc = common.docstring(fn.comment)
@@ -158,7 +163,12 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             "def has_symbol(name):",
             '    """Whether the library (loaded on first use) exports `name`."""',
             "    return _library.has_symbol(name)", ""]
-    # Enums
+    # Enums, named by their typedef where the spec's conventions say so (CUresult)
+    typedef_names = {}
+    if spec.conventions.get("enum_names") == "typedef":
+        for td in module.typedefs:
+            if td.type.kind == "enum" and td.type.name not in typedef_names:
+                typedef_names[td.type.name] = td.name
     out.append("# -- enums " + "-" * 60)
     for e in module.enums:
         if e.anonymous:
@@ -168,7 +178,10 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         pairs = " ".join(f"{k.name} {k.value}" for k in e.constants)
         doc = common.docstring(e.comment, 600)
         signed = ", signed=True" if any(k.value < 0 for k in e.constants) else ""
-        out.append(f'{e.name} = _enum.define({e.name!r}, {pairs!r}, __name__, """{doc}"""{signed})')
+        name = typedef_names.get(e.name, e.name)
+        out.append(f'{name} = _enum.define({name!r}, {pairs!r}, __name__, """{doc}"""{signed})')
+        if name != e.name:
+            out.append(f"{e.name} = {name}")
         out.append(f"_{e.name}__Base = {e.name}   # AMD's HIP Python's base class of the enum (isinstance checks)")
     # Handles
     out.append("\n# -- opaque handles " + "-" * 50)
@@ -188,6 +201,11 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             handle_names[td.name] = cls
             if cls != td.name:
                 out.append(f"{td.name} = {cls}")
+    # Integer typedefs returned as objects (cuda.bindings' CUdeviceptr): int(), getPtr()
+    for name in spec.conventions.get("value_classes", ()):
+        if name in {td.name for td in module.typedefs}:
+            out.append(f"class {name}(_p.IntValue):\n    \"\"\"`{name}`, an integer (int(x), x.getPtr()).\"\"\"\n"
+                       "    __slots__ = ()")
     # Structs
     tables = records.layouts(module, types, spec)
     array_typedefs = [td.name for td in module.typedefs

@@ -1,0 +1,205 @@
+"""The `cuda` alias on the CPU: CUDA Python calls through hip_as_cuda, against the real HIP runtime
+(no GPU: the statuses HIP reports for no device), hiprtc compiling CUDA kernels, bad input refused.
+
+What the alias must match is NVIDIA's cuda-bindings (tests/test_alias_parity.py compares against
+it); here its behaviour is checked against our own `hip` on the same runtime.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+driver = pytest.importorskip("cuda.bindings.driver", reason="the cuda alias is not built")
+from cuda.bindings import nvrtc, runtime  # noqa: E402
+
+import hip_as_cuda  # noqa: E402
+from hip import hip  # noqa: E402
+
+if "hip_as_cuda" not in (getattr(driver, "__file__", "") or ""):
+    pytest.skip("cuda.bindings here is not the alias (NVIDIA's cuda-bindings is installed)", allow_module_level=True)
+
+MODULES = {"driver": driver, "runtime": runtime, "nvrtc": nvrtc}
+KERNEL = b"""
+extern "C" __global__ void scale(float* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+"""
+
+
+def coverage(module: str) -> dict:
+    return hip_as_cuda.coverage()[module]
+
+
+@pytest.mark.parametrize("name", ["driver", "runtime", "nvrtc", "cydriver", "cyruntime", "cynvrtc"])
+def test_modules_import(name):
+    __import__(f"cuda.bindings.{name}")
+
+
+def test_legacy_modules_are_the_bindings():
+    from cuda import cuda, cudart
+    from cuda import nvrtc as legacy_nvrtc
+    assert cuda.cuInit is driver.cuInit and cudart.cudaMalloc is runtime.cudaMalloc
+    assert legacy_nvrtc.nvrtcVersion is nvrtc.nvrtcVersion
+
+
+@pytest.mark.parametrize("module", list(MODULES))
+def test_every_cuda_function_exists(module):
+    """Every function of the headers is there, bridged or answering not-supported: never an
+    AttributeError (the coverage report lists each one's status)."""
+    cov = coverage(module)
+    assert cov["summary"]["functions"] == len(cov["functions"]) > 0
+    for name in cov["functions"]:
+        assert callable(getattr(MODULES[module], name)), name
+
+
+def _arity(fn) -> int:
+    """The parameter count from the embedded signature ('name(a, b, c)')."""
+    head = (fn.__doc__ or "").split("\n", 1)[0]
+    inner = head[head.index("(") + 1:head.rindex(")")].strip() if "(" in head else ""
+    return 0 if not inner else inner.count(",") + 1
+
+
+@pytest.mark.parametrize("module", list(MODULES))
+def test_not_supported_functions_return_the_status(module):
+    """A function with no HIP counterpart returns the module's not-supported status in a tuple
+    (called with zeros: handles and pointers NULL), never an AttributeError or a crash."""
+    from codegen.alias.generate import load_specs
+    spec = load_specs()[module]
+    mod = MODULES[module]
+    status = getattr(mod, spec.error_type)[spec.bridge["status"]["not_supported"]]
+    checked = 0
+    for name, entry in coverage(module)["functions"].items():
+        if entry["status"] != "not_supported":
+            continue
+        fn = getattr(mod, name)
+        try:
+            r = fn(*([0] * _arity(fn)))
+        except (TypeError, ValueError, OverflowError):
+            continue   # an argument refused before the call
+        assert isinstance(r, tuple) and r[0] == status, (name, r)
+        checked += 1
+    assert checked or not any(v["status"] == "not_supported" for v in coverage(module)["functions"].values())
+
+
+@pytest.mark.runtime
+def test_statuses_are_cuda_names_of_hips():
+    """Each call's status is CUDA's enumerator of the same name as HIP's status for the same call."""
+    hip_err, hip_n = hip.hipGetDeviceCount()
+    err, n = runtime.cudaGetDeviceCount()
+    assert isinstance(err, runtime.cudaError_t)
+    assert err.name == hip_err.name.replace("hipError", "cudaError")
+    assert (n is None) == (int(hip_err) != 0)
+    derr, dn = driver.cuDeviceGetCount()
+    assert isinstance(derr, driver.CUresult)
+    if int(hip_err) == int(hip.hipError_t.hipErrorNoDevice):
+        assert err == runtime.cudaError_t.cudaErrorNoDevice and n is None
+        assert derr == driver.CUresult.CUDA_ERROR_NO_DEVICE and dn is None
+
+
+@pytest.mark.runtime
+def test_versions_and_error_names():
+    err, v = runtime.cudaRuntimeGetVersion()
+    assert err == runtime.cudaError_t.cudaSuccess and v == hip.hipRuntimeGetVersion()[1]
+    for e in (runtime.cudaError_t.cudaErrorNoDevice, runtime.cudaError_t.cudaErrorInvalidValue):
+        assert runtime.cudaGetErrorName(e)[-1] == e.name.encode()
+    err, name = driver.cuGetErrorName(driver.CUresult.CUDA_ERROR_NO_DEVICE)
+    assert err == driver.CUresult.CUDA_SUCCESS and bytes(name) == b"CUDA_ERROR_NO_DEVICE"
+    assert nvrtc.nvrtcGetErrorString(nvrtc.nvrtcResult.NVRTC_ERROR_COMPILATION)[-1] == b"NVRTC_ERROR_COMPILATION"
+
+
+@pytest.mark.runtime
+def test_outputs_are_none_on_error():
+    """cuda.bindings' convention: a failed call returns None for each output."""
+    err, ptr = runtime.cudaMalloc(16)
+    assert err != runtime.cudaError_t.cudaSuccess and ptr is None
+    err, dptr = driver.cuMemAlloc(16)
+    assert err != driver.CUresult.CUDA_SUCCESS and dptr is None
+
+
+@pytest.mark.runtime
+@pytest.mark.parametrize("arch_option", [b"--gpu-architecture=sm_90", b"-arch=compute_80", b"--gpu-architecture=gfx90a"])
+def test_nvrtc_compiles_a_cuda_kernel_to_an_amd_code_object(arch_option):
+    """An NVRTC program with NVIDIA's target and CUDA options compiles on hiprtc for gfx90a (no
+    device here), and nvrtcGetCUBIN fills the caller's bytes as cuda.bindings does."""
+    err, prog = nvrtc.nvrtcCreateProgram(KERNEL, b"scale.cu", 0, [], [])
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    err, = nvrtc.nvrtcCompileProgram(prog, 3, [arch_option, b"--std=c++17", b"-default-device"])
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        size = nvrtc.nvrtcGetProgramLogSize(prog)[1]
+        log = b" " * size
+        nvrtc.nvrtcGetProgramLog(prog, log)
+        pytest.fail(log.decode(errors="replace"))
+    err, size = nvrtc.nvrtcGetCUBINSize(prog)
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS and size > 64
+    code = b" " * size
+    assert nvrtc.nvrtcGetCUBIN(prog, code) == (nvrtc.nvrtcResult.NVRTC_SUCCESS,)
+    assert code[:4] == b"\x7fELF"
+    assert int.from_bytes(code[18:20], "little") == 224      # e_machine: EM_AMDGPU
+    assert nvrtc.nvrtcDestroyProgram(prog)[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
+
+
+@pytest.mark.parametrize("call", [
+    lambda: driver.cuDeviceGet("0"),
+    lambda: driver.cuDeviceGet(1.5),
+    lambda: runtime.cudaMalloc(-1),
+    lambda: runtime.cudaMalloc(None),
+    lambda: driver.cuDeviceGetAttribute("x", 0),
+    lambda: nvrtc.nvrtcCompileProgram(None, 1, [b"-x"]),
+    lambda: nvrtc.nvrtcCompileProgram(nvrtc.nvrtcProgram(), -1, []),
+    lambda: nvrtc.nvrtcCompileProgram(nvrtc.nvrtcProgram(), 2, [b"-x"]),
+    lambda: nvrtc.nvrtcCreateProgram(None, b"x.cu", 0, [], []),
+    lambda: runtime.cudaMemcpy(0, 0, 8, "cudaMemcpyHostToDevice"),
+    lambda: driver.cuLaunchKernel(None, 1, 1, 1, 1, 1, 1, 0, None, ((1,), ()), 0),
+])
+def test_bad_input_raises(call):
+    with pytest.raises((TypeError, ValueError, OverflowError)):
+        call()
+
+
+def test_handles_and_values_have_cuda_bindings_methods():
+    p = driver.CUdeviceptr(5)
+    assert int(p) == 5 and p.getPtr() != 0 and repr(p) == "<CUdeviceptr 5>"
+    with pytest.raises(OverflowError):
+        driver.CUdeviceptr(-1)
+    s = driver.CUstream(0)
+    assert int(s) == 0 and s.getPtr() is not None
+    assert driver.CUresult(0) is driver.CUresult.CUDA_SUCCESS
+    assert isinstance(driver.CUresult.CUDA_SUCCESS, int)
+
+
+def test_python_m_hip_as_cuda_runs_a_program(tmp_path):
+    """`python -m hip_as_cuda prog.py args` runs the program with its cuda imports taken by the
+    alias, whatever else is installed."""
+    prog = tmp_path / "prog.py"
+    prog.write_text("import sys\nfrom cuda.bindings import runtime\n"
+                    "print(runtime.__file__.startswith(sys.argv[1]), sys.argv[2:])\n")
+    r = subprocess.run([sys.executable, "-m", "hip_as_cuda", str(prog), os.path.dirname(hip_as_cuda.__file__), "x"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "True ['x']"
+
+
+def test_python_m_hip_as_cuda_reports_coverage():
+    r = subprocess.run([sys.executable, "-m", "hip_as_cuda"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0
+    for m in MODULES:
+        s = coverage(m)["summary"]
+        assert f"cuda.bindings.{m}" in r.stdout and f"{s['bridged']} of {s['functions']}" in r.stdout
+
+
+def test_coverage_reports_are_consistent():
+    for m in MODULES:
+        cov = coverage(m)
+        st = [v["status"] for v in cov["functions"].values()]
+        assert cov["summary"]["bridged"] == st.count("bridged")
+        for name, v in cov["functions"].items():
+            if v["status"] != "bridged":
+                assert v.get("reason"), name
+    assert json.loads((ROOT / "hip_as_cuda" / "cuda" / "bindings" / "_coverage" / "driver.json").read_text())
