@@ -57,6 +57,7 @@ def main() -> int:
             print(f"  {lib:10s} {cover:20s} -> {path}")
         except OSError as e:
             print(f"  {lib:10s} {cover:20s} -> not loadable: {_why(e)}")
+    alias_report()
     try:
         from hip import hip as h
         err, v = h.hipRuntimeGetVersion()
@@ -79,6 +80,25 @@ def main() -> int:
     except OSError as e:
         print(f"devices: unknown ({_why(e)})")
     return 0
+
+
+def alias_report() -> None:
+    """The `cuda` alias (hip_as_cuda): per module, how many CUDA functions run on HIP."""
+    try:
+        import hip_as_cuda
+    except ImportError:
+        print("cuda alias: not installed")
+        return
+    cov = hip_as_cuda.coverage()
+    if not cov:
+        print("cuda alias: not built")
+        return
+    first = next(iter(cov.values()))
+    print(f"cuda alias (python -m hip_as_cuda; from CUDA {first['cuda_version']} headers):")
+    for m, d in cov.items():
+        s = d["summary"]
+        print(f"  cuda.bindings.{m:8s} {s['bridged']}/{s['functions']} functions on HIP, "
+              f"{s['not_supported']} not supported")
 
 
 if __name__ == "__main__":

@@ -140,8 +140,9 @@ def test_nvrtc_compiles_a_cuda_kernel_to_an_amd_code_object(arch_option):
     assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS and size > 64
     code = b" " * size
     assert nvrtc.nvrtcGetCUBIN(prog, code) == (nvrtc.nvrtcResult.NVRTC_SUCCESS,)
-    assert code[:4] == b"\x7fELF"
-    assert int.from_bytes(code[18:20], "little") == 224      # e_machine: EM_AMDGPU
+    if os.environ.get("HIP_PLATFORM") != "nvidia":   # on NVIDIA, NVRTC made it for the GPU there
+        assert code[:4] == b"\x7fELF"
+        assert int.from_bytes(code[18:20], "little") == 224      # e_machine: EM_AMDGPU
     assert nvrtc.nvrtcDestroyProgram(prog)[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
 
 

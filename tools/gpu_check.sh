@@ -41,7 +41,7 @@ else
   HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_JOBS=$JOBS python3 setup.py -q build_ext --inplace -j "$JOBS" \
     > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
   echo "built in $(( $(date +%s) - t )) s" | tee -a "$OUT/summary.txt"
-  tar czf "$OUT/built.tgz" hip/*.so
+  tar czf "$OUT/built.tgz" hip/*.so hip_as_cuda/cuda/bindings/*.so
 fi
 
 step "generate and build the HIP-on-CUDA layer"
@@ -65,9 +65,18 @@ python3 -m pytest -q -p no:cacheprovider -rs tests/gpu tests/test_examples.py 2>
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" >> "$OUT/summary.txt"
 PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} python3 examples/rccl_allreduce.py >> "$OUT/summary.txt" 2>&1
 
+step "the cuda alias (its CPU tests through python -m hip_as_cuda; its programs ran with tests/gpu)"
+python3 -m hip_as_cuda 2>&1 | tail -4 | tee -a "$OUT/summary.txt"
+python3 -m hip_as_cuda -m pytest -q -p no:cacheprovider -rs tests/test_alias.py 2>&1 | tee "$OUT/alias-pytest.log" | tail -30
+grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/alias-pytest.log" >> "$OUT/summary.txt"
+
 step "GPU benchmarks"
 if [ -f benchmarks/gpu/bench_nvidia.py ]; then
   timeout 240 python3 benchmarks/gpu/bench_nvidia.py 2>&1 | tee "$OUT/bench.log" | tail -40
   tail -25 "$OUT/bench.log" >> "$OUT/summary.txt"
+fi
+if [ -f benchmarks/gpu/bench_alias.py ]; then
+  timeout 240 python3 benchmarks/gpu/bench_alias.py 2>&1 | tee "$OUT/bench-alias.log" | tail -40
+  tail -25 "$OUT/bench-alias.log" >> "$OUT/summary.txt"
 fi
 step "done"
