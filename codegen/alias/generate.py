@@ -23,8 +23,10 @@ def build_ir(spec: specmod.Spec, cuda_include: str) -> ir.Module:
     paths = [cuda_ir.find_header([cuda_include], h) for h in spec.headers]
     tus = [clang_parse.parse(p, [cuda_include], spec.defines, spec.language) for p in paths]
     owners = {prefix: spec.library for prefix in spec.owns}
-    return Builder(spec.library, cuda_include, owners, None, set()).build(
+    mod = Builder(spec.library, cuda_include, owners, None, set()).build(
         tus, spec.headers, cuda_ir.cuda_version([cuda_include]), spec.language)
+    cuda_ir.add_wrapped_aliases(mod, tus)
+    return mod
 
 
 def analyse(spec: specmod.Spec, cuda_include: str) -> hipgen.Library:

@@ -41,7 +41,6 @@ def build(headers: list[str], include_dirs: list[str], defines=()) -> ir.Module:
     except FileNotFoundError:
         pass
     roots = sorted(roots)
-    wrapped = _wrapped_aliases(tus)
     mod = None
     for root in roots:   # several dirs (PyPI wheels ship one include dir per package)
         m = Builder("cuda", root, {"": "cuda"}, None, set()).build(tus, headers, cuda_version(include_dirs), "c")
@@ -49,11 +48,17 @@ def build(headers: list[str], include_dirs: list[str], defines=()) -> ir.Module:
             mod = m
         else:
             _merge(mod, m)
+    add_wrapped_aliases(mod, tus)
+    return mod
+
+
+def add_wrapped_aliases(mod: ir.Module, tus) -> None:
+    """CUDA's per-thread-stream wrappers (`#define cuMemcpyHtoD __CUDA_API_PTDS(cuMemcpyHtoD_v2)`)
+    as aliases of the functions they name."""
     names = {f.name for f in mod.functions}
-    for k, v in wrapped.items():
+    for k, v in _wrapped_aliases(tus).items():
         if v in names and k not in names:
             mod.aliases.setdefault(k, v)
-    return mod
 
 
 def _wrapped_aliases(tus) -> dict[str, str]:
