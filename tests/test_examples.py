@@ -2,9 +2,12 @@
 
 On a machine without a GPU they skip; tools/gpu_check.sh runs them on the NVIDIA platform, where
 each library example must also say which library is missing when its library cannot be loaded.
+The cuda_*.py examples are CUDA Python programs (NVIDIA's cuda-bindings API): they run through our
+alias, `python -m hip_as_cuda`, once hip_as_cuda exists.
 """
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import pytest
@@ -21,7 +24,8 @@ SKIP = 77
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
 @pytest.mark.runtime
 def test_example_runs(path):
-    r = run_python("", args=[str(path)], timeout=240)
+    alias = path.name.startswith("cuda_") and importlib.util.find_spec("hip_as_cuda") is not None
+    r = run_python("", args=(["-m", "hip_as_cuda"] if alias else []) + [str(path)], timeout=240)
     output = f"--- stdout ---\n{r.stdout[-4000:]}\n--- stderr ---\n{r.stderr[-4000:]}"
     if r.returncode == SKIP:
         pytest.skip(f"{path.name} needs a GPU: {(r.stdout.strip().splitlines() or [''])[-1]}")
@@ -34,7 +38,9 @@ LIBRARY_EXAMPLES = [p for p in EXAMPLES if re.search(r"require_gpu\(\s*\w", p.re
 
 
 def test_examples_are_named_after_a_library():
-    assert [p.name for p in EXAMPLES if p.name.split("_")[0] not in header_facts.names()] == []
+    """<library>_<what>.py, or cuda_<what>.py for the CUDA Python programs the `cuda` alias runs."""
+    libraries = set(header_facts.names()) | {"cuda"}
+    assert [p.name for p in EXAMPLES if p.name.split("_")[0] not in libraries] == []
 
 
 @pytest.mark.gpu
