@@ -167,7 +167,8 @@ class generating_build_ext(build_ext):
     def get_ext_fullpath(self, ext_name):
         # The alias's modules live in hip_as_cuda/cuda/bindings, whether or not the `cuda`
         # package is installed too (cuda/bindings/__init__.py adds that folder to its path).
-        if ext_name.startswith("cuda.") and not self.inplace and not getattr(self, "editable_mode", False):
+        # (setuptools builds an in-place build here too, then copies from build_lib/cuda/bindings.)
+        if ext_name.startswith("cuda.") and not getattr(self, "_in_place", False):
             return os.path.join(self.build_lib, "hip_as_cuda", *ext_name.split(".")[:-1],
                                 self.get_ext_filename(ext_name.split(".")[-1]))
         return super().get_ext_fullpath(ext_name)
@@ -186,6 +187,7 @@ class generating_build_ext(build_ext):
         generated = cythonize(extensions(gen.include, gen.libraries, gen.cuda_include), language_level=3,
                               nthreads=jobs(), quiet=True, include_path=[os.path.join(HERE, "hip_as_cuda")],
                               compiler_directives={"binding": False, "embedsignature": True})
+        self._in_place = bool(self.inplace or getattr(self, "editable_mode", False))
         by_name = {e.name: e for e in generated}
         self.extensions = [e for e in self.extensions if e.name in by_name]   # libraries left out
         for ext in self.extensions:   # setuptools keeps per-extension state: update, don't replace
