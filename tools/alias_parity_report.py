@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where our `cuda` alias differs from NVIDIA's cuda-bindings 13.x (the oracle).
+"""Where our `cuda` alias differs from NVIDIA's cuda-bindings for the same CUDA version (the oracle).
 
     python tools/alias_parity_report.py                       # our cuda.bindings.{driver,runtime,nvrtc}
     python tools/alias_parity_report.py --module driver -n 20 # one module, more examples per line
@@ -7,8 +7,10 @@
     python tools/alias_parity_report.py --path /tmp/standin --package fake.bindings   # any modules
     python tools/alias_parity_report.py --draft-accepted tests/alias_parity_accepted.json
 
-The oracle is NVIDIA's release described inside its side venv (tests/cuda_bindings_oracle.py,
-fetched and cached under build/cuda-bindings-oracle/). Ours is described by the same code in a
+The oracle is NVIDIA's release for the CUDA version our alias was generated from (its coverage
+reports' `cuda_version`; `--oracle-version` or $CUDA_BINDINGS_ORACLE_VERSION override), described
+inside its side venv (tests/cuda_bindings_oracle.py, fetched and cached under
+build/cuda-bindings-oracle/). Ours is described by the same code in a
 child interpreter (`--python`, default this one; `--path` dirs first on its sys.path), so both
 sides are read alike. Per module, the deviations by category (CATEGORIES); each deviation has
 a key (a function, `Enum.MEMBER`, `Class.member`, ...) that tests/alias_parity_accepted.json
@@ -140,13 +142,16 @@ def describe_ours(modules, package: str = "cuda.bindings", python: str | None = 
 
 
 def build(modules=None, package: str = "cuda.bindings", python: str | None = None, paths=(),
-          oracle_facts: dict | None = None, cache: str | None = None) -> dict:
+          oracle_facts: dict | None = None, cache: str | None = None, version: str | None = None) -> dict:
     """The whole comparison: {"oracle": {...}, "ours": {module: file or error}, "modules": {m: {cat: [...]}},
-    "counts": {m: {cat: n}}}."""
-    A = oracle_facts or oracle.load(cache)
+    "counts": {m: {cat: n}}}. `version`: the oracle's release (default: the alias's CUDA version,
+    read under `paths` first)."""
+    A = oracle_facts or oracle.load(cache, version=version, bindings_dirs=[
+        os.path.join(p, *package.split(".")) for p in paths])
     modules = [m for m in (modules or oracle.MODULES) if m in A["modules"]]
     O = describe_ours(modules, package, python, paths, A)
-    R = {"oracle": {k: A.get(k) for k in ("package", "version", "cuda_pathfinder", "python", "wheels")},
+    R = {"oracle": {k: A.get(k) for k in ("package", "version", "cuda_pathfinder", "python", "wheels",
+                                          "requested", "requested_from")},
          "package": package, "ours": {m: O[m].get("file") or O[m].get("error") for m in modules},
          "modules": {}, "counts": {}}
     for m in modules:
@@ -159,6 +164,8 @@ def print_report(R: dict, n_ex: int = 5, out=sys.stdout) -> None:
     P = lambda *a: print(*a, file=out)  # noqa: E731
     o = R["oracle"]
     P(f"NVIDIA's cuda-bindings {o['version']} (cuda-pathfinder {o['cuda_pathfinder']}) against {R['package']}.*")
+    if o.get("requested"):
+        P(f"  chosen for CUDA {o['requested']}: {o['requested_from']}")
     for m, f in R["ours"].items():
         P(f"  {m:8} ours: {f}")
     mods = list(R["counts"])
@@ -233,6 +240,8 @@ def main(argv=None) -> int:
     ap.add_argument("--path", action="append", default=[], help="put DIR first on that interpreter's sys.path")
     ap.add_argument("--oracle", help="a JSON written by tests/cuda_bindings_oracle.py (default: fetch/cached)")
     ap.add_argument("--cache", help="the oracle's cache dir (default <repo>/build/cuda-bindings-oracle)")
+    ap.add_argument("--oracle-version", help="NVIDIA's release to compare with: X.Y (newest patch) or X.Y.Z"
+                    f" (default ${oracle.VERSION_ENV}, else the CUDA version our alias was generated from)")
     ap.add_argument("-n", "--examples", type=int, default=5, help="examples per category (default 5)")
     ap.add_argument("--json", help="also write the comparison as JSON here")
     ap.add_argument("--draft-accepted", metavar="PATH",
@@ -244,7 +253,7 @@ def main(argv=None) -> int:
         with open(args.oracle, encoding="utf-8") as f:
             facts = json.load(f)
     try:
-        R = build(modules, args.package, args.python, args.path, facts, args.cache)
+        R = build(modules, args.package, args.python, args.path, facts, args.cache, args.oracle_version)
     except oracle.NoRelease as e:
         print(f"no oracle: {e}", file=sys.stderr)
         return 2
