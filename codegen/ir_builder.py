@@ -179,6 +179,7 @@ class Builder:
                     d = u.get_declaration()
                     if d.is_anonymous() or "(unnamed" in d.spelling or "(anonymous" in d.spelling or not d.spelling:
                         self._anon_names.setdefault(d.get_usr(), c.spelling)
+        macros = []
         for c in decls:
             owner = self.owner(c)
             if owner is None:
@@ -200,7 +201,9 @@ class Builder:
             elif c.kind == K.TYPEDEF_DECL:
                 self.typedef(c)
             elif c.kind == K.MACRO_DEFINITION:
-                self.macro(c)
+                macros.append(c)
+        for c in macros:   # last: a cast to a typedef (`((CUstream)0x1)`) needs the typedefs known
+            self.macro(c)
         m.records = list(self._records.values())
         return m
 
@@ -346,7 +349,9 @@ class Builder:
         integer and pointer types (`((int)-1)`, `((void*)0x01)`): an `(int)` cast wraps to 32 bits."""
         if len(toks) == 1 and toks[0].startswith('"'):
             return toks[0][1:-1].encode().decode("unicode_escape")
-        toks = _casts_as_calls(toks)
+        # A cast to a pointer typedef (`((CUstream)0x1)`, CU_STREAM_LEGACY) is a pointer cast.
+        pointers = {t.name for t in self.module.typedefs if t.type.kind == "pointer"}
+        toks = _casts_as_calls(toks, pointers)
         if toks is None:
             return None
         out = []
@@ -390,9 +395,10 @@ _CASTS = {f"_cast{i}": f for i, f in enumerate(_CAST_TYPES.values())}
 _CAST_NAME = {t: f"_cast{i}" for i, t in enumerate(_CAST_TYPES)}
 
 
-def _casts_as_calls(toks: list[str]) -> list[str] | None:
+def _casts_as_calls(toks: list[str], pointer_types=frozenset()) -> list[str] | None:
     """`( int ) - 1` -> `_castN ( - 1 )`: a cast applies to the unary expression after it.
-    None when a parenthesised type is not one of _CAST_TYPES (not a constant we can evaluate)."""
+    None when a parenthesised type is not one of _CAST_TYPES (not a constant we can evaluate);
+    `pointer_types`: typedef names cast to as to `void *`."""
     out: list[str] = []
     i = 0
     while i < len(toks):
@@ -402,8 +408,9 @@ def _casts_as_calls(toks: list[str]) -> list[str] | None:
                 j += 1
             words = toks[i + 1:j]
             if j < len(toks) and toks[j] == ")" and words and not any(
-                    re.fullmatch(r"\d\w*", w) for w in words) and (words[0] in _TYPE_WORDS):
-                name = _CAST_NAME.get(" ".join(words))
+                    re.fullmatch(r"\d\w*", w) for w in words) and (words[0] in _TYPE_WORDS
+                                                                 or words == [words[0]] and words[0] in pointer_types):
+                name = _CAST_NAME.get("void *" if words[0] in pointer_types else " ".join(words))
                 if name is None:
                     return None
                 # the operand: unary operators, then a primary (literal, name or parenthesised group)
@@ -423,7 +430,7 @@ def _casts_as_calls(toks: list[str]) -> list[str] | None:
                     end = m + 1
                 else:
                     end = k + 1
-                inner = _casts_as_calls(toks[j + 1:end])
+                inner = _casts_as_calls(toks[j + 1:end], pointer_types)
                 if inner is None:
                     return None
                 out += [name, "("] + inner + [")"]

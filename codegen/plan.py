@@ -196,6 +196,8 @@ class Planner:
         if res.kind == "void":
             return ResultPlan("void")
         if res.kind == "pointer" and self.is_char(res.pointee):   # a CStr (AMD's HIP Python), None for NULL
+            if self.spec.conventions.get("string_results") == "bytes":
+                return ResultPlan("value", "(None if _r == NULL else <bytes>_r)", "bytes | None")
             return ResultPlan("value", "_p.cstr_result(_r)", "CStr | None")
         if res.kind == "enum":
             return ResultPlan("value", f"_enum.member({self.names.cls_of(res.name)}, _r)", res.name)
@@ -286,9 +288,13 @@ class Planner:
             lp = next((q for q in fn.params if q.name == length), None)
             if lp is None or not types.is_numeric(lp.type):
                 raise ValueError(f"{fn.name}.{p.name}: text length {length!r} is not a numeric parameter")
+            # _p.text_buffer: zeroed memory that is not touched until C writes it (calloc), so a
+            # huge `len` costs address space, not the time to clear it (bytearray(2**31-1) took
+            # longer than the fuzz's 20 s).
             return plan("out_text", f"<{t}>_p.waddr(_k{i})",
-                        pre=[f"_k{i} = bytearray(max(0, {self.int_conv(lp.type, length)}))"],
-                        out=f"_p.text_result(_k{i})", out_type="CStr")
+                        pre=[f"_k{i} = _p.text_buffer(max(0, {self.int_conv(lp.type, length)}))"],
+                        out=f"bytes(_k{i})" if self.spec.conventions.get("string_results") == "bytes"
+                        else f"_p.text_result(_k{i})", out_type="CStr")
         if p.intent == "out" and p.shape == "scalar" and r.kind == "pointer":
             target = r.pointee
             rt = types.resolve(target)
@@ -301,7 +307,9 @@ class Planner:
                             out=f"_p.wrap({names.handle_cls(target)}, <void*>{v})", out_type=self.stub_type(target))
             if rt.kind == "pointer" and self.is_char(rt.pointee):   # const char** out: a C string
                 return plan("out_string", f"<{t}>&{v}", pre=[f"cdef const char* {v} = NULL"],
-                            out=f"_p.cstr_result({v})", out_type="CStr | None")
+                            out=f"(None if {v} == NULL else <bytes>{v})"
+                            if self.spec.conventions.get("string_results") == "bytes" else f"_p.cstr_result({v})",
+                            out_type="CStr | None")
             if rt.kind == "pointer" and self.defined_record(rt.pointee):
                 # The call points the caller's T* at a struct it owns (hipModuleGetTexRef): a view.
                 cls = names.cls_of(types.resolve(rt.pointee).name)
@@ -349,6 +357,11 @@ class Planner:
                     f"{nullable}, {self.what(fn, p)})"])
                 pp.handle = target.name
                 return pp
+            if types.resolve(target).kind == "void":
+                # void* to a value of the caller's (an attribute's): a value object's storage, an
+                # int in a local of 8 bytes, or any pointer (cuMemPoolSetAttribute's value).
+                return plan("ref", f"_p.value_ref({p.name}, &{v})", py=p.name,
+                            pre=[f"cdef unsigned long long {v} = 0"])
             if types.resolve(target).kind == "pointer":
                 conv = f"<{self.cy(target)}>_p.addr({p.name})"
             elif types.is_numeric(target):
@@ -446,6 +459,8 @@ class Planner:
             pr = types.resolve(r.pointee)
             if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
                 return plan("struct_pointer", f"<{t}>_s.record_ptr({names.cls_of(pr.name)}, {x})")
+            if p.shape.startswith("buffer["):
+                return self.sized_buffer(fn, p, i, t, what)
             if p.shape == "buffer":
                 query = self.size_query(fn, p)
                 if query is not None:   # the argument's type is checked before the query is made
@@ -467,6 +482,28 @@ class Planner:
         if r.kind == "funcptr":
             return plan("funcptr", f"<{t}>_p.addr({x})")
         raise ValueError(f"{fn.name}.{x}: no conversion for {types.tclass(p.type)}")
+
+    def sized_buffer(self, fn: ir.Function, p: ir.Param, i: int, t: str, what: str) -> ParamPlan:
+        """`buffer[n]`: a char buffer C writes up to n bytes into, n a length parameter
+        (hipGraphInstantiate's pLogBuffer[bufferSize]) or a number the spec states where C takes
+        no size (hipsparseGetGitRevision's rev): a Python buffer holding fewer bytes is refused,
+        and None unless the spec's nullable_args allow it (C would write through NULL)."""
+        n, x = p.shape[len("buffer["):-1], p.name
+        nullable = self.nullable_arg(fn, p)
+        if n.isdigit():
+            size, pre, null = n, [], f"{x} is None"
+        else:
+            lp = self.length_param(fn, p, n)
+            n, size = lp.name, f"_b{i}"
+            pre = [f"_b{i} = {self.int_conv(lp.type, lp.name)}"]
+            if not self.types.is_unsigned(lp.type):
+                pre += [f"if _b{i} < 0:", f"    raise ValueError(f\"{fn.name}: {n}={{{n}}} is negative\")"]
+            null = f"{x} is None and _b{i} > 0"
+        if not nullable:
+            pre += [f"if {null}:",
+                    f"    raise ValueError({f'{fn.name}: {x} is None (NULL), the call writes {n} bytes'!r})"]
+        return ParamPlan(p, i, "pointer", f"<{t}>_p.sized({x}, {size}, True, {what})", py=x, pre=pre,
+                         nullable=nullable)
 
     def size_query(self, fn: ir.Function, p: ir.Param) -> list[str] | None:
         """A buffer the call fills with as many bytes as another function of the library reports

@@ -254,10 +254,12 @@ class Spec:
     # Python-layer conventions where they differ from HIP Python's (the `cuda` alias follows
     # cuda.bindings'): outputs_on_error 'none' (every output is None unless the call succeeded),
     # enum_names 'typedef' (an enum's class is named by its typedef: CUresult, not cudaError_enum),
-    # pointer_results 'int' (a void* the call returns is an int), value_classes (integer typedefs
-    # returned as objects with int() and getPtr(): CUdeviceptr).
+    # enum_style 'cuda' (str() is repr(), a value's later name wins), pointer_results 'int' (a
+    # void* the call returns is an int), string_results 'bytes' (C strings as bytes, not CStr),
+    # value_classes (integer typedefs returned as objects with int() and getPtr(): CUdeviceptr).
     conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
-        "outputs_on_error": str, "enum_names": str, "pointer_results": str, "value_classes": _STRS}))
+        "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
+        "string_results": str, "value_classes": _STRS}))
     # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
     package: str = field(default="hip", metadata=_key("package", str))
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's

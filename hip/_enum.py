@@ -65,12 +65,18 @@ def _signed_ctypes_type():
     return ctypes.c_int
 
 
-def define(name: str, members, module: str, doc: str = "", signed: bool = False) -> type:
+def _repr_format(self, spec):
+    return format(repr(self), spec)
+
+
+def define(name: str, members, module: str, doc: str = "", signed: bool = False, style: str = "") -> type:
     """Create an Enum subclass; aliases (equal values) share a member.
 
     `members` is ((name, value), ...) or the generator's compact "name value name value" string
     (one string constant per enum keeps the compiled modules small and import fast). `signed`:
     the C enum's underlying type is signed (it has negative values): ctypes_type() is c_int.
+    `style='cuda'`: as cuda.bindings' enums, str() and format() give the repr
+    (`<CUresult.CUDA_SUCCESS: 0>`) and a value with several names is known by the last.
     """
     if isinstance(members, str):
         it = iter(members.split())
@@ -83,6 +89,9 @@ def define(name: str, members, module: str, doc: str = "", signed: bool = False)
           "_member_names_": names, "_member_map_": n2m, "_value2member_map_": v2m, "_hashable_values_": hashable}
     if signed:
         ns["ctypes_type"] = staticmethod(_signed_ctypes_type)
+    if style == "cuda":
+        ns["__str__"] = _std.Enum.__repr__
+        ns["__format__"] = _repr_format
     cls = type.__new__(EnumMeta, name, (Enum,), ns)
     _VALUE_MAPS[cls] = v2m
     new = int.__new__
@@ -95,6 +104,9 @@ def define(name: str, members, module: str, doc: str = "", signed: bool = False)
             m._value_ = v
             v2m[v] = m
             names.append(n)
+        elif style == "cuda":   # the later name of a value is its name (CU_CTX_BLOCKING_SYNC)
+            names[names.index(m._name_)] = n
+            m._name_ = n
         n2m[n] = m
         setattr_(cls, n, m)
     hashable += v2m

@@ -44,9 +44,11 @@ cdef class IntValue:
     cdef unsigned long long _v
 
 cdef void* addr(object o) except? NULL
+cdef void* value_ref(object o, unsigned long long* local) except? NULL
 cdef void* waddr(object o) except? NULL
 cdef const char* cstr(object o, list keep) except? NULL
 cdef object cstr_result(const char* p)
+cdef object text_buffer(Py_ssize_t n)
 cdef object text_result(object buf)
 cdef object device_array(void* p, size_t n, bint device)
 cdef object seq_arg(object o, str typecode)

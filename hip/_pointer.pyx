@@ -18,7 +18,7 @@ from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
 from cpython.number cimport PyNumber_Index
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memcpy, strlen
+from libc.string cimport memcpy, memchr, strlen
 from libc.stdint cimport int64_t, uint64_t
 from libc.math cimport isfinite
 
@@ -852,9 +852,37 @@ cdef class ImmortalCStr(CStr):
         Py_INCREF(self)
 
 
+cdef class _TextBuffer(Pointer):
+    """`n` zeroed bytes the binding owns for text a call writes (`out text[len]`): calloc'd, so
+    the pages of a large `len` are not touched before C writes them."""
+    cdef Py_ssize_t _size
+
+    def __dealloc__(self):
+        free(self._ptr)
+
+    def __bytes__(self):   # all of it, as bytes(bytearray(n)) gave
+        return (<char*>self._ptr)[:self._size]
+
+
+cdef object text_buffer(Py_ssize_t n):
+    cdef _TextBuffer b = _TextBuffer.__new__(_TextBuffer)
+    b._ptr = calloc(max(n, 1), 1)
+    if b._ptr == NULL:
+        raise MemoryError(f"cannot allocate {n} bytes for the text")
+    b._size = n
+    return b
+
+
 cdef object text_result(object buf):
     """Text a call wrote into a char buffer (hipDeviceGetName): a CStr of the bytes before the NUL."""
-    b = bytes(buf).split(b"\0", 1)[0]
+    cdef _TextBuffer tb
+    cdef const char* end
+    if isinstance(buf, _TextBuffer):
+        tb = <_TextBuffer>buf
+        end = <const char*>memchr(tb._ptr, 0, tb._size)
+        b = (<char*>tb._ptr)[:(end - <const char*>tb._ptr) if end != NULL else tb._size]
+    else:
+        b = bytes(buf).split(b"\0", 1)[0]
     cdef CStr s = CStr.__new__(CStr)
     s._ptr, s._len, s._owner = <void*><char*>b, len(b) + 1, b
     return s
@@ -1413,6 +1441,17 @@ cdef class IntValue:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self._v}>"
+
+
+cdef void* value_ref(object o, unsigned long long* local) except? NULL:
+    """A `void*` to a value the caller gives (an attribute's): an IntValue's own storage, an int
+    stored in `local` (8 bytes: a 4-byte attribute reads its low half), else any pointer."""
+    if isinstance(o, IntValue):
+        return &(<IntValue>o)._v
+    if isinstance(o, int) and not isinstance(o, bool):
+        local[0] = <unsigned long long>o if o >= 0 else <unsigned long long>(<long long>o)
+        return local
+    return addr(o)
 
 
 cdef object _address_array(list addrs):

@@ -51,12 +51,14 @@ def test_enumerator_overrides_inverted_and_exclusive():
     hip = [("hipA", 0), ("hipB", 1), ("hipC", 2), ("hipX", 3)]
     cu = [("cudaX", 0), ("cudaB", 1), ("cudaC", 2)]
     over = {"hipA": "cudaX", "hipB": "cudaTypo", "hipC": "cudaX"}
-    # HIP -> CUDA: an override wins, and an overridden name matches nothing else (hipB ~ cudaB is not
-    # taken: the override names an enumerator CUDA lacks).
-    assert match.enumerator_pairs(hip, cu, over) == {"hipA": "cudaX", "hipC": "cudaX", "hipX": "cudaX"}
+    # HIP -> CUDA: an override wins, and an overridden name matches nothing else in an enum that has
+    # the override's name; in one that lacks it (hipB's cudaTypo: an override meant for another
+    # CUDA enum, as cudaDevAttr* names are not CUdevice_attribute's) the name rules apply.
+    assert match.enumerator_pairs(hip, cu, over) == {"hipA": "cudaX", "hipB": "cudaB", "hipC": "cudaX",
+                                                     "hipX": "cudaX"}
     # CUDA -> HIP: the overrides read backwards (the first HIP name sending there), before the name
-    # rules; overridden HIP names are not found by the name rules (cudaB, cudaC stay unmatched).
-    assert match.enumerator_pairs(hip, cu, over, to=HIP) == {"cudaX": "hipA"}
+    # rules; HIP names overridden into this enum are not found by the name rules (cudaC stays unmatched).
+    assert match.enumerator_pairs(hip, cu, over, to=HIP) == {"cudaX": "hipA", "cudaB": "hipB"}
 
 
 def test_common_prefix_stops_on_a_word_boundary():

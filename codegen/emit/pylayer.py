@@ -179,7 +179,8 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         doc = common.docstring(e.comment, 600)
         signed = ", signed=True" if any(k.value < 0 for k in e.constants) else ""
         name = typedef_names.get(e.name, e.name)
-        out.append(f'{name} = _enum.define({name!r}, {pairs!r}, __name__, """{doc}"""{signed})')
+        style = ", style='cuda'" if spec.conventions.get("enum_style") == "cuda" else ""
+        out.append(f'{name} = _enum.define({name!r}, {pairs!r}, __name__, """{doc}"""{signed}{style})')
         if name != e.name:
             out.append(f"{e.name} = {name}")
         out.append(f"_{e.name}__Base = {e.name}   # AMD's HIP Python's base class of the enum (isinstance checks)")

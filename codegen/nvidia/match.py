@@ -163,7 +163,9 @@ def enumerator_pairs(hip: list[tuple[str, int]], cuda: list[tuple[str, int]],
 
     to=CUDA: HIP enumerator -> CUDA enumerator; to=HIP: CUDA enumerator -> HIP enumerator.
     Tried in order: the overrides (HIP -> CUDA; an overridden HIP enumerator matches only its
-    override); the name without its vendor prefix (hipErrorInvalidValue ~
+    override, in the CUDA enum that has the override's name: hipDeviceAttributeComputeCapabilityMajor
+    is cudaDevAttrComputeCapabilityMajor in cudaDeviceAttr, and found by the rules below in the
+    driver's CUdevice_attribute); the name without its vendor prefix (hipErrorInvalidValue ~
     CUDA_ERROR_INVALID_VALUE); the name without the enum's shared prefix
     (hipDeviceAttributeMaxThreadsPerBlock ~ cudaDevAttrMaxThreadsPerBlock).
     """
@@ -178,15 +180,16 @@ def enumerator_pairs(hip: list[tuple[str, int]], cuda: list[tuple[str, int]],
         by_vendor = _first_by(cnames, strip_vendor)
         by_suffix = _first_by(cnames, lambda n: norm(n[len(cp_c):]))
         for n in hnames:
-            if n in overrides:
-                if overrides[n] in cset:
-                    out[n] = overrides[n]
+            if n in overrides and overrides[n] in cset:
+                out[n] = overrides[n]
                 continue
             c = by_vendor.get(strip_vendor(n)) or (by_suffix.get(norm(n[len(cp_h):])) if by_prefix else None)
             if c:
                 out[n] = c
         return out
-    free = [n for n in hnames if n not in overrides]     # an overridden HIP name matches only its override
+    cset = set(cnames)
+    # an overridden HIP name matches only its override (where this enum has it)
+    free = [n for n in hnames if not (n in overrides and overrides[n] in cset)]
     inverted = _inverse(overrides, hnames)
     by_vendor = _first_by(free, strip_vendor)
     by_suffix = _first_by(free, lambda n: norm(n[len(cp_h):]))
