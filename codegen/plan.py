@@ -267,6 +267,8 @@ class Planner:
         if p.intent == "out" and p.shape.startswith("array[") and r.kind == "pointer":
             # An array the call fills, its length another argument: returned as a list.
             length = p.shape[len("array["):-1]
+            # alternatives (`[numNodes|numRootNodes]`): the first the function has
+            length = next((n for n in length.split("|") if any(q.name == n for q in fn.params)), length)
             target = r.pointee
             if types.is_handle(target):
                 conv, value = f"_p.wrap({names.handle_cls(target)}, <void*><size_t>x)", self.stub_type(target)
@@ -278,7 +280,10 @@ class Planner:
             # with a confusing message for None. A negative length gives an empty array (C rejects it).
             lp = next((q for q in fn.params if q.name == length), None)
             n = self.int_conv(lp.type, length) if lp is not None and types.is_numeric(lp.type) else length
-            return plan("out_array", f"<{t}>_p.waddr(_k{i})",
+            arg = f"<{t}>_p.waddr(_k{i})"
+            if self.spec.conventions.get("empty_out_arrays") == "null":   # 0 elements: the query form
+                arg = f"(<{t}>NULL if not _k{i} else {arg})"
+            return plan("out_array", arg,
                         pre=[f"_k{i} = _p.seq_arg([0] * max(0, {n}), {self.typecode(target)!r})"],
                         out=f"[{conv} for x in _k{i}]", out_type=f"list[{value}]")
         if p.intent == "out" and p.shape.startswith("text[") and r.kind == "pointer" and self.is_char(r.pointee):
@@ -344,7 +349,10 @@ class Planner:
                             out=f"_enum.member({cls}, {v})", py_type=rt.name, out_type=rt.name)
             if types.is_numeric(target):
                 conv = p.name if types.is_float(target) else self.int_conv(target, p.name)
-                return plan("inout_number", f"&{v}", py=p.name, local=False,
+                default = next((d for rx, d in self.spec.conventions.get("defaults", {}).items()
+                                if re.fullmatch(rx, f"{fn.name}.{p.name}")), None)
+                return plan("inout_number", f"&{v}", py=p.name if default is None else f"{p.name}={default}",
+                            local=False,
                             pre=[f"cdef {self.cy(target, v)} = {conv}"], out=v, py_type=self.stub_type(target),
                             out_type=self.stub_type(target), host_result=True)
         if p.intent == "in" and p.shape == "ref" and r.kind == "pointer":

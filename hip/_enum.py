@@ -66,7 +66,8 @@ def _signed_ctypes_type():
 
 
 def _repr_format(self, spec):
-    return format(repr(self), spec)
+    """f"{err}" is the repr (cuda.bindings); a number format ('d', 'x') formats the value."""
+    return format(repr(self), spec) if not spec or spec[-1:] not in "bcdeEfFgGnoxX%" else int.__format__(self, spec)
 
 
 def define(name: str, members, module: str, doc: str = "", signed: bool = False, style: str = "") -> type:

@@ -174,23 +174,39 @@ def enumerator_pairs(hip: list[tuple[str, int]], cuda: list[tuple[str, int]],
     hnames, cnames = [n for n, _ in hip], [n for n, _ in cuda]
     cp_h, cp_c = common_prefix(hnames), common_prefix(cnames)
     by_prefix = bool(cp_h and cp_c)
+    cset = set(cnames)
+    by_suffix_c = _first_by(cnames, lambda n: norm(n[len(cp_c):]))
+
+    def via_override(n):
+        """An override naming another CUDA enum's enumerator (cudaDevAttrGlobalMemoryBusWidth, read
+        in CUdevice_attribute): this enum's enumerator with the longest tail of its words."""
+        words = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", overrides[n])
+        for k in range(1, len(words)):
+            c = by_suffix_c.get(norm("".join(words[k:])))
+            if c:
+                return c
+        return None
+    # HIP names an override sends elsewhere: this enum's enumerator by the override's name
+    elsewhere = {n: via_override(n) for n in hnames if n in overrides and overrides[n] not in cset} \
+        if by_prefix else {}
     out: dict[str, str] = {}
     if to_cuda:
-        cset = set(cnames)
         by_vendor = _first_by(cnames, strip_vendor)
-        by_suffix = _first_by(cnames, lambda n: norm(n[len(cp_c):]))
         for n in hnames:
             if n in overrides and overrides[n] in cset:
                 out[n] = overrides[n]
                 continue
-            c = by_vendor.get(strip_vendor(n)) or (by_suffix.get(norm(n[len(cp_h):])) if by_prefix else None)
+            c = elsewhere.get(n) or by_vendor.get(strip_vendor(n)) or \
+                (by_suffix_c.get(norm(n[len(cp_h):])) if by_prefix else None)
             if c:
                 out[n] = c
         return out
-    cset = set(cnames)
     # an overridden HIP name matches only its override (where this enum has it)
     free = [n for n in hnames if not (n in overrides and overrides[n] in cset)]
     inverted = _inverse(overrides, hnames)
+    for n, c in elsewhere.items():
+        if c:
+            inverted.setdefault(c, n)
     by_vendor = _first_by(free, strip_vendor)
     by_suffix = _first_by(free, lambda n: norm(n[len(cp_h):]))
     for n in cnames:
