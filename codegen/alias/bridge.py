@@ -139,7 +139,7 @@ class Bridge:
         errors = []
         for hf in cands:
             try:
-                text = self.bridge(cf, hf)
+                text = self.bridge(cf, hf, f)
                 self.coverage[f.name] = {"status": "bridged", "hip": hf.name}
                 return text
             except NoBridge as e:
@@ -185,7 +185,10 @@ class Bridge:
         return "\n".join([f"/* Not supported on HIP: {reason.replace('*/', '* /')} */", self.signature(cf) + " {",
                           f"    {unused}".rstrip(), f"    {self.zero_return(cf, 'not_supported')}", "}"])
 
-    def bridge(self, cf: ir.Function, hf: ir.Function) -> str:
+    def bridge(self, cf: ir.Function, hf: ir.Function, f: ir.Function) -> str:
+        """cf: the CUDA declaration as the layer's IR has it (types); f: the same function in this
+        module's IR, whose parameters carry the spec's intents and shapes."""
+        shapes = {q.name: (q.intent, q.shape) for q in f.params}
         if cf.variadic or hf.variadic:
             raise NoBridge("variadic")
         dropped = {n for rx, names in self.cfg.get("drop", {}).items() if re.fullmatch(rx, cf.name) for n in names}
@@ -195,8 +198,10 @@ class Bridge:
         cv, h, c = self.cv, self.h, self.c
         invalid = self.zero_return(cf, "invalid")
         pre, args, post = [f"(void){p.name};" for p in cf.params if p.name in dropped], [], []
+        frees: list[str] = []   # copies made for the call, freed on every way out
         for (i, p), hp in zip(kept, hf.params):
             x = p.name or f"a{i}"
+            intent, shape = shapes.get(p.name, ("in", "scalar"))
             ct, ht = c.resolve(p.type), h.resolve(hp.type)
             hspell = cv.hspell(hp.type)
             t = f"hipcuda_t{i}"
@@ -213,7 +218,7 @@ class Bridge:
             hn, cn = h.number_layout(ht), c.number_layout(ct)
             if he and ce:
                 pre += [f"int ok{i} = 1;", f"{hspell} {t} = ({hspell}){self.enum_in(he, ce)}((int){x}, &ok{i});",
-                        f"if (!ok{i}) {invalid}"]
+                        f"if (!ok{i}) {self.freeing(frees, invalid)}"]
                 args.append(t)
                 continue
             if (he or hn) and (ce or cn):
@@ -227,7 +232,38 @@ class Bridge:
                 pre += [f"{hspell} {t}; memset(&{t}, 0, sizeof {t});", f"{cv.record_converter(hr, cr, False)}(&{t}, &{x});"]
                 args.append(t)
                 continue
+            if ht.kind == "pointer" and ct.kind == "pointer" and shape.startswith("array"):
+                # An array of values HIP lays out differently (cuModuleLoadDataEx's CUjit_option
+                # options): converted element by element into a copy of the count the call takes;
+                # written back only where the spec makes the array the call's output.
+                hpt, cpt = h.resolve(ht.pointee), c.resolve(ct.pointee)
+                he, ce = h.enum_of(hpt), c.enum_of(cpt)
+                hn, cn = h.number_layout(hpt), c.number_layout(cpt)
+                n = shape[len("array["):-1] if shape.startswith("array[") else ""
+                n = next((q for q in n.split("|") if q in {x.name for x in cf.params}), "")
+                if not n or not ((he or hn) and (ce or cn)):
+                    raise NoBridge(f"parameter {x}: an array of {c.tclass(cpt)} that HIP lays out differently")
+                hinner = cv.hspell(ht.pointee).replace("const ", "")
+                cinner = cv.cspell_c(ct.pointee).replace("const ", "")
+                conv_in = f"({hinner}){self.enum_in(he, ce)}((int){x}[k_], &ok_)" if he and ce else f"({hinner}){x}[k_]"
+                pre += [f"{hinner}* {t} = NULL;",
+                        f"if ({x} && {n} > 0) {{",
+                        f"    {t} = ({hinner}*)malloc((size_t){n} * sizeof *{t});",
+                        f"    if (!{t}) {self.freeing(frees, invalid)}",
+                        f"    for (size_t k_ = 0; k_ < (size_t){n}; k_++) {{ int ok_ = 1; {t}[k_] = {conv_in}; "
+                        f"if (!ok_) {self.freeing(frees + [t], invalid)} }}",
+                        "}"]
+                frees.append(t)
+                if intent != "in" and not ct.pointee.const:
+                    back = (f"({cinner}){cv.enum_to_cuda(he, ce)}((int){t}[k_], &okc_)" if he and ce
+                            else f"({cinner}){t}[k_]")
+                    post.append(f"if ({t}) for (size_t k_ = 0; k_ < (size_t){n}; k_++) {{ int okc_ = 1; "
+                                f"{x}[k_] = {back}; (void)okc_; }}")
+                args.append(t)
+                continue
             if ht.kind == "pointer" and ct.kind == "pointer":
+                if shape.startswith("array"):
+                    raise NoBridge(f"parameter {x}: an array of {c.tclass(ct.pointee)} that HIP lays out differently")
                 hpt, cpt = h.resolve(ht.pointee), c.resolve(ct.pointee)
                 hinner = cv.hspell(ht.pointee).replace("const ", "")
                 cinner = cv.cspell_c(ct.pointee).replace("const ", "")
@@ -235,7 +271,7 @@ class Bridge:
                 he, ce = h.enum_of(hpt), c.enum_of(cpt)
                 hn, cn = h.number_layout(hpt), c.number_layout(cpt)
                 # C decides the direction: what points at non-const may be written.
-                do_in, do_out = p.intent != "out", not ct.pointee.const
+                do_in, do_out = intent != "out", not ct.pointee.const
                 if hr and cr and hr.size > 0 and cr.size > 0:
                     pre.append(f"{hinner} {t}; memset(&{t}, 0, sizeof {t});")
                     if do_in:
@@ -250,7 +286,7 @@ class Bridge:
                             pre += [f"int ok{i} = 1;",
                                     f"if ({x}) {t} = ({hinner}){self.enum_in(he, ce)}((int)*{x}, &ok{i});"]
                             if not do_out:
-                                pre.append(f"if (!ok{i}) {invalid}")
+                                pre.append(f"if (!ok{i}) {self.freeing(frees, invalid)}")
                         else:
                             pre.append(f"if ({x}) {t} = ({hinner})*{x};")
                     if do_out:
@@ -308,9 +344,15 @@ class Bridge:
         else:
             raise NoBridge(f"result: {c.tclass(cf.result)} vs HIP's {h.tclass(hf.result)}")
         body += post
+        body += [f"free({t});" for t in frees]
         if ret is not None:
             body.append(f"return {ret};")
         return "\n".join([self.signature(cf) + " {", *["    " + s for s in body], "}"])
+
+    @staticmethod
+    def freeing(temps: list[str], ret: str) -> str:
+        """A return that frees the copies made so far."""
+        return f"{{ {' '.join(f'free({t});' for t in temps)} {ret} }}" if temps else ret
 
     def missing(self, cf: ir.Function) -> str:
         """Return the prototype's except? value: the resolver has set the Python error."""
@@ -338,7 +380,7 @@ class Bridge:
             [c for _, c in sorted(self.converters.items())]
         head = [f"/* Generated by codegen.alias from CUDA {self.cuda_version} headers ({', '.join(self.spec.headers)}) "
                 f"and ROCm {self.hip.version} headers; do not edit. */",
-                "#include <stddef.h>", "#include <stdint.h>", "#include <string.h>",
+                "#include <stddef.h>", "#include <stdint.h>", "#include <stdlib.h>", "#include <string.h>",
                 *[f"#include <{x}>" for x in self.hip.cuda_headers],
                 "#if defined(__GNUC__)", '#pragma GCC diagnostic ignored "-Wunused-function"', "#endif",
                 "/* HIP's function by name, from the loader `hip` uses (set by the cy module at import);",
