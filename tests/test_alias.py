@@ -94,7 +94,7 @@ def test_statuses_are_cuda_names_of_hips():
     hip_err, hip_n = hip.hipGetDeviceCount()
     err, n = runtime.cudaGetDeviceCount()
     assert isinstance(err, runtime.cudaError_t)
-    assert err.name == hip_err.name.replace("hipError", "cudaError")
+    assert err.name == hip_err.name.replace("hip", "cuda", 1)    # hipErrorNoDevice ~ cudaErrorNoDevice
     assert (n is None) == (int(hip_err) != 0)
     derr, dn = driver.cuDeviceGetCount()
     assert isinstance(derr, driver.CUresult)
@@ -181,14 +181,16 @@ def test_python_m_hip_as_cuda_runs_a_program(tmp_path):
     prog = tmp_path / "prog.py"
     prog.write_text("import sys\nfrom cuda.bindings import runtime\n"
                     "print(runtime.__file__.startswith(sys.argv[1]), sys.argv[2:])\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     r = subprocess.run([sys.executable, "-m", "hip_as_cuda", str(prog), os.path.dirname(hip_as_cuda.__file__), "x"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "True ['x']"
 
 
 def test_python_m_hip_as_cuda_reports_coverage():
-    r = subprocess.run([sys.executable, "-m", "hip_as_cuda"], capture_output=True, text=True, timeout=120)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-m", "hip_as_cuda"], capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0
     for m in MODULES:
         s = coverage(m)["summary"]
