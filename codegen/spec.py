@@ -258,11 +258,12 @@ class Spec:
     # void* the call returns is an int), string_results 'bytes' (C strings as bytes, not CStr),
     # value_classes (integer typedefs returned as objects with int() and getPtr(): CUdeviceptr),
     # empty_out_arrays 'null' (an array the call fills, of 0 elements, is NULL: the query form),
-    # defaults ('function.param' regex -> the Python default of an in or inout number).
+    # defaults ('function.param' regex -> the Python default of an in or inout number),
+    # param_names (C parameter name -> Python name, where C's clashes with Python's: `type`).
     conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
         "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
         "string_results": str, "value_classes": _STRS, "empty_out_arrays": str,
-        "defaults": {str: str}}))
+        "defaults": {str: str}, "param_names": {str: str}}))
     # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
     package: str = field(default="hip", metadata=_key("package", str))
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's

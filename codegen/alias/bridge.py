@@ -188,7 +188,8 @@ class Bridge:
     def bridge(self, cf: ir.Function, hf: ir.Function, f: ir.Function) -> str:
         """cf: the CUDA declaration as the layer's IR has it (types); f: the same function in this
         module's IR, whose parameters carry the spec's intents and shapes."""
-        shapes = {q.name: (q.intent, q.shape) for q in f.params}
+        # by position: the module's IR may rename a parameter (`len` -> `length`, as cuda.bindings)
+        shapes = {cp.name: (q.intent, q.shape) for cp, q in zip(cf.params, f.params)}
         if cf.variadic or hf.variadic:
             raise NoBridge("variadic")
         dropped = {n for rx, names in self.cfg.get("drop", {}).items() if re.fullmatch(rx, cf.name) for n in names}

@@ -31,6 +31,12 @@ def build_ir(spec: specmod.Spec, cuda_include: str) -> ir.Module:
 
 def analyse(spec: specmod.Spec, cuda_include: str) -> hipgen.Library:
     module = build_ir(spec, cuda_include)
+    # Python names cuda.bindings gives C parameters that clash with Python's (`type` -> `typename`):
+    # renamed in the IR, before the spec's intents (which use the new names) apply.
+    renames = spec.conventions.get("param_names", {})
+    for f in module.functions:
+        for p in f.params:
+            p.name = renames.get(p.name, p.name)
     types = hipgen.analyse(module, spec, [], {spec.library: spec})
     return hipgen.Library(spec, module, types)
 
