@@ -206,3 +206,13 @@ def test_coverage_reports_are_consistent():
             if v["status"] != "bridged":
                 assert v.get("reason"), name
     assert json.loads((ROOT / "hip_as_cuda" / "cuda" / "bindings" / "_coverage" / "driver.json").read_text())
+
+
+@pytest.mark.runtime
+def test_bad_input_never_crashes():
+    """A seeded subset of tests/fuzz/alias.py (`python -m tests.fuzz.alias` runs every case):
+    every function with zeros, and with bad values one parameter at a time, in a child process."""
+    from tests.fuzz import alias as fuzz_alias
+    r = fuzz_alias.run(fuzz_alias.calls(seed=1, per_function=4))
+    assert r["calls"] > 1000
+    assert not r["crashes"], r["crashes"][:10]

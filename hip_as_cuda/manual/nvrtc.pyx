@@ -83,8 +83,8 @@ cdef nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const ch
 
 
 cdef nvrtcResult nvrtcCreateProgram(nvrtcProgram* prog, const char* src, const char* name, int numHeaders, const char* const* headers, const char* const* includeNames) except? <nvrtcResult>-1 nogil:
-    if src == NULL:
-        return _b_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames)
+    if src == NULL or prog == NULL:   # NVRTC's answer; hiprtc (ROCm 5) aborts on a NULL source
+        return NVRTC_ERROR_INVALID_INPUT
     cdef char** texts = _translated_sources(src, numHeaders, headers)
     cdef nvrtcResult r = _b_nvrtcCreateProgram(prog, texts[0], name, numHeaders, texts + 1 if numHeaders > 0 else headers, includeNames)
     _free_strings(texts)

@@ -1,0 +1,97 @@
+"""Bad input for every function of the `cuda` alias (cuda.bindings.driver/runtime/nvrtc).
+
+python -m tests.fuzz.alias [--seed S] [--per-function N]
+
+Each function is called with zeros (NULL handles and pointers: the no-device runtime answers
+with a status) and, one parameter at a time, with bad values: None, a str, a float, NaN, -1,
+2**64, bytes, a list, an object, True. Ints in range are addresses by contract and are not
+used as bad values. The calls run in a child process that prints each call before making it,
+so a crash names the call; the parent restarts the child after it and goes on. A bad value must
+give a Python exception or a status, never a crash. Exit status 1 when a call crashed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+
+BAD = ["None", "'x'", "1.5", "float('nan')", "-1", "2**64", "b'x'", "[1, 2]", "object()", "True"]
+MODULES = ("driver", "runtime", "nvrtc")
+
+CHILD = r"""
+import sys, json, warnings
+warnings.simplefilter("ignore")
+from cuda.bindings import driver, runtime, nvrtc
+mods = {"driver": driver, "runtime": runtime, "nvrtc": nvrtc}
+for line in sys.stdin:
+    mod, fn, args = json.loads(line)
+    print(json.dumps([mod, fn, args]), flush=True)
+    try:
+        getattr(mods[mod], fn)(*[eval(a) for a in args])
+    except Exception:
+        pass
+print("DONE", flush=True)
+"""
+
+
+def arity(fn) -> int:
+    head = (fn.__doc__ or "").split("\n", 1)[0]
+    if "(" not in head:
+        return -1
+    inner = head[head.index("(") + 1:head.rindex(")")].strip()
+    return 0 if not inner else inner.count(",") + 1
+
+
+def calls(seed: int, per_function: int | None) -> list:
+    import hip_as_cuda
+    from cuda.bindings import driver, nvrtc, runtime
+    mods = {"driver": driver, "runtime": runtime, "nvrtc": nvrtc}
+    rng = random.Random(seed)
+    out = []
+    for m, cov in hip_as_cuda.coverage().items():
+        for name in sorted(cov["functions"]):
+            n = arity(getattr(mods[m], name))
+            if n < 0:
+                continue
+            cs = [[m, name, ["0"] * n]]
+            bad = [[m, name, ["0"] * i + [b] + ["0"] * (n - i - 1)] for i in range(n) for b in BAD]
+            if per_function is not None:
+                bad = rng.sample(bad, min(per_function, len(bad)))
+            out += cs + bad
+    return out
+
+
+def run(cs: list, timeout: float = 600) -> dict:
+    """{'calls': n, 'crashes': [[module, fn, args, returncode]]}."""
+    crashes, i = [], 0
+    while i < len(cs):
+        p = subprocess.run([sys.executable, "-c", CHILD], input="\n".join(json.dumps(c) for c in cs[i:]) + "\n",
+                           capture_output=True, text=True, timeout=timeout)
+        lines = [l for l in p.stdout.splitlines() if l]
+        if lines and lines[-1] == "DONE":
+            break
+        done = len(lines)          # the last printed call is the one that crashed
+        crashed = cs[i + done - 1] if done else cs[i]
+        crashes.append(crashed + [p.returncode])
+        i += max(done, 1)
+    return {"calls": len(cs), "crashes": crashes}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tests.fuzz.alias", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--per-function", type=int, default=None, help="a seeded sample of bad calls per function")
+    a = ap.parse_args(argv)
+    r = run(calls(a.seed, a.per_function))
+    print(f"{r['calls']} calls; crashes: {len(r['crashes'])}")
+    for c in r["crashes"][:40]:
+        print("  crash:", c)
+    return 1 if r["crashes"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
