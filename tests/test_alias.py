@@ -216,3 +216,10 @@ def test_bad_input_never_crashes():
     r = fuzz_alias.run(fuzz_alias.calls(seed=1, per_function=4))
     assert r["calls"] > 1000
     assert not r["crashes"], r["crashes"][:10]
+
+
+@pytest.mark.runtime
+def test_legacy_cuda_module_takes_12x_cuCtxCreate():
+    """12.x programs call cuCtxCreate(flags, dev); 13.x takes (ctxCreateParams, flags, dev)."""
+    from cuda import cuda
+    assert cuda.cuCtxCreate(0, 0)[0] == cuda.cuCtxCreate(None, 0, 0)[0] == driver.cuCtxCreate(None, 0, 0)[0]
