@@ -116,6 +116,8 @@ HAND = [
     ("name length given str", "hip.hipDeviceGetName('256', 0)", "TypeError"),
     ("name length over 32 bits", "hip.hipDeviceGetName(2**40, 0)", "OverflowError"),
     ("uuid storage is not a parameter", "hip.hipDeviceGetUuid(hip.hipUUID_t(), 0)", "TypeError"),
+    ("graph log buffer shorter than bufferSize", "hip.hipGraphInstantiate(8, bytearray(4), 16)", "ValueError"),
+    ("graph log buffer None with a bufferSize", "hip.hipGraphInstantiate(8, None, 16)", "ValueError"),
     ("CU mask into read-only memory", "hip.hipExtStreamGetCUMask(None, 2, b'abcdefgh')", "BufferError TypeError"),
     ("CU mask into int64 storage", "hip.hipExtStreamGetCUMask(None, 2, np.zeros(2, np.int64))", "TypeError"),
     ("external memory storage given str", "hip.hipImportExternalMemory('x', None)", "TypeError"),
@@ -205,6 +207,9 @@ HAND = [
      "hipsparse.hipsparseSpMatGetSize(None, np.zeros(1, np.int32), None, None)", "TypeError"),
     ("hipsparse version into read-only memory", "hipsparse.hipsparseGetVersion(None, b'abcd')",
      "BufferError TypeError"),
+    # C takes no size for the revision text: hipSPARSE writes up to 256 bytes (the spec's buffer[256])
+    ("hipsparse revision into a short buffer", "hipsparse.hipsparseGetGitRevision(8, bytearray(1))", "ValueError"),
+    ("hipsparse revision into NULL", "hipsparse.hipsparseGetGitRevision(8, None)", "ValueError"),
     # hipFFT
     ("hipfft type out of range", "hipfft.hipfftPlan1d(8, 12345, 1)", "ValueError"),
     ("hipfft type None", "hipfft.hipfftPlan1d(8, None, 1)", "TypeError"),

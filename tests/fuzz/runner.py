@@ -1,6 +1,9 @@
 """Runs candidate calls in worker processes: a crash or a hang kills only its worker, which is
 recorded (function, arguments, signal) and replaced; the call is then run again alone in a
-fresh worker, so damage left by an earlier call is told apart from the call's own."""
+fresh worker, so damage left by an earlier call is told apart from the call's own, and where it
+passes alone, the earlier call that left the damage is found by replaying the worker's last
+calls before it (a write past a plain bytearray corrupts the heap unseen, and the next call's
+argument making crashes)."""
 from __future__ import annotations
 
 import json
@@ -95,15 +98,14 @@ def _env(missing_libs) -> dict:
 def run_calls(calls: list[dict], setup: dict, env: dict, timeout: float, results: list, restart_every: int,
               confirm: bool, progress=None) -> None:
     w = Worker(setup, env)
-    done = 0
+    history: list = []   # (message, through an int address) of the calls this worker ran, oldest first
     for k, call in enumerate(calls):
-        if done >= restart_every:   # bounds what the handles the calls leak add up to
+        if len(history) >= restart_every:   # bounds what the handles the calls leak add up to
             w.kill()
             w = Worker(setup, env)
-            done = 0
+            history = []
         msg = {"id": k, "module": call["module"], "fn": call["fn"], "args": call["args"]}
         w.send(msg)
-        done += 1
         r = w.read(timeout)
         if r is not None and "start" in r:
             fake = r.get("fake", False)
@@ -113,34 +115,65 @@ def run_calls(calls: list[dict], setup: dict, env: dict, timeout: float, results
                 code = w.kill()
                 r = {"outcome": "hang" if hang else "crash",
                      "signal": signal.Signals(-code).name if code < 0 else f"exit {code}", "fake": fake}
-                if confirm:
-                    r["alone"] = _alone(msg, setup, env, timeout)
-                w = Worker(setup, env)
-                done = 0
-        elif r is None:   # died while making the arguments
+        elif r is None:   # died while making the arguments: damage left by an earlier call
             code = w.kill()
             r = {"outcome": "crash", "signal": signal.Signals(-code).name if code < 0 else f"exit {code}",
                  "fake": False, "setup": True}
+        if r["outcome"] in ("crash", "hang"):
+            if confirm:
+                _confirm(r, msg, history, setup, env, timeout)
             w = Worker(setup, env)
-            done = 0
+            history = []
+        else:
+            history.append((msg, bool(r.get("fake")) or call["class"] == "int_address"))
         results.append((call, r))
         if progress:
             progress()
     w.kill()
 
 
-def _alone(msg: dict, setup: dict, env: dict, timeout: float) -> str:
-    """The call again in a fresh worker: 'crash', 'hang' or its outcome."""
+def _confirm(r: dict, msg: dict, history: list, setup: dict, env: dict, timeout: float) -> None:
+    """Run a crashing (or hanging) call again alone; where it then passes, find the earlier call
+    whose damage it met: the first of the shortest run of the worker's last calls that, replayed
+    in a fresh worker before it, kills the worker again ('after', and 'after_int_address' when that
+    call went through an arbitrary int address: the damage is then that address's)."""
+    r["alone"] = _replay([msg], setup, env, timeout)
+    if r["alone"] == r["outcome"] or not history:
+        return
+
+    def again(n):   # the last n calls, then this one: does a worker die? (The damage may show in
+        # another of the calls than the first time: the heap is laid out otherwise.)
+        return _replay([m for m, _ in history[-n:]] + [msg], setup, env, timeout) in ("crash", "hang", "early")
+    lo, hi = 0, 1   # again(lo) is False; find the smallest n with again(n)
+    while not again(hi):
+        if hi >= len(history):
+            return   # not reproduced: left as found
+        lo, hi = hi, min(2 * hi, len(history))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if again(mid) else (mid, hi)
+    m, int_address = history[-hi]
+    r["after"] = f"{m['module']}.{m['fn']}({', '.join(m['args'])})"
+    r["after_int_address"] = int_address
+
+
+def _replay(msgs: list[dict], setup: dict, env: dict, timeout: float) -> str:
+    """The calls in a fresh worker: 'crash' or 'hang' where the last one does, else its outcome
+    ('early' where an earlier one already crashed or hung)."""
     w = Worker(setup, env)
-    w.send({**msg, "id": 0})
-    r = w.read(timeout)
-    if r is not None and "start" in r:
-        r = w.read(timeout)
-    hang = not w.eof
-    w.kill()
-    if r is None:
-        return "hang" if hang else "crash"
-    return r.get("outcome", "?")
+    try:
+        for k, m in enumerate(msgs):
+            w.send({**m, "id": k})
+            r = w.read(timeout)
+            if r is not None and "start" in r:
+                r = w.read(timeout)
+            if r is None:
+                if k < len(msgs) - 1:
+                    return "early"
+                return "hang" if not w.eof else "crash"
+        return r.get("outcome", "?")
+    finally:
+        w.kill()
 
 
 def run(table: dict, modules, *, subset=None, seed=0, workers=1, timeout=20.0, package_root=ROOT,
@@ -182,7 +215,8 @@ def summarize(results: list, seconds: float, missing=()) -> dict:
         m = s["by_module"].setdefault(call["module"], Counter())
         m["calls"] += 1
         kinds = []
-        int_address = call["class"] == "int_address" or r.get("fake")
+        # A crash an earlier call's int address caused (the damage it left) counts as that call's.
+        int_address = call["class"] == "int_address" or r.get("fake") or r.get("after_int_address", False)
         if r["outcome"] in ("crash", "hang"):
             kinds.append(r["outcome"] + ("(int address)" if int_address else ""))
         if r.get("guard"):
@@ -201,7 +235,8 @@ def summarize(results: list, seconds: float, missing=()) -> dict:
                 m[f"{k} [{call['class']}]"] += 1
             s["findings"].append({"kind": k, "module": call["module"], "fn": call["fn"], "param": call["param"],
                                   "label": call["label"], "class": call["class"], "args": call["args"],
-                                  "outcome": {x: r.get(x) for x in ("outcome", "signal", "alone", "exc", "msg", "status")
+                                  "outcome": {x: r.get(x) for x in ("outcome", "signal", "setup", "alone", "after",
+                                                                     "after_int_address", "exc", "msg", "status")
                                               if r.get(x) is not None}})
     s["by_module"] = {k: dict(sorted(v.items())) for k, v in s["by_module"].items()}
     fns = {(f["module"], f["fn"]) for f in s["findings"] if f["kind"] in ("crash", "hang")}

@@ -13,6 +13,7 @@ setup's 'path') and NumPy once, so that replacing a crashed worker costs a fork.
 import ctypes
 import importlib
 import json
+import mmap
 import os
 import sys
 
@@ -32,8 +33,13 @@ def serve(setup: dict, calls, proto):
     from hip._pointer import Pointer
 
     guards, readonly, state = [], [], {"fake": False}
-    fake_mem = ctypes.create_string_buffer(4096)
-    FAKE = ctypes.addressof(fake_mem)
+    # The stand-in for a handle no call could create here: a page of zeros, cleared before every
+    # call (what one call writes through it does not reach the next), after a page of zeros that
+    # is no malloc chunk header: a library freeing it aborts in that call (glibc: "free(): invalid
+    # pointer") instead of handing the memory out again and corrupting the heap for later calls.
+    fake_map = mmap.mmap(-1, 2 * mmap.PAGESIZE)
+    fake_base = ctypes.addressof(ctypes.c_char.from_buffer(fake_map))
+    FAKE = fake_base + mmap.PAGESIZE
 
     def guarded(nbytes):
         base = np.full(nbytes + GUARD, PATTERN, np.uint8)
@@ -106,6 +112,7 @@ def serve(setup: dict, calls, proto):
         guards.clear()
         readonly.clear()
         state["fake"] = False
+        ctypes.memset(fake_base, 0, 2 * mmap.PAGESIZE)
         res = {"id": call["id"]}
         try:
             fn = getattr(importlib.import_module("hip." + call["module"]), call["fn"])
