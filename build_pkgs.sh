@@ -16,7 +16,8 @@ Options:
                    /opt/rocm, /usr/include; else Debian sid's -dev packages fetched into build/)
   --libs LIST      comma list of libraries to build (hip,hiprtc,...); '^x' excludes x
                    (default: every library that has a spec in codegen/specs/
-                   and whose headers are found)
+                   and whose headers are found, and `cuda`: the CUDA alias,
+                   hip_as_cuda/, from CUDA's headers; '^cuda' leaves it out)
   -j N             parallel compile jobs (default: number of cores)
   --run-tests      run the test suite after building
   --no-venv        install into the current Python instead of ./.venv
