@@ -35,6 +35,15 @@ def _clean_env(**extra):
     return env
 
 
+def _cuda_include() -> str | None:
+    """CUDA headers the alias can be generated from (the build fetched them into build/)."""
+    for d in (os.environ.get("HIP_PYTHON_CUDA_INCLUDE", ""), str(ROOT / "build" / "cuda-pypi" / "alias" / "include"),
+              str(ROOT / "build" / "cuda-pypi" / "include")):
+        if d and all(os.path.isfile(os.path.join(d, h)) for h in ("cuda.h", "cuda_runtime_api.h", "nvrtc.h")):
+            return d
+    return None
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory, include64):
     """`python -m build` (sdist, then a wheel built from it in an isolated environment) with two
@@ -48,8 +57,12 @@ def wheel(tmp_path_factory, include64):
         if os.path.isfile(ROOT / f):
             (src / f).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / f, src / f)
-    r = _run([sys.executable, "-m", "build", "--outdir", str(out), "-C", "libs=hip,hiprtc",
-              "-C", f"include={include64}", "-C", "nvidia=no", str(src)], env=_clean_env(), timeout=1500)
+    # With the cuda alias where CUDA's headers are here (fetched by the build otherwise: kept offline)
+    cuda_inc = _cuda_include()
+    libs = "hip,hiprtc,cuda" if cuda_inc else "hip,hiprtc"
+    env = _clean_env(**({"HIP_PYTHON_CUDA_INCLUDE": cuda_inc} if cuda_inc else {}))
+    r = _run([sys.executable, "-m", "build", "--outdir", str(out), "-C", f"libs={libs}",
+              "-C", f"include={include64}", "-C", "nvidia=no", str(src)], env=env, timeout=1500)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     wheels = glob.glob(str(out / "*.whl"))
     sdists = glob.glob(str(out / "*.tar.gz"))
@@ -91,6 +104,27 @@ def test_installed_wheel_imports_from_any_directory(wheel, tmp_path):
     # hiprtc answers from the loaded runtime; hipGetDeviceCount gives a hipError_t member
     # (hipErrorNoDevice on a machine without a GPU).
     assert "HIPRTC_ERROR_INVALID_INPUT" in r.stdout and "hipError" in r.stdout, r.stdout
+
+
+def test_installed_wheel_has_the_cuda_alias(wheel, tmp_path):
+    """Built with the alias, the wheel gives the `cuda` package (no NVIDIA cuda-bindings where it
+    was built), its compiled modules in hip_as_cuda/, and `python -m hip_as_cuda`."""
+    whl, _, log = wheel
+    names = zipfile.ZipFile(whl).namelist()
+    if not any(n.startswith("hip_as_cuda/cuda/bindings/driver") for n in names):
+        pytest.skip("no CUDA headers here: the wheel was built without the alias")
+    assert "cuda/bindings/__init__.py" in names and "cuda/bindings/cydriver.pxd" in names
+    assert "hip_as_cuda/nvrtc_prelude.h" in names
+    py = _venv(tmp_path / "venv")
+    assert _run([py, "-m", "pip", "install", "-q", "--no-deps", whl]).returncode == 0
+    code = ("import cuda.bindings.runtime as rt, hip_as_cuda\n"
+            "assert 'hip_as_cuda' in rt.__file__ and ROOT not in rt.__file__, rt.__file__\n"
+            "print(rt.cudaGetDeviceCount()[0])\n").replace("ROOT", repr(str(ROOT)))
+    r = _run([py, "-c", code], cwd=str(tmp_path), env=_clean_env())
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "cudaError_t." in r.stdout, r.stdout
+    r = _run([py, "-m", "hip_as_cuda"], cwd=str(tmp_path), env=_clean_env())
+    assert r.returncode == 0 and "cuda.bindings.driver" in r.stdout, r.stdout + r.stderr
 
 
 @pytest.fixture(scope="module")
