@@ -246,15 +246,8 @@ class Bridge:
                     raise NoBridge(f"parameter {x}: an array of {c.tclass(cpt)} that HIP lays out differently")
                 hinner = cv.hspell(ht.pointee).replace("const ", "")
                 cinner = cv.cspell_c(ct.pointee).replace("const ", "")
-                conv_in = f"({hinner}){self.enum_in(he, ce)}((int){x}[k_], &ok_)" if he and ce else f"({hinner}){x}[k_]"
-                pre += [f"{hinner}* {t} = NULL;",
-                        f"if ({x} && {n} > 0) {{",
-                        f"    {t} = ({hinner}*)malloc((size_t){n} * sizeof *{t});",
-                        f"    if (!{t}) {self.freeing(frees, invalid)}",
-                        f"    for (size_t k_ = 0; k_ < (size_t){n}; k_++) {{ int ok_ = 1; {t}[k_] = {conv_in}; "
-                        f"if (!ok_) {self.freeing(frees + [t], invalid)} }}",
-                        "}"]
-                frees.append(t)
+                conv_in = f"({hinner}){self.enum_in(he, ce)}((int){{0}}, {{1}})" if he and ce else f"({hinner}){{0}}"
+                pre += cv.array_copy(x, n, t, hinner, conv_in, invalid, frees)
                 if intent != "in" and not ct.pointee.const:
                     back = (f"({cinner}){cv.enum_to_cuda(he, ce)}((int){t}[k_], &okc_)" if he and ce
                             else f"({cinner}){t}[k_]")

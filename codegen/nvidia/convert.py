@@ -240,6 +240,24 @@ class Converter:
             if t.kind == "record" and t.name in self.h.records:
                 self.need(t.name)
 
+    # -- arrays of values laid out differently (enum option lists) -----------------------
+    def array_copy(self, x: str, n: str, t: str, inner: str, conv: str, fail: str, frees: list[str]) -> list[str]:
+        """C lines copying the caller's array `x` of `n` values into a malloc'd `t` of the other
+        side's type `inner`, each converted by `conv` (a format of `x[k_]` and `&ok_`); `fail` is
+        the return for a value with no counterpart (the copies so far are freed first). The
+        caller frees `t` after the call (it is appended to `frees`)."""
+        def freeing(temps):
+            return f"{{ {' '.join(f'free({v});' for v in temps)} {fail} }}" if temps else fail
+        lines = [f"{inner}* {t} = NULL;",
+                 f"if ({x} && {n} > 0) {{",
+                 f"    {t} = ({inner}*)malloc((size_t){n} * sizeof *{t});",
+                 f"    if (!{t}) {freeing(frees)}",
+                 f"    for (size_t k_ = 0; k_ < (size_t){n}; k_++) {{ int ok_ = 1; {t}[k_] = "
+                 f"{conv.format(f'{x}[k_]', '&ok_')}; if (!ok_) {freeing(frees + [t])} }}",
+                 "}"]
+        frees.append(t)
+        return lines
+
     # -- spelling ----------------------------------------------------------------------
     def hspell(self, t: ir.CType, name: str = "") -> str:
         """C declaration of `name` with HIP's type `t`, in the layer's `hipabi_` names."""
