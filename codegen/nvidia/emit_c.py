@@ -99,13 +99,16 @@ class Layer:
             raise NoBridge("variadic")
         dropped = {n for rx, names in self.spec.drop.items() if re.fullmatch(rx, f.name) for n in names}
         kept = [(i, p) for i, p in enumerate(f.params) if p.name not in dropped]
-        if len(kept) != len(cf.params):
+        # CUDA parameters HIP lacks, passed as 0/NULL (the spec's `fill`: CUDA 13's cuCtxCreate params)
+        filled = {n for rx, names in self.spec.fill.items() if re.fullmatch(rx, f.name) for n in names}
+        cparams = [cp for cp in cf.params if cp.name not in filled]
+        if len(kept) != len(cparams):
             raise NoBridge(f"{cf.name} takes {len(cf.params)} parameters, HIP's {len(kept)}")
         cv, h, c = self.cv, self.h, self.c
         invalid = self.zero_return(f, "invalid")
         pre, args, post = [f"(void){p.name};" for p in f.params if p.name in dropped], [], []
         frees: list[str] = []   # copies made for the call, freed after it
-        for (i, p), cp in zip(kept, cf.params):
+        for (i, p), cp in zip(kept, cparams):
             x = p.name or f"a{i}"
             ht, ct = h.resolve(p.type), c.resolve(cp.type)
             cspell = cv.cspell_c(cp.type)
@@ -197,6 +200,9 @@ class Layer:
                 args.append(f"{x} ? &{t} : NULL")
                 continue
             raise NoBridge(f"parameter {x}: {h.tclass(p.type)} vs CUDA's {c.tclass(cp.type)}")
+        if filled:   # the filled parameters' zeros in CUDA's order
+            given = iter(args)
+            args = [f"({cv.cspell_c(cp.type)})0" if cp.name in filled else next(given) for cp in cf.params]
         # The result.
         hres, cres = h.resolve(f.result), c.resolve(cf.result)
         body = [*pre]

@@ -49,6 +49,8 @@ class NvSpec:
     defines: list[str] = field(default_factory=list, metadata=_key("defines", _STRS))
     # regex over HIP name -> params CUDA lacks
     drop: dict[str, list[str]] = field(default_factory=dict, metadata=_key("drop", {str: _STRS}))
+    # regex over HIP name -> CUDA params HIP lacks, passed as 0 / NULL
+    fill: dict[str, list[str]] = field(default_factory=dict, metadata=_key("fill", {str: _STRS}))
     # Call CUDA's library through dlopen/dlsym instead of linking it: RCCL and NCCL export the
     # same names (ncclAllReduce), so a linked call would land on the layer's own export.
     dlopen: list[str] = field(default_factory=list, metadata=_key("dlopen", _STRS))
@@ -119,6 +121,8 @@ def unmatched(ns: NvSpec, module, types, cuda=None) -> list[Unmatched]:
         if not hit or lacking:
             out.append(Unmatched(f"drop.{rx}", "matches no function" if not hit else
                                  f"a function it matches lacks {', '.join(lacking)}"))
+    out += [Unmatched(f"fill.{rx}", "matches no function") for rx in ns.fill
+            if not any(re.fullmatch(rx, n) for n in fns)]
     out += [Unmatched(f"zero_outputs.{rx}", "matches no function") for rx in ns.zero_outputs
             if not any(re.fullmatch(rx, n) for n in fns)]
     out += [Unmatched(f"opaque: {r}", f"no record {r}") for r in ns.opaque if r not in types.records]
@@ -141,14 +145,17 @@ def unmatched(ns: NvSpec, module, types, cuda=None) -> list[Unmatched]:
                 if c not in cenums]
         out += [Unmatched(f"prologue.{rx}", "matches no CUDA function") for rx in ns.prologue
                 if not any(re.match(rx, n) for n in cfns)]
+        cparams = {q.name for f in cuda.functions for q in f.params}
+        out += [Unmatched(f"fill.{rx}", f"no CUDA function has a parameter {p}") for rx, ps in ns.fill.items()
+                for p in ps if p not in cparams]
     return out
 
 
 def entries(ns: NvSpec) -> list[str]:
     """Every entry `unmatched` judges, by the name it reports it under."""
     out = [r.entry for r in ns.rules]
-    for key in ("rename", "manual", "unsupported", "after", "enumerators", "fields", "drop", "zero_outputs",
-                "prologue"):
+    for key in ("rename", "manual", "unsupported", "after", "enumerators", "fields", "drop", "fill",
+                "zero_outputs", "prologue"):
         out += [f"{key}.{k}" for k in getattr(ns, key)]
     out += [f"opaque: {r}" for r in ns.opaque] + [f"require[{i}]" for i in range(len(ns.require))]
     out += [f"name_tables: {e}" for e in ns.name_tables] + (["status"] if ns.status else [])
