@@ -21,7 +21,7 @@ from cpython.object cimport PyObject
 cdef extern from "Python.h":
     ctypedef struct _TypeObjectDict "PyTypeObject":
         PyObject* tp_dict
-from hip._pointer cimport Pointer, NDBuffer, addr, wrap, index, as_signed, as_unsigned
+from hip._pointer cimport Pointer, NDBuffer, addr, wrap, index, as_signed, as_unsigned, kernel_params
 from hip import _enum
 
 # Field kinds (the generator writes these numbers; keep in sync with codegen/emit/records.py).
@@ -126,6 +126,23 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
     return 0
 
 
+cdef class _Kept:
+    """What a struct's memory and its pointer fields need alive: the memory's owner, and the
+    arrays made for pointer fields from Python lists (by field)."""
+    cdef public object owner
+    cdef public dict fields
+
+    def __init__(self, owner):
+        self.owner, self.fields = owner, {}
+
+
+cdef object _kept(Struct s, object key, object obj):
+    keep = s._owner if isinstance(s._owner, _Kept) else _Kept(s._owner)
+    (<_Kept>keep).fields[key] = obj
+    s._owner = keep
+    return obj
+
+
 cdef class Field:
     """Descriptor for one field of a generated struct/union class."""
     cdef readonly str name
@@ -188,6 +205,11 @@ cdef class Field:
         cdef char* p = self.at(s, k)
         cdef Py_ssize_t i
         cdef uint64_t word = 0, mask
+        if self.kind == K_PTR and self.count == 0 and isinstance(value, (list, tuple)):
+            # Kernel arguments in a struct (CUDA_KERNEL_NODE_PARAMS.kernelParams, hipKernelNodeParams'
+            # kernelParams): a list, or cuda.bindings' ((values), (ctypes types)), made an address
+            # array that the struct keeps alive.
+            value = _kept(s, (self.name, k), kernel_params(value))
         if self.kind == K_BYTES:
             if isinstance(value, str) or not isinstance(value, (bytes, bytearray, memoryview)):
                 raise TypeError(f"{self.name} holds {self.count} bytes of data: give bytes, not {type(value).__name__}")

@@ -223,3 +223,19 @@ def test_legacy_cuda_module_takes_12x_cuCtxCreate():
     """12.x programs call cuCtxCreate(flags, dev); 13.x takes (ctxCreateParams, flags, dev)."""
     from cuda import cuda
     assert cuda.cuCtxCreate(0, 0)[0] == cuda.cuCtxCreate(None, 0, 0)[0] == driver.cuCtxCreate(None, 0, 0)[0]
+
+
+def test_kernel_params_in_a_struct_field():
+    """CUDA_KERNEL_NODE_PARAMS.kernelParams takes cuda.bindings' ((values), (types)): an address
+    array, kept alive by the struct, each entry pointing at its value."""
+    import ctypes
+    import gc
+    p = driver.CUDA_KERNEL_NODE_PARAMS()
+    p.kernelParams = ((driver.CUdeviceptr(0x1234), 3, 2.5), (None, ctypes.c_int, ctypes.c_float))
+    gc.collect()
+    addrs = (ctypes.c_void_p * 3).from_address(int(p.kernelParams))
+    assert ctypes.c_uint64.from_address(addrs[0]).value == 0x1234
+    assert ctypes.c_int.from_address(addrs[1]).value == 3
+    assert ctypes.c_float.from_address(addrs[2]).value == 2.5
+    with pytest.raises(TypeError):
+        p.kernelParams = ((1, 2), (ctypes.c_int,))
