@@ -1,0 +1,20 @@
+"""`hip.tensor`: GPU arrays and JIT kernels on HIP, built on `hip.hip`, `hip.hiprtc` and the
+ROCm libraries (no CuPy, no PyTorch). Follows the Python array API standard (2023.12) and,
+where it is silent, NumPy.
+
+    import hip.tensor as ht
+    x = ht.asarray(numpy_array)
+    y = (x * 2 + 1).sum(axis=0).get()
+
+Importing loads no HIP library (NumPy is imported); the first array or kernel does.
+
+Layout (one idea per module):
+  runtime substrate   _device (Device, Stream, Event), _memory (caching allocator, pinned pool,
+                      statistics), _compiler (hiprtc, kernel cache in memory and on disk, launch),
+                      _interop (DLPack and __cuda_array_interface__ primitives)
+  arrays              _dtypes (dtypes, promotion table), _array (ndarray), _creation,
+                      _manipulation, _indexing
+  kernels             _elementwise_kernel (ElementwiseKernel), _reduction_kernel (ReductionKernel),
+                      _raw (RawKernel, RawModule), _kernel_source (the C++ prelude and templates)
+  array API functions _elementwise, _statistical, _searching, _sorting, _set, _linalg, _fusion
+"""
