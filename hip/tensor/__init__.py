@@ -17,4 +17,6 @@ Layout (one idea per module):
   kernels             _elementwise_kernel (ElementwiseKernel), _reduction_kernel (ReductionKernel),
                       _raw (RawKernel, RawModule), _kernel_source (the C++ prelude and templates)
   array API functions _elementwise, _statistical, _searching, _sorting, _set, _linalg, _fusion
+
+Builders: hip/tensor/CONTRACT.md holds the interfaces between these parts and the rules.
 """
