@@ -270,7 +270,8 @@ class Spec:
     # (codegen/alias/bridge.py; docs/alias.rst).
     bridge: dict = field(default_factory=dict, metadata=_key("bridge", {
         "hip": str, "hip_include_lib": _STRS, "unsupported": {str: str}, "manual": {str: str},
-        "rename": {str: str}, "drop": {str: _STRS}, "status": {str: str}, "status_names": _STRS}))
+        "rename": {str: str}, "drop": {str: _STRS}, "status": {str: str}, "status_names": _STRS,
+        "location_as_device": {"params": _STRS, "host": str}}))
     scopes: dict[str, str] = field(default_factory=dict)   # entry -> its `rocm:` range (the entries kept)
 
     def rule_for(self, tclass: str, pname: str, fname: str) -> IntentRule | None:

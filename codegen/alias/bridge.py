@@ -215,6 +215,13 @@ class Bridge:
                 else:
                     args.append(f"({hspell}){x}")
                 continue
+            loc = self.cfg.get("location_as_device", {})
+            if ct.kind == "record" and h.number_layout(ht) and any(
+                    re.fullmatch(rx, f"{cf.name}.{p.name}") for rx in loc.get("params", ())):
+                # A memory location where HIP takes a device (cudaMemAdvise's location): the host
+                # is HIP's hipCpuDeviceId (-1), a device its ordinal.
+                args.append(f"({hspell})({x}.type == {loc['host']} ? -1 : {x}.id)")
+                continue
             he, ce = h.enum_of(ht), c.enum_of(ct)
             hn, cn = h.number_layout(ht), c.number_layout(ct)
             if he and ce:

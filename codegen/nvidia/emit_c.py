@@ -113,6 +113,14 @@ class Layer:
             ht, ct = h.resolve(p.type), c.resolve(cp.type)
             cspell = cv.cspell_c(cp.type)
             t = f"hipnv_t{i}"
+            loc = self.spec.device_as_location
+            if ct.kind == "record" and h.number_layout(ht) and any(
+                    re.fullmatch(rx, f"{f.name}.{p.name}") for rx in loc.get("params", ())):
+                # A device ordinal where CUDA 13 takes a memory location (hipMemAdvise's device).
+                pre.append(f"{cv.cspell_c(cp.type, t)} = {{ .type = ({x} == -1 ? {loc['host']} : {loc['device']}), "
+                           f".id = ({x} == -1 ? 0 : {x}) }};")
+                args.append(t)
+                continue
             if cv.same_bits(p.type, cp.type):
                 if ht.kind == "record":
                     cv.need(ht.name)

@@ -51,6 +51,10 @@ class NvSpec:
     drop: dict[str, list[str]] = field(default_factory=dict, metadata=_key("drop", {str: _STRS}))
     # regex over HIP name -> CUDA params HIP lacks, passed as 0 / NULL
     fill: dict[str, list[str]] = field(default_factory=dict, metadata=_key("fill", {str: _STRS}))
+    # 'function.param' regexes of HIP device ordinals CUDA takes as a memory location (hipMemAdvise's
+    # device: hipCpuDeviceId (-1) is the host), with the location type enumerators
+    device_as_location: dict = field(default_factory=dict, metadata=_key(
+        "device_as_location", {"params": _STRS, "host": str, "device": str}))
     # Call CUDA's library through dlopen/dlsym instead of linking it: RCCL and NCCL export the
     # same names (ncclAllReduce), so a linked call would land on the layer's own export.
     dlopen: list[str] = field(default_factory=list, metadata=_key("dlopen", _STRS))
@@ -123,6 +127,9 @@ def unmatched(ns: NvSpec, module, types, cuda=None) -> list[Unmatched]:
                                  f"a function it matches lacks {', '.join(lacking)}"))
     out += [Unmatched(f"fill.{rx}", "matches no function") for rx in ns.fill
             if not any(re.fullmatch(rx, n) for n in fns)]
+    out += [Unmatched(f"device_as_location: {rx}", "matches no function parameter") for rx in
+            ns.device_as_location.get("params", ())
+            if not any(re.fullmatch(rx, f"{f.name}.{q.name}") for f in module.functions for q in f.params)]
     out += [Unmatched(f"zero_outputs.{rx}", "matches no function") for rx in ns.zero_outputs
             if not any(re.fullmatch(rx, n) for n in fns)]
     out += [Unmatched(f"opaque: {r}", f"no record {r}") for r in ns.opaque if r not in types.records]
@@ -157,6 +164,7 @@ def entries(ns: NvSpec) -> list[str]:
     for key in ("rename", "manual", "unsupported", "after", "enumerators", "fields", "drop", "fill",
                 "zero_outputs", "prologue"):
         out += [f"{key}.{k}" for k in getattr(ns, key)]
+    out += [f"device_as_location: {rx}" for rx in ns.device_as_location.get("params", ())]
     out += [f"opaque: {r}" for r in ns.opaque] + [f"require[{i}]" for i in range(len(ns.require))]
     out += [f"name_tables: {e}" for e in ns.name_tables] + (["status"] if ns.status else [])
     return out
