@@ -1359,67 +1359,197 @@ cdef object kernel_params(object o):
     included: it holds a pointer argument), an int is taken as the address it is, buffers
     (NumPy) by their data. Device memory is refused: it is the argument itself, and the driver
     would read it as host memory (pass it in a `ctypes.c_void_p`, or use `extra=`). Anything
-    else is a ready `void**` address.
+    else is a ready `void**` address. cuda.bindings' ((values), (ctypes types)) form is packed
+    here too. Every launch passes through: it is written for speed (no ctypes objects made).
     """
     if not isinstance(o, (list, tuple)):
         return o
-    import ctypes
     if _values_and_types(o):
         return _typed_params(o[0], o[1])
-    cdef list addrs = []
-    for i, x in enumerate(o):
-        if isinstance(x, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array, ctypes._Pointer)):
-            addrs.append(ctypes.addressof(x))
+    cdef Py_ssize_t i, n = len(o)
+    cdef _ParamBlock b = _ParamBlock.new(n)
+    cdef void* p
+    for i in range(n):
+        x = o[i]
+        if _ctypes_storage(x, &p):
+            b.slots[i] = p
         elif isinstance(x, DevicePointer) or hasattr(x, "__cuda_array_interface__") or _on_device(x):
             raise TypeError(f"kernel argument {i}: {type(x).__name__} is device memory, but each item of "
                             "kernelParams points to an argument's value in host memory; pass the pointer as "
                             "ctypes.c_void_p(int(p)), or the arguments as extra=(...)")
         else:
-            addrs.append(<size_t>addr(x))
-    return _address_array(addrs)
+            b.slots[i] = addr(x)
+    return b
+
+
+cdef object _CData = None        # ctypes' base class of every C data object (set once ctypes is imported)
+cdef object _addressof = None
+cdef dict _ctype_codes = {}      # ctypes simple type -> its one-character _type_ code
+
+
+cdef bint _ctypes_storage(object x, void** out) except -1:
+    """Set *out to a ctypes object's storage; False when `x` is not one."""
+    global _CData, _addressof
+    if _CData is None:
+        ct = sys.modules.get("ctypes")
+        if ct is None:   # no ctypes object can exist yet
+            return False
+        _CData, _addressof = ct._SimpleCData.__mro__[1], ct.addressof
+    if not isinstance(x, _CData):
+        return False
+    out[0] = PyLong_AsVoidPtr(_addressof(x))
+    return True
+
+
+cdef int _ctype_code(object t) except -2:
+    """The _type_ code of a ctypes simple type (c_int: 'i'); -1 for anything else."""
+    c = _ctype_codes.get(t)
+    if c is not None:
+        return c
+    ct = sys.modules.get("ctypes")
+    if ct is None or not isinstance(t, type) or not issubclass(t, ct._SimpleCData):
+        return -1
+    _ctype_codes[t] = ord(t._type_)
+    return _ctype_codes[t]
 
 
 cdef bint _values_and_types(object o) except -1:
     """cuda.bindings' form ((values), (types)): a pair whose second item holds ctypes types or None."""
-    if not (isinstance(o, tuple) and len(o) == 2 and isinstance(o[1], (tuple, list))
-            and isinstance(o[0], (tuple, list))):
+    if not (isinstance(o, tuple) and len(o) == 2):
         return False
-    import ctypes
-    return all(t is None or (isinstance(t, type) and issubclass(t, ctypes._SimpleCData)) for t in o[1])
+    vals, types = o[0], o[1]
+    if not (isinstance(types, (tuple, list)) and isinstance(vals, (tuple, list))):
+        return False
+    for t in types:
+        if t is not None and _ctype_code(t) < 0:
+            return False
+    return True
+
+
+cdef class _ParamBlock(Pointer):
+    """kernelParams packed here: n argument addresses, then a 16-byte slot per argument for the
+    values given by ctypes type (what the addresses point at), and the Python objects whose own
+    storage an address points into (kept alive with the block)."""
+    cdef void** slots
+    cdef char* values
+    cdef list keep
+
+    @staticmethod
+    cdef _ParamBlock new(Py_ssize_t n):
+        cdef _ParamBlock b = _ParamBlock.__new__(_ParamBlock)
+        # 16-byte slots after the addresses: long double needs 16 bytes and 16-byte alignment
+        b.slots = <void**>malloc(n * sizeof(void*) + 16 * n + 16 + 1)
+        if b.slots == NULL:
+            raise MemoryError()
+        b.values = <char*>((<size_t>(b.slots + n) + 15) & ~(<size_t>15))
+        b._ptr = b.slots
+        return b
+
+    def __dealloc__(self):
+        free(self.slots)
+
+
+cdef int _store_int(object v, char* slot, int nbytes, bint signed) except -1:
+    """An integer argument: __index__ semantics; the range of the type, or of its unsigned
+    counterpart read as two's complement (c_uint(-1) is allowed, as in C); outside: OverflowError."""
+    cdef object i = v if type(v) is int else PyNumber_Index(v)
+    cdef long long s, lim
+    cdef unsigned long long u
+    if nbytes == 8:
+        if i < 0:
+            s = i      # OverflowError below -2**63
+            u = <unsigned long long>s
+        else:
+            u = i      # OverflowError at 2**64
+    else:
+        lim = 1LL << (8 * nbytes)
+        if not (-(lim >> 1) <= i < lim):
+            raise OverflowError(f"kernel argument {v!r} does not fit a {8 * nbytes}-bit integer")
+        s = i
+        u = <unsigned long long>s
+    if nbytes == 1:
+        (<unsigned char*>slot)[0] = <unsigned char>u
+    elif nbytes == 2:
+        (<unsigned short*>slot)[0] = <unsigned short>u
+    elif nbytes == 4:
+        (<unsigned int*>slot)[0] = <unsigned int>u
+    else:
+        (<unsigned long long*>slot)[0] = u
+    return 0
+
+
+cdef bint _store(int code, object v, char* slot) except -1:
+    """Write `v` as the C value of ctypes code `code` into `slot`; False for codes not handled
+    here (the caller makes a ctypes object instead)."""
+    if code == 0x66:    # 'f'
+        (<float*>slot)[0] = <float>float(v)
+    elif code == 0x64:  # 'd'
+        (<double*>slot)[0] = float(v)
+    elif code == 0x69 or code == 0x49:   # 'i' 'I'
+        _store_int(v, slot, sizeof(int), code == 0x69)
+    elif code == 0x50:  # 'P' (c_void_p): an address, a handle or None
+        (<void**>slot)[0] = NULL if v is None else PyLong_AsVoidPtr(v if type(v) is int else int(v))
+    elif code == 0x71 or code == 0x51:   # 'q' 'Q'
+        _store_int(v, slot, 8, code == 0x71)
+    elif code == 0x6c or code == 0x4c:   # 'l' 'L'
+        _store_int(v, slot, sizeof(long), code == 0x6c)
+    elif code == 0x68 or code == 0x48:   # 'h' 'H'
+        _store_int(v, slot, 2, code == 0x68)
+    elif code == 0x62 or code == 0x42:   # 'b' 'B'
+        _store_int(v, slot, 1, code == 0x62)
+    elif code == 0x3f:  # '?'
+        (<unsigned char*>slot)[0] = 1 if v else 0
+    elif code == 0x67:  # 'g'
+        (<long double*>slot)[0] = <long double>float(v)
+    else:
+        return False
+    return True
 
 
 cdef object _typed_params(values, types):
     """((values), (types)): each value made a C value of its ctypes type (an int, a handle or an
     object with getPtr() for c_void_p); None as the type takes a ctypes object, or an object with
     getPtr() (a binding's handle or struct), by its storage's address."""
-    import ctypes
-    if len(values) != len(types):
-        raise TypeError(f"kernelParams: {len(values)} values but {len(types)} types")
-    cdef list addrs = [], keep = []
-    for i, (v, t) in enumerate(zip(values, types)):
+    cdef Py_ssize_t i, n = len(values)
+    if n != len(types):
+        raise TypeError(f"kernelParams: {n} values but {len(types)} types")
+    cdef _ParamBlock b = _ParamBlock.new(n)
+    cdef void* p
+    cdef char* slot
+    for i in range(n):
+        v, t = values[i], types[i]
         if t is None:
-            if isinstance(v, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
-                addrs.append(ctypes.addressof(v))
+            if _ctypes_storage(v, &p):
+                b.slots[i] = p
             elif hasattr(v, "getPtr"):
-                addrs.append(int(v.getPtr()))
+                b.slots[i] = PyLong_AsVoidPtr(int(v.getPtr()))
             else:
                 raise TypeError(f"kernelParams: value {i} ({type(v).__name__}) has the type None, which takes a "
                                 "ctypes object or an object with getPtr()")
-            keep.append(v)
-        else:
-            c = v if isinstance(v, t) else t(v if isinstance(v, (int, float)) or v is None else int(v))
-            keep.append(c)
-            addrs.append(ctypes.addressof(c))
-    return _KeptArray(_address_array(addrs), keep)
-
-
-cdef class _KeptArray(Pointer):
-    """An address array that keeps the C values it points at alive for the call."""
-    cdef object array, keep
-
-    def __init__(self, array, keep):
-        self.array, self.keep = array, keep
-        self._ptr = addr(array)
+            if b.keep is None:
+                b.keep = []
+            b.keep.append(v)
+            continue
+        if _ctypes_storage(v, &p):   # a ctypes value given: its own storage
+            if not isinstance(v, t):
+                raise TypeError(f"kernelParams: value {i} is a {type(v).__name__}, but its type is {t.__name__}")
+            b.slots[i] = p
+            if b.keep is None:
+                b.keep = []
+            b.keep.append(v)
+            continue
+        slot = b.values + 16 * i
+        b.slots[i] = slot
+        try:
+            if not _store(_ctype_code(t), v, slot):
+                c = v if isinstance(v, t) else t(v if isinstance(v, (int, float)) or v is None else int(v))
+                if b.keep is None:
+                    b.keep = []
+                b.keep.append(c)
+                _ctypes_storage(c, &b.slots[i])
+        except (TypeError, ValueError, OverflowError) as e:
+            raise type(e)(f"kernelParams: value {i} ({v!r}) as {t.__name__}: {e}") from None
+    return b
 
 
 cdef class IntValue:

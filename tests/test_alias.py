@@ -239,3 +239,41 @@ def test_kernel_params_in_a_struct_field():
     assert ctypes.c_float.from_address(addrs[2]).value == 2.5
     with pytest.raises(TypeError):
         p.kernelParams = ((1, 2), (ctypes.c_int,))
+
+
+def _simple_ctypes_types():
+    """Every simple ctypes type of this platform (taken from ctypes itself), but strings and objects."""
+    import ctypes
+    return sorted({t for t in vars(ctypes).values() if isinstance(t, type) and issubclass(t, ctypes._SimpleCData)
+                   and t is not ctypes._SimpleCData and t._type_ not in "zZuOXvc"}, key=lambda t: t.__name__)
+
+
+@pytest.mark.parametrize("t", _simple_ctypes_types(), ids=lambda t: t.__name__)
+def test_kernel_params_pack_each_ctypes_type_as_ctypes_does(t):
+    """((values), (types)) packs each value exactly as constructing the ctypes object would
+    (ctypes is the oracle), NumPy scalars included; a value out of the type's range is refused."""
+    import ctypes
+    import numpy as np
+    p = driver.CUDA_KERNEL_NODE_PARAMS()
+    if t._type_ in "fdg":
+        values = [0.5, -3.25, 1e30 if t._type_ != "f" else 3.0, np.float32(0.75), np.float64(-2.5)]
+    elif t._type_ == "?":
+        values = [True, False, 1, 0]
+    elif t._type_ == "P":
+        values = [None, 0, 0x1234, driver.CUdeviceptr(0x5678)]
+    else:
+        bits = 8 * ctypes.sizeof(t)
+        signed = t(-1).value < 0
+        lo, hi = (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
+        values = [0, 1, lo, hi, np.int8(-3) if signed else np.uint8(3)]
+    p.kernelParams = (tuple(values), (t,) * len(values))
+    addrs = (ctypes.c_void_p * len(values)).from_address(int(p.kernelParams))
+    for v, a in zip(values, addrs):
+        want = t(None if v is None else int(v) if t._type_ == "P" else v).value
+        assert t.from_address(a).value == want, (v, t.from_address(a).value, want)
+    if t._type_ not in "fdg?P":
+        bits = 8 * ctypes.sizeof(t)
+        with pytest.raises(OverflowError):
+            p.kernelParams = ((1 << bits,), (t,))
+        with pytest.raises(TypeError):
+            p.kernelParams = ((1.5,), (t,))
