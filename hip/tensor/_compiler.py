@@ -344,6 +344,11 @@ _FUNC_ATTRIBUTES = {a.name[len("HIP_FUNC_ATTRIBUTE_"):].lower(): a for a in h.hi
 
 
 def _dim3(d, what: str) -> tuple[int, int, int]:
+    if type(d) is tuple and 1 <= len(d) <= 3:
+        t = d + (1,) * (3 - len(d)) if len(d) < 3 else d
+        x, y, z = t
+        if type(x) is int and type(y) is int and type(z) is int and x > 0 and y > 0 and z > 0:
+            return t
     if type(d) is int:
         t = (d, 1, 1)
     else:
@@ -459,8 +464,8 @@ class Function:
         Python 3.11 on this project's 2-core CPU machine: ~1.6 us (warm plan); the binding's call
         adds ~0.4 us. See benchmarks/bench_tensor_launch.py.
         """
-        gx, gy, gz = (grid, 1, 1) if type(grid) is int else _dim3(grid, "grid")
-        bx, by, bz = (block, 1, 1) if type(block) is int else _dim3(block, "block")
+        gx, gy, gz = (grid, 1, 1) if type(grid) is int and grid > 0 else _dim3(grid, "grid")
+        bx, by, bz = (block, 1, 1) if type(block) is int and block > 0 else _dim3(block, "block")
         sptr = (stream if stream is not None else current_stream(self.device_id)).ptr
         if type(args) is not tuple:
             args = tuple(args)

@@ -5,6 +5,7 @@ per device, events for ordering work across streams without synchronizing the ho
 """
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 
@@ -77,11 +78,19 @@ def is_available() -> bool:
     return device_count() > 0
 
 
+def _no_device(err, function: str) -> HipError:
+    """hipGetDevice's error where there is no device says so."""
+    e = _error(err, function)
+    if int(err) in _NO_DEVICE and device_count() == 0:
+        e.args = (f"{e.args[0]}: no HIP device is visible (hipGetDeviceCount gives 0)",)
+    return e
+
+
 def get_device_id() -> int:
     """The calling thread's current device."""
     r = h.hipGetDevice()
     if r[0]:
-        raise _error(r[0], "hipGetDevice")
+        raise _no_device(r[0], "hipGetDevice")
     return r[1]
 
 
@@ -128,6 +137,8 @@ class Device:
     def __init__(self, id: int | "Device" | None = None):
         if id is None:
             id = get_device_id()
+        elif isinstance(id, bool):
+            raise TypeError("a device id is an int, got bool")
         elif isinstance(id, Device):
             id = id.id
         elif not isinstance(id, int) or isinstance(id, bool):
@@ -222,6 +233,11 @@ class Device:
         return f"<Device {self.id}>"
 
 
+# A stream's identity for the allocator: handles can be reused by the driver once a stream is
+# destroyed, so the allocator keys cached blocks by this instead of by `ptr`.
+_uids = itertools.count(1)
+
+
 class _NullOfCurrentDevice:
     """`Stream.null`: the null stream of the current device."""
 
@@ -234,10 +250,11 @@ class Stream:
     stream for its device (and its device current); `ptr` is the handle as an int (0: the null
     stream), `handle` the hip.hip stream object (None for the null stream)."""
 
-    __slots__ = ("ptr", "handle", "device_id", "non_blocking", "priority", "_owned", "__weakref__")
+    __slots__ = ("ptr", "handle", "device_id", "non_blocking", "priority", "uid", "_owned", "__weakref__")
     null = _NullOfCurrentDevice()
 
     def __init__(self, non_blocking: bool = False, priority: int = 0):
+        self.uid = next(_uids)
         self.device_id = get_device_id()
         flags = h.hipStreamNonBlocking if non_blocking else 0
         r = h.hipStreamCreateWithPriority(flags, int(priority))
@@ -250,10 +267,17 @@ class Stream:
     @classmethod
     def from_handle(cls, ptr: int, device_id: int | None = None) -> "Stream":
         """A stream made elsewhere (not destroyed by us); `ptr` 0 is the null stream."""
+        ptr = int(ptr)
+        device_id = get_device_id() if device_id is None else int(device_id)
+        if ptr == 0:
+            return null_stream(device_id)
+        return cls._wrap(ptr, device_id)
+
+    @classmethod
+    def _wrap(cls, ptr: int, device_id: int) -> "Stream":
         s = cls.__new__(cls)
-        s.ptr = int(ptr)
-        s.handle = None if s.ptr == 0 else s.ptr
-        s.device_id = get_device_id() if device_id is None else int(device_id)
+        s.uid = next(_uids)
+        s.ptr, s.handle, s.device_id = ptr, (None if ptr == 0 else ptr), device_id
         s.non_blocking, s.priority, s._owned = False, 0, False
         return s
 
@@ -343,7 +367,7 @@ def null_stream(device_id: int | None = None) -> Stream:
         device_id = get_device_id()
     s = _null_streams.get(device_id)
     if s is None:
-        s = _null_streams[device_id] = Stream.from_handle(0, device_id)
+        s = _null_streams.setdefault(device_id, Stream._wrap(0, device_id))
     return s
 
 
@@ -353,7 +377,7 @@ def current_stream(device_id: int | None = None) -> Stream:
     if device_id is None:
         r = h.hipGetDevice()
         if r[0]:
-            raise _error(r[0], "hipGetDevice")
+            raise _no_device(r[0], "hipGetDevice")
         device_id = r[1]
     try:
         return _tls.streams[device_id]

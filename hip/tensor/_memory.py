@@ -103,7 +103,7 @@ class _DeviceAllocator:
                 self._drain_deferred()
             if self.pending:
                 self._process_pending()
-            key = stream.ptr
+            key = stream.uid
             if key not in self.seen:
                 self._new_stream(key, stream)
             size = _round(nbytes)
@@ -114,7 +114,7 @@ class _DeviceAllocator:
                 self._promote()
                 entry = self._find(pool, key, size)
             if entry is None:
-                block = self._new_segment(size if not self.caching else _segment_size(size), small, key)
+                block = self._new_segment(_segment_size(size) if self.caching else size, small, stream, size)
             else:
                 block = entry[3]
                 i = bisect_left(pool, entry)
@@ -124,7 +124,7 @@ class _DeviceAllocator:
             rest = block.size - size
             if rest and self.caching and (rest >= _MIN_BLOCK if small else rest > _SMALL):
                 r = _Block(block.ptr + size, rest, small, block.key)
-                r.fence = block.fence
+                r.fence, r.stream = block.fence, block.stream
                 r.prev, r.next = block, block.next
                 if block.next is not None:
                     block.next.prev = r
@@ -176,16 +176,16 @@ class _DeviceAllocator:
             self.pending.append((events, block))
             return
         self._to_pool(block)
+        if len(self.fenced) > self.promote_at:   # keep the fence lists short between misses
+            self._promote()
+            self.promote_at = max(256, 2 * len(self.fenced))
 
     def _to_pool(self, block: _Block) -> None:
-        key = block.stream.ptr
-        block.stream = None
-        block.key = key
+        # The block keeps its stream while keyed to it: a live Stream object cannot be destroyed,
+        # so its handle cannot be reused by a new stream that would skip the fence.
+        block.key = block.stream.uid
         if self.multi:
-            block.fence = self._fence(key)
-            if len(self.fenced) > self.promote_at:   # keep the fence lists short without a miss
-                self._promote()
-                self.promote_at = max(256, 2 * len(self.fenced))
+            block.fence = self._fence(block.key, block.stream.ptr)
         self._insert_merged(block)
 
     def _insert_merged(self, block: _Block) -> None:
@@ -195,11 +195,11 @@ class _DeviceAllocator:
             if nb is None or not nb.in_pool:
                 continue
             if nb.key == block.key:
-                key, fence = block.key, max(nb.fence, block.fence)
+                key, fence, stream = block.key, max(nb.fence, block.fence), block.stream
             elif nb.key == _ANY:
-                key, fence = block.key, block.fence
+                key, fence, stream = block.key, block.fence, block.stream
             elif block.key == _ANY:
-                key, fence = nb.key, nb.fence
+                key, fence, stream = nb.key, nb.fence, nb.stream
             else:
                 continue
             del pool[bisect_left(pool, (nb.key, nb.size, nb.ptr))]
@@ -214,7 +214,8 @@ class _DeviceAllocator:
                 if nb.next is not None:
                     nb.next.prev = block
             block.size += nb.size
-            block.key, block.fence = key, fence
+            block.key, block.fence, block.stream = key, fence, stream
+            nb.stream = None
         block.in_pool = True
         insort(pool, (block.key, block.size, block.ptr, block))
         if block.fence and block.key != _ANY:
@@ -240,9 +241,9 @@ class _DeviceAllocator:
             # From now on frees are fenced; fence what the first stream left in the cache.
             self.multi = True
             for pool in (self.small, self.large):
-                keys = {e[0] for e in pool if e[0] != _ANY and e[3].fence == 0}
-                for k in keys:
-                    seq = self._fence(k)
+                keys = {e[0]: e[3].stream.ptr for e in pool if e[0] != _ANY and e[3].fence == 0}
+                for k, ptr in keys.items():
+                    seq = self._fence(k, ptr)
                     for e in pool:
                         if e[0] == k and e[3].fence == 0:
                             e[3].fence = seq
@@ -265,9 +266,9 @@ class _DeviceAllocator:
             raise _error(r[0], "hipEventRecord")
         return ev
 
-    def _fence(self, key: int) -> int:
+    def _fence(self, key: int, stream_ptr: int) -> int:
         self.seq += 1
-        self.fences.setdefault(key, []).append((self.seq, self._record(key)))
+        self.fences.setdefault(key, []).append((self.seq, self._record(stream_ptr)))
         return self.seq
 
     def _query(self, ev: int) -> bool:
@@ -280,15 +281,14 @@ class _DeviceAllocator:
 
     def _process_pending(self) -> None:
         """Blocks whose record_stream uses have completed go to their pools."""
-        keep = []
-        for events, block in self.pending:
+        pending, self.pending = self.pending, []
+        for events, block in pending:
             while events and self._query(events[-1]):
                 self.events.append(events.pop())
             if events:
-                keep.append((events, block))
+                self.pending.append((events, block))
             else:
                 self._to_pool(block)
-        self.pending = keep
 
     def _promote(self) -> None:
         """Free blocks whose fence has completed become takeable by every stream."""
@@ -301,6 +301,8 @@ class _DeviceAllocator:
                 self.events.append(fences[k][1])
                 k += 1
             del fences[:k]
+        for key in [k for k, v in self.fences.items() if not v]:
+            del self.fences[key]
         keep = []
         for entry in self.fenced:
             seq, key, block = entry
@@ -310,13 +312,13 @@ class _DeviceAllocator:
                 pool = self.small if block.small else self.large
                 del pool[bisect_left(pool, (block.key, block.size, block.ptr))]
                 block.in_pool = False
-                block.key, block.fence = _ANY, 0
+                block.key, block.fence, block.stream = _ANY, 0, None
                 self._insert_merged(block)
             else:
                 keep.append(entry)
         self.fenced = keep
 
-    def _new_segment(self, size: int, small: bool, key: int) -> _Block:
+    def _new_segment(self, size: int, small: bool, stream: Stream, min_size: int) -> _Block:
         switch = get_device_id() != self.device_id
         if switch:
             with Device(self.device_id):
@@ -331,6 +333,10 @@ class _DeviceAllocator:
             self._release_cached()
             with Device(self.device_id):
                 r = h.hipMalloc(size)
+                if r[0] and size > (need := (min_size + _ROUND_LARGE - 1) & ~(_ROUND_LARGE - 1)):
+                    h.hipGetLastError()     # a shared segment does not fit: one just big enough
+                    size = need
+                    r = h.hipMalloc(size)
             if r[0]:
                 h.hipGetLastError()
                 self.ooms += 1
@@ -346,7 +352,9 @@ class _DeviceAllocator:
         self.segments += 1
         if self.segments > self.segments_peak:
             self.segments_peak = self.segments
-        return _Block(int(r[1]), size, small, key)
+        b = _Block(int(r[1]), size, small, stream.uid)
+        b.stream = stream
+        return b
 
     def _release_segment(self, block: _Block) -> None:
         r = h.hipFree(block.ptr)
@@ -454,23 +462,29 @@ class MemoryPointer:
         return f"<MemoryPointer {self.ptr:#x} ({self.size} bytes) on device {self.device_id}>"
 
 
+def _index(v, what: str) -> int:
+    if isinstance(v, bool) or not hasattr(v, "__index__"):
+        raise TypeError(f"{what} is an int, got {type(v).__name__}")
+    return v.__index__()
+
+
 def alloc(nbytes: int, stream: Stream | None = None) -> MemoryPointer:
     """`nbytes` of device memory for use on `stream` (the current stream by default; the memory is
     on the stream's device). 0 bytes gives a null pointer."""
     if stream is None:
         stream = current_stream()
     if type(nbytes) is not int:
-        nbytes = int(nbytes.__index__())
+        nbytes = _index(nbytes, "nbytes")
     if nbytes < 0:
         raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
+    if nbytes:
+        a = _allocators.get(stream.device_id) or _allocator(stream.device_id)
+        b = a.malloc(nbytes, stream)
+    else:
+        a = b = None
     m = MemoryPointer.__new__(MemoryPointer)
-    m.size, m.device_id, m.stream = nbytes, stream.device_id, stream
-    if nbytes == 0:
-        m.ptr, m._block, m._allocator = 0, None, None
-        return m
-    a = _allocators.get(stream.device_id) or _allocator(stream.device_id)
-    b = a.malloc(nbytes, stream)
-    m.ptr, m._block, m._allocator = b.ptr, b, a
+    m.size, m.device_id, m.stream, m._block, m._allocator = nbytes, stream.device_id, stream, b, a
+    m.ptr = b.ptr if b is not None else 0
     return m
 
 
@@ -653,7 +667,7 @@ class PinnedMemory:
 
 def alloc_pinned(nbytes: int) -> PinnedMemory:
     """`nbytes` of page-locked host memory (hipHostMalloc), pooled."""
-    nbytes = int(nbytes)
+    nbytes = _index(nbytes, "nbytes")
     if nbytes < 0:
         raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
     m = PinnedMemory.__new__(PinnedMemory)
@@ -694,7 +708,7 @@ def memcpy(dst, src, nbytes: int, kind="default", stream: Stream | None = None) 
     k = _KINDS.get(kind) if isinstance(kind, str) else h.hipMemcpyKind(int(kind))
     if k is None:
         raise ValueError(f"kind {kind!r}: expected one of {sorted(_KINDS)} or a hipMemcpyKind")
-    nbytes = int(nbytes)
+    nbytes = _index(nbytes, "nbytes")
     if nbytes < 0:
         raise ValueError(f"negative byte count {nbytes}")
     if nbytes == 0:

@@ -1,0 +1,236 @@
+"""hip.tensor._compiler without a GPU: the real hiprtc (ROCm) compiles to gfx90a code objects, the
+memory and disk caches (a second process compiles nothing), options per platform, and the
+kernel-argument packing that Function.launch hands to hipModuleLaunchKernel."""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import struct
+
+import numpy as np
+import pytest
+
+from conftest import run_python
+from hip.tensor import _compiler as C
+
+EM_AMDGPU = 224
+SOURCE = r'''
+template <typename T>
+__global__ void fill(T* out, T value, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = value;
+}
+extern "C" __global__ void scale(float* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+'''
+
+
+def assert_amdgpu_elf(code: bytes):
+    assert code[:4] == b"\x7fELF" and code[4] == 2 and code[5] == 1
+    assert struct.unpack_from("<H", code, 18)[0] == EM_AMDGPU
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    d = tmp_path / "kernels"
+    monkeypatch.setenv("HIP_TENSOR_CACHE_DIR", str(d))
+    C.clear_memory_cache()
+    yield d
+    C.clear_memory_cache()
+
+
+def test_options_per_platform():
+    assert C.std_options("gfx90a") == ("-std=c++17", "-O3", "--offload-arch=gfx90a")
+    assert C.std_options("gfx90a:sramecc+:xnack-")[-1] == "--offload-arch=gfx90a:sramecc+:xnack-"
+    assert C.std_options("sm_90") == ("-std=c++17", "--gpu-architecture=sm_90")   # NVRTC: no -O3
+    assert C.arch_options("compute_80") == ("--gpu-architecture=compute_80",)
+    with pytest.raises(ValueError):
+        C.arch_options("")
+
+
+@pytest.mark.runtime
+def test_target_arch_without_a_device():
+    r = run_python("from hip.tensor._compiler import target_arch; print(target_arch())",
+                   env={"HIP_TENSOR_ARCH": "gfx942"})
+    assert r.returncode == 0, r.stderr
+    from hip.tensor._device import device_count
+    if device_count():
+        assert r.stdout.strip() != "gfx942"          # a device's own arch wins
+    else:
+        assert r.stdout.strip() == "gfx942"
+        r = run_python("from hip.tensor._compiler import target_arch; print(target_arch())",
+                       env={"HIP_TENSOR_ARCH": None, "HIP_PLATFORM": None})
+        assert r.stdout.strip() == "gfx90a"
+
+
+@pytest.mark.runtime
+def test_compile_code_object_for_gfx90a(cache):
+    code = C.compile_code_object(SOURCE, arch="gfx90a")
+    assert_amdgpu_elf(code)
+    assert code == C.compile_code_object(SOURCE, (), "gfx90a")       # memory cache: same bytes
+    s = C.stats()
+    assert s["memory_hits"] >= 1
+
+
+@pytest.mark.runtime
+def test_name_expressions_are_lowered_and_cached_on_disk(cache):
+    key, code, lowered = C._code_object(SOURCE, ("-DUNUSED=1",), "gfx90a", ("fill<float>", "fill<int>"))
+    assert_amdgpu_elf(code)
+    assert lowered["fill<float>"].startswith("_Z") and "fill" in lowered["fill<float>"]
+    assert lowered["fill<float>"] != lowered["fill<int>"]
+    files = os.listdir(cache)
+    assert files == [key + ".hipko"]
+    C.clear_memory_cache()
+    before = C.stats()
+    assert C._code_object(SOURCE, ("-DUNUSED=1",), "gfx90a", ("fill<float>", "fill<int>"))[1:] == (code, lowered)
+    after = C.stats()
+    assert after["compiles"] == before["compiles"] and after["disk_hits"] == before["disk_hits"] + 1
+
+
+@pytest.mark.runtime
+def test_key_covers_source_options_arch_and_names():
+    keys = {C._key(SOURCE, ("-O3",), (), "gfx90a"), C._key(SOURCE + " ", ("-O3",), (), "gfx90a"),
+            C._key(SOURCE, ("-O2",), (), "gfx90a"), C._key(SOURCE, ("-O3",), (), "gfx942"),
+            C._key(SOURCE, ("-O3",), ("fill<int>",), "gfx90a"), C._key(SOURCE, ("-O", "3"), (), "gfx90a")}
+    assert len(keys) == 6
+    assert C._key(SOURCE, ("-O3",), (), "gfx90a") == C._key(SOURCE, ("-O3",), (), "gfx90a")
+    rtc, rt, pkg = C._toolchain_versions()
+    assert rtc != "unknown" and rt not in ("unknown", "unavailable")
+
+
+@pytest.mark.runtime
+def test_a_second_process_compiles_nothing(tmp_path):
+    """Process 1 compiles into a fresh cache dir; process 2 gets the code object from disk with
+    hiprtc never compiling (its compile counter stays 0), byte for byte the same."""
+    prog = """
+        import hashlib, json
+        from hip.tensor import _compiler as C
+        src = 'extern "C" __global__ void k(float* x, float a) { x[threadIdx.x] = a * %d; }'
+        code = C.compile_code_object(src, ("-DX=1",), "gfx90a")
+        print(json.dumps({"sha": hashlib.sha256(code).hexdigest(), **C.stats()}))
+    """ % os.getpid()
+    env = {"HIP_TENSOR_CACHE_DIR": str(tmp_path / "c")}
+    first = run_python(prog, env=env)
+    assert first.returncode == 0, first.stderr
+    a = json.loads(first.stdout)
+    assert (a["compiles"], a["disk_hits"], a["disk_writes"]) == (1, 0, 1)
+    second = run_python(prog, env=env)
+    assert second.returncode == 0, second.stderr
+    b = json.loads(second.stdout)
+    assert (b["compiles"], b["disk_hits"], b["disk_writes"]) == (0, 1, 0)
+    assert b["sha"] == a["sha"]
+
+
+@pytest.mark.runtime
+def test_corrupt_cache_file_is_recompiled(cache):
+    key, code, _ = C._code_object(SOURCE, (), "gfx90a", ())
+    path = cache / (key + ".hipko")
+    data = bytearray(path.read_bytes())
+    data[-10] ^= 0xFF                                  # flip a byte of the code object
+    path.write_bytes(bytes(data))
+    C.clear_memory_cache()
+    before = C.stats()
+    assert C._code_object(SOURCE, (), "gfx90a", ())[1] == code
+    after = C.stats()
+    assert after["disk_errors"] == before["disk_errors"] + 1
+    assert after["compiles"] == before["compiles"] + 1
+    assert path.read_bytes() != bytes(data)            # rewritten whole
+
+
+@pytest.mark.runtime
+def test_empty_cache_dir_disables_the_disk_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HIP_TENSOR_CACHE_DIR", "")
+    monkeypatch.chdir(tmp_path)
+    C.clear_memory_cache()
+    before = C.stats()
+    C.compile_code_object(SOURCE + "// no disk\n", arch="gfx90a")
+    after = C.stats()
+    assert after["disk_writes"] == before["disk_writes"] and os.listdir(tmp_path) == []
+    assert C.cache_dir() is None
+
+
+@pytest.mark.runtime
+def test_compile_error_carries_the_log(cache):
+    with pytest.raises(C.CompileError) as e:
+        C.compile_code_object('extern "C" __global__ void bad(float* x) { x[0] = undefined_name; }', arch="gfx90a")
+    assert "undefined_name" in e.value.log and "error" in e.value.log
+    assert "--offload-arch=gfx90a" in str(e.value)
+    with pytest.raises(TypeError):
+        C.compile_code_object(b"bytes are not source", arch="gfx90a")
+    with pytest.raises(TypeError):
+        C.compile_code_object(SOURCE, (3,), arch="gfx90a")
+
+
+# -- argument packing: the bytes hipModuleLaunchKernel reads through kernelParams ------------------
+def unpack_params(plan, codes):
+    """Read each argument back from the address kernelParams gives for it."""
+    out = []
+    for i, code in enumerate(codes):
+        addr = plan.params[i]
+        out.append(struct.unpack(code, ctypes.string_at(addr, struct.calcsize(code)))[0])
+    return out
+
+
+def test_arguments_are_packed_with_their_c_types_and_alignment():
+    class Arr:
+        ptr = 0x7F00_0000_1000
+    args = (np.int8(-3), 2.5, Arr(), np.float16(1.5), np.complex64(1 - 2j), ctypes.c_short(7), True, None,
+            12345678901, np.uint32(4000000000), C.Pointer(0xABC), np.float32(0.25), ctypes.c_double(-1.0))
+    plan = C._Plan(args)
+    plan.pack(args)
+    base = ctypes.addressof(plan.buf)
+    offsets = [plan.params[i] - base for i in range(len(args))]
+    aligns = [1, 8, 8, 2, 8, 2, 1, 8, 8, 4, 8, 4, 8]
+    assert all(o % a == 0 for o, a in zip(offsets, aligns)), offsets
+    assert offsets == sorted(offsets) and len(set(offsets)) == len(offsets)
+    got = unpack_params(plan, ["<b", "<d", "<Q", "<e", "<8s", "<h", "<?", "<Q", "<q", "<I", "<Q", "<f", "<d"])
+    assert got == [-3, 2.5, Arr.ptr, 1.5, np.complex64(1 - 2j).tobytes(), 7, True, 0, 12345678901, 4000000000,
+                   0xABC, 0.25, -1.0]
+
+
+def test_plans_are_per_signature_and_repack():
+    a1, a2 = (np.float32(1), 3), (np.float32(2), 4)
+    p = C._Plan(a1)
+    p.pack(a2)
+    assert unpack_params(p, ["<f", "<q"]) == [2.0, 4]
+
+
+def test_objects_with_data_ptr_and_cai_are_pointers():
+    class Torchish:
+        def data_ptr(self):
+            return 0x5000
+
+    class Caish:
+        __cuda_array_interface__ = {"data": (0x6000, False), "shape": (1,), "typestr": "<f4", "version": 3}
+    args = (Torchish(), Caish())
+    p = C._Plan(args)
+    p.pack(args)
+    assert unpack_params(p, ["<Q", "<Q"]) == [0x5000, 0x6000]
+
+
+def test_bad_arguments_are_type_errors():
+    with pytest.raises(TypeError, match="argument 1"):
+        C._Plan((1, "text"))
+    with pytest.raises(TypeError, match="argument 0"):
+        C._Plan((np.datetime64("2020-01-01"),))
+    f = C.Function(None, "k", 0x1, device_id=0)
+    from hip.tensor._device import Stream
+    null = Stream.from_handle(0, 0)
+    with pytest.raises(TypeError, match="bad kernel arguments"):
+        f.launch(1, 1, (2 ** 70,), 0, null)           # does not fit int64: refused before the call
+    with pytest.raises(TypeError, match="grid"):
+        f.launch("1", 1, (), 0, null)
+    with pytest.raises(ValueError, match="positive"):
+        f.launch((1, 0), 1, (), 0, null)
+    with pytest.raises(TypeError, match="block"):
+        f.launch(1, (1, 2, 3, 4), (), 0, null)
+
+
+def test_dim3_forms():
+    assert C._dim3((4,), "grid") == (4, 1, 1)
+    assert C._dim3((4, 2), "grid") == (4, 2, 1)
+    assert C._dim3([4, 2, 3], "grid") == (4, 2, 3)
+    assert C._dim3((np.int64(5),), "grid") == (5, 1, 1)
