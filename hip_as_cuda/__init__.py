@@ -6,9 +6,6 @@ from CUDA's headers by codegen.alias (specs: hip_as_cuda/specs/). Where NVIDIA's
 cuda-bindings is not installed, the install provides the `cuda` package itself; everywhere,
 `python -m hip_as_cuda prog.py [args]` runs a program with its `cuda` imports taken by ours.
 """
-from __future__ import annotations
-
-import json
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -19,6 +16,7 @@ MODULES = ("driver", "runtime", "nvrtc")
 def coverage() -> dict[str, dict]:
     """Per module: how many CUDA functions are bridged to HIP, and each one's status and reason
     (the generator's report, hip_as_cuda/cuda/bindings/_coverage/<module>.json)."""
+    import json   # here, not at the top: `import cuda.bindings.driver` imports this package
     out = {}
     for m in MODULES:
         p = os.path.join(CUDA_DIR, "bindings", "_coverage", f"{m}.json")
