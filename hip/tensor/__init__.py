@@ -20,3 +20,13 @@ Layout (one idea per module):
 
 Builders: hip/tensor/CONTRACT.md holds the interfaces between these parts and the rules.
 """
+from ._dtypes import *  # noqa: E402,F401,F403
+from ._array import *  # noqa: E402,F401,F403
+from ._creation import *  # noqa: E402,F401,F403
+from ._manipulation import *  # noqa: E402,F401,F403
+from ._indexing import *  # noqa: E402,F401,F403
+from ._elementwise_kernel import *  # noqa: E402,F401,F403
+from ._reduction_kernel import *  # noqa: E402,F401,F403
+from ._raw import *  # noqa: E402,F401,F403
+from ._elementwise import *  # noqa: E402,F401,F403
+from ._statistical import *  # noqa: E402,F401,F403

@@ -1,0 +1,411 @@
+"""`ElementwiseKernel`: typed element-wise kernels from C++ snippets, in CuPy's style.
+
+    add = ElementwiseKernel("T x, T y", "T z", "z = x + y", "add")
+    z = add(x, y)                       # broadcasts, allocates z, specializes T per dtype
+
+Parameters are "TYPE name" (or "raw TYPE name": a pointer to a C-contiguous array, indexed by
+the operation itself); TYPE is a dtype name or a placeholder such as `T` bound by the arguments'
+dtypes. In the operation, `i` is the flat index and `_ind.size()` the element count.
+
+Each call collapses the broadcast shape to the fewest dimensions; when every array is then
+contiguous the kernel takes a flat grid-stride loop, else a strided N-d loop (no copies). A kernel
+is generated per (types, layout, index width), compiled through `_compiler.compile_module` and
+cached here per device; `Function.launch` runs it.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import re
+
+import numpy as np
+
+from . import _dtypes
+from ._dtypes import DType
+from ._kernel_source import PRELUDE
+from ._shapes import broadcast_shapes, broadcast_strides, collapse, memory_extent, prod
+
+__all__ = ["ElementwiseKernel"]
+
+BLOCK = 256                     # a multiple of every warp/wavefront width
+_INT32_LIMIT = 2 ** 31 - 1
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Param:
+    """One kernel parameter: its name, its type (a DType, or a placeholder name) and kind."""
+
+    __slots__ = ("name", "dtype", "placeholder", "raw")
+
+    def __init__(self, name: str, dtype: DType | None, placeholder: str | None, raw: bool):
+        self.name, self.dtype, self.placeholder, self.raw = name, dtype, placeholder, raw
+
+    def __repr__(self):
+        return f"Param({'raw ' if self.raw else ''}{self.placeholder or self.dtype.name} {self.name})"
+
+
+def parse_params(text: str) -> tuple[Param, ...]:
+    """'T x, raw float32 y' -> Params; ValueError on a malformed list."""
+    if not isinstance(text, str):
+        raise TypeError(f"parameters are a string such as 'T x, float32 y', got {type(text).__name__}")
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        words = part.split()
+        raw = words[0] == "raw"
+        if raw:
+            words = words[1:]
+        if len(words) != 2 or not _IDENT.match(words[1]):
+            raise ValueError(f"bad parameter {part!r}: expected '[raw] TYPE name'")
+        t, name = words
+        try:
+            d = _dtypes.dtype(t)
+            out.append(Param(name, d, None, raw))
+        except TypeError:
+            if not _IDENT.match(t):
+                raise ValueError(f"bad type {t!r} in parameter {part!r}") from None
+            out.append(Param(name, None, t, raw))
+    names = [p.name for p in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"repeated parameter name in {text!r}")
+    return tuple(out)
+
+
+def _ndarray():
+    from ._array import ndarray
+    return ndarray
+
+
+def scalar_dtype(v) -> DType:
+    """The dtype a scalar argument takes when nothing binds its type (NumPy scalars keep theirs)."""
+    if isinstance(v, np.generic):
+        return _dtypes.dtype(v.dtype)
+    return _dtypes.result_type(v)
+
+
+def scalar_value(v, d: DType):
+    """A Python/NumPy scalar as a NumPy scalar of `d` (bfloat16: its uint16 bits)."""
+    if d is _dtypes.bfloat16:
+        return np.uint16(_dtypes.float32_to_bfloat16_bits(np.float32(np.real(v)) if not isinstance(v, complex)
+                                                           else np.float32(v.real))[()])
+    if d.kind != "c" and isinstance(v, (complex, np.complexfloating)):
+        v = v.real
+    with np.errstate(over="ignore", invalid="ignore"):
+        return d.numpy.type(v)
+
+
+def bind_types(params, args, bindings: dict) -> dict:
+    """Placeholder -> DType from the arrays among `args` (then the scalars for still unbound ones).
+    A placeholder bound twice to different dtypes raises TypeError, as CuPy."""
+    nd = _ndarray()
+    for p, a in zip(params, args):
+        if p.placeholder is None or not isinstance(a, nd):
+            continue
+        t = bindings.get(p.placeholder)
+        if t is None:
+            bindings[p.placeholder] = a.dtype
+        elif t is not a.dtype:
+            raise TypeError(f"type {p.placeholder} is bound to {t.name} and to {a.dtype.name} "
+                            f"(parameter {p.name})")
+    for p, a in zip(params, args):
+        if p.placeholder is not None and a is not None and not isinstance(a, nd) \
+                and p.placeholder not in bindings:
+            bindings[p.placeholder] = scalar_dtype(a)
+    return bindings
+
+
+def is_scalar(a) -> bool:
+    return isinstance(a, (bool, int, float, complex, np.generic))
+
+
+class _Spec:
+    """What a generated kernel depends on: every parameter's type and kind and the layout."""
+
+    __slots__ = ("types", "kinds", "mem", "ndim", "index", "key")
+
+    def __init__(self, types, kinds, mem, ndim, index):
+        self.types, self.kinds, self.mem, self.ndim, self.index = types, kinds, mem, ndim, index
+        self.key = (types, kinds, mem, ndim, index)
+
+
+def _dims_type(n: int):
+    return ctypes.c_longlong * n
+
+
+class ElementwiseKernel:
+    """A typed element-wise kernel over broadcast arrays (see the module docstring)."""
+
+    def __init__(self, in_params: str, out_params: str, operation: str, name: str = "kernel",
+                 preamble: str = "", options=(), loop_prep: str = "", after_loop: str = ""):
+        if not isinstance(operation, str):
+            raise TypeError("operation must be a string of C++")
+        if not _IDENT.match(name):
+            raise ValueError(f"kernel name {name!r} is not a C identifier")
+        self.in_params = parse_params(in_params)
+        self.out_params = parse_params(out_params)
+        if not self.out_params:
+            raise ValueError("an ElementwiseKernel needs at least one output parameter")
+        names = [p.name for p in self.in_params + self.out_params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"a parameter name is both an input and an output: {names}")
+        if any(p.raw for p in self.out_params):
+            raise ValueError("raw output parameters are not supported: pass the array as a raw input")
+        self.operation = operation
+        self.name = name
+        self.preamble = preamble
+        self.options = tuple(options)
+        self.loop_prep = loop_prep
+        self.after_loop = after_loop
+        self.nin = len(self.in_params)
+        self.nout = len(self.out_params)
+        self._functions: dict = {}
+
+    def __repr__(self):
+        return f"<ElementwiseKernel {self.name}>"
+
+    # -- the call ----------------------------------------------------------------------------
+    def __call__(self, *args, size=None, stream=None, _bindings=None):
+        """Run on `args` (inputs, then optionally outputs); returns the output(s)."""
+        nin, nout = self.nin, self.nout
+        if len(args) not in (nin, nin + nout):
+            raise TypeError(f"{self.name}: takes {nin} inputs (and optionally {nout} outputs), "
+                            f"got {len(args)} arguments")
+        ins = list(args[:nin])
+        outs = list(args[nin:]) if len(args) > nin else [None] * nout
+        nd = _ndarray()
+        for p, a in zip(self.in_params, ins):
+            if not isinstance(a, nd) and not is_scalar(a):
+                raise TypeError(f"{self.name}: argument {p.name} must be a hip.tensor array or a scalar, "
+                                f"got {type(a).__name__}")
+            if p.raw and not isinstance(a, nd):
+                raise TypeError(f"{self.name}: raw argument {p.name} must be an array")
+        for p, a in zip(self.out_params, outs):
+            if a is not None and not isinstance(a, nd):
+                raise TypeError(f"{self.name}: output {p.name} must be a hip.tensor array, got {type(a).__name__}")
+        bindings = dict(_bindings) if _bindings else {}
+        bind_types(self.in_params + self.out_params, ins + outs, bindings)
+        shapes = [a.shape for p, a in zip(self.in_params, ins) if isinstance(a, nd) and not p.raw]
+        shapes += [a.shape for a in outs if a is not None]
+        if size is not None:
+            shapes.append((int(size),))
+        shape = broadcast_shapes(*shapes)
+        for p, a in zip(self.out_params, outs):
+            if a is not None and a.shape != shape:
+                raise ValueError(f"{self.name}: output {p.name} has shape {a.shape}, the inputs broadcast to {shape}")
+        device_id = _common_device(ins + outs)
+        for k, (p, a) in enumerate(zip(self.out_params, outs)):
+            if a is None:
+                t = p.dtype or bindings.get(p.placeholder)
+                if t is None:
+                    raise TypeError(f"{self.name}: cannot tell the type {p.placeholder} of output {p.name}: "
+                                    "pass the output array")
+                outs[k] = _ndarray()._empty(shape, t, device_id)
+        ins = _resolve_overlap(self.in_params, ins, outs)
+        n = prod(shape)
+        if n:
+            with _on_device(device_id):
+                self._launch(ins, outs, shape, n, bindings, device_id, stream)
+        return outs[0] if nout == 1 else tuple(outs)
+
+    def _launch(self, ins, outs, shape, n, bindings, device_id, stream):
+        """Pick the layout, fetch (or build) the kernel, launch it: the per-call hot path."""
+        nd = _ndarray()
+        params = self.in_params + self.out_params
+        args = ins + outs
+        arrays = [(p, a) for p, a in zip(params, args) if isinstance(a, nd) and not p.raw]
+        bstrides = [broadcast_strides(a.shape, a.strides, shape) for _, a in arrays]
+        cshape, cstrides = collapse(shape, bstrides)
+        contiguous = len(cshape) <= 1 and all(
+            (not s) or s[0] == a.dtype.itemsize for s, (_, a) in zip(cstrides, arrays))
+        span = max([n] + [abs(s) * d for st in cstrides for s, d in zip(st, cshape)])
+        index = "unsigned int" if span <= _INT32_LIMIT else "long long"
+        types = tuple((p.dtype or bindings[p.placeholder]).name for p in params)
+        kinds = tuple("raw" if p.raw else ("array" if isinstance(a, nd) else "scalar")
+                      for p, a in zip(params, args))
+        mem = tuple(a.dtype.name if isinstance(a, nd) else None for a in args)
+        ndim = 0 if contiguous else len(cshape)
+        extra = tuple(sorted((k, v.name) for k, v in bindings.items()
+                             if k not in {p.placeholder for p in params}))
+        key = (device_id, types, kinds, mem, ndim, index, extra)
+        fn = self._functions.get(key)
+        if fn is None:
+            spec = _Spec(types, kinds, mem, ndim, index)
+            fn = self._functions[key] = self._compile(spec, bindings)
+        kargs = []
+        it = iter(cstrides)
+        for p, a, t in zip(params, args, types):
+            if isinstance(a, nd):
+                kargs.append(a)
+                if not p.raw and ndim:
+                    kargs.append(_dims_type(ndim)(*next(it)))
+            else:
+                kargs.append(scalar_value(a, _dtypes.dtype(t)))
+        if ndim:
+            kargs.append(_dims_type(ndim)(*cshape))
+        kargs.append(np.uint32(n) if index == "unsigned int" else np.int64(n))
+        launch(fn, n, kargs, device_id, stream)
+
+    # -- source --------------------------------------------------------------------------------
+    def kernel_name(self, spec: _Spec, bindings: dict) -> str:
+        return f"{self.name}_{_digest(repr((spec.key, sorted((k, v.name) for k, v in bindings.items()))))}"
+
+    def generate(self, spec: _Spec, bindings: dict) -> tuple[str, str]:
+        """(kernel source without the prelude, kernel name) for one specialization."""
+        params = self.in_params + self.out_params
+        fname = self.kernel_name(spec, bindings)
+        sig, loads, stores = [], [], []
+        offsets = []
+        for k, (p, t, kind, m) in enumerate(zip(params, spec.types, spec.kinds, spec.mem)):
+            ct = _dtypes.dtype(t).ctype
+            is_out = k >= self.nin
+            if kind == "scalar":
+                sig.append(f"{ct} {p.name}")
+                continue
+            mt = _dtypes.dtype(m).ctype
+            if kind == "raw":
+                if mt != ct:
+                    raise TypeError(f"{self.name}: raw parameter {p.name} is {t}, the array is {m}")
+                sig.append(f"{'const ' if not is_out else ''}{ct}* {p.name}")
+                continue
+            q = "" if is_out else "const "
+            sig.append(f"{q}{mt}* _p{k}" if not spec.ndim else f"{q}char* _p{k}, ht_dims<{spec.ndim}> _s{k}")
+            at = f"_p{k}[_i]" if not spec.ndim else f"ht_at<{mt}>(_p{k}, _o{k})"
+            if spec.ndim:
+                offsets.append(k)
+            if is_out:
+                if mt == ct:
+                    loads.append(f"{ct} &{p.name} = {at};")
+                else:
+                    loads.append(f"{ct} {p.name};")
+                    stores.append(f"{at} = ht_cast<{mt}>({p.name});")
+            else:
+                if mt == ct:        # a reference: &x is the element's address (gather/scatter use it)
+                    loads.append(f"const {ct} &{p.name} = {at};")
+                else:
+                    loads.append(f"const {ct} {p.name} = ht_cast<{ct}>({at});")
+        if spec.ndim:
+            sig.append(f"ht_dims<{spec.ndim}> _shape")
+        sig.append(f"{spec.index} _n")
+        typedefs = "".join(f"    typedef {v.ctype} {k};\n" for k, v in sorted(bindings.items()))
+        body = []
+        if spec.ndim:
+            body.append("        " + " ".join(f"long long _o{k} = 0;" for k in offsets))
+            body.append(f"        {{ {spec.index} _r = _i;\n"
+                        f"#pragma unroll\n"
+                        f"          for (int _d = {spec.ndim} - 1; _d >= 0; --_d) {{\n"
+                        f"            {spec.index} _e = ({spec.index})_shape.v[_d], _c = _r % _e; _r /= _e;\n"
+                        + "".join(f"            _o{k} += (long long)_c * _s{k}.v[_d];\n" for k in offsets)
+                        + "          } }")
+        uses_ind = "_ind" in self.operation + self.loop_prep + self.after_loop
+        src = (f"{self.preamble}\n"
+               f"extern \"C\" __global__ void {fname}({', '.join(sig)}) {{\n"
+               f"{typedefs}"
+               + ("    struct { long long n; __device__ long long size() const { return n; } } _ind = {(long long)_n};\n"
+                  if uses_ind else "") +
+               f"    {self.loop_prep}\n"
+               f"    for ({spec.index} _i = ({spec.index})blockIdx.x * blockDim.x + threadIdx.x; _i < _n;\n"
+               f"         _i += ({spec.index})blockDim.x * gridDim.x) {{\n"
+               f"        const long long i = (long long)_i; (void)i;\n"
+               + "\n".join(body) + "\n"
+               + "".join(f"        {x}\n" for x in loads)
+               + f"        {self.operation};\n"
+               + "".join(f"        {x}\n" for x in stores)
+               + f"    }}\n    {self.after_loop}\n}}\n")
+        return src, fname
+
+    def _compile(self, spec: _Spec, bindings: dict):
+        from . import _compiler
+        body, fname = self.generate(spec, bindings)
+        module = _compiler.compile_module(PRELUDE + "\n" + body, self.options)
+        return module.get_function(fname)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+def spec_for(kernel: ElementwiseKernel, dtypes, kinds=None, ndim=0, index="unsigned int", bindings=None):
+    """A specialization without arrays (the CPU compile check): `dtypes` per parameter (inputs
+    then outputs: the arrays' dtypes), `kinds` 'array'/'scalar'/'raw', `ndim` 0 for contiguous."""
+    params = kernel.in_params + kernel.out_params
+    kinds = kinds or tuple("raw" if p.raw else "array" for p in params)
+    b = dict(bindings or {})
+    for p, d in zip(params, dtypes):
+        if p.placeholder and p.placeholder not in b:
+            b[p.placeholder] = _dtypes.dtype(d)
+    types = tuple((p.dtype or b[p.placeholder]).name for p in params)
+    mem = tuple(_dtypes.dtype(d).name if k != "scalar" else None for d, k in zip(dtypes, kinds))
+    return _Spec(types, tuple(kinds), mem, ndim, index), b
+
+
+# -- helpers shared by the kernels of the layer --------------------------------------------------
+def _common_device(arrays) -> int:
+    nd = _ndarray()
+    ids = {a.device_id for a in arrays if isinstance(a, nd)}
+    if len(ids) > 1:
+        raise ValueError(f"arrays on different devices ({sorted(ids)}): copy them to one with .to_device()")
+    if ids:
+        return ids.pop()
+    from ._device import get_device_id
+    return get_device_id()
+
+
+def _resolve_overlap(in_params, ins, outs):
+    """Copy an input that shares memory with an output in another layout (x[1:] += x[:-1]);
+    the same layout is safe, each element being read before it is written."""
+    nd = _ndarray()
+    res = list(ins)
+    for k, (p, a) in enumerate(zip(in_params, ins)):
+        if not isinstance(a, nd) or p.raw:
+            continue
+        alo, ahi = memory_extent(a.ptr, a.shape, a.strides, a.itemsize)
+        for o in outs:
+            if o is a or o.size == 0:
+                continue
+            olo, ohi = memory_extent(o.ptr, o.shape, o.strides, o.itemsize)
+            if alo < ohi and olo < ahi:
+                same = (a.ptr == o.ptr and a.dtype.itemsize == o.dtype.itemsize
+                        and broadcast_strides(a.shape, a.strides, o.shape) == o.strides)
+                if not same:
+                    res[k] = a.copy()
+                    break
+    return res
+
+
+class _Nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return None
+
+
+_NOTHING = _Nothing()
+
+
+def _on_device(device_id: int):
+    """`with` this around compiling and launching for arrays of `device_id`: makes it current
+    when it is not (kernels are loaded per device)."""
+    from ._device import Device, get_device_id
+    return _NOTHING if get_device_id() == device_id else Device(device_id)
+
+
+_grid_cap: dict = {}
+
+
+def grid_for(n: int, device_id: int, block: int = BLOCK) -> int:
+    """Blocks for a grid-stride loop over n items: enough to fill the device, no more."""
+    cap = _grid_cap.get(device_id)
+    if cap is None:
+        from ._device import Device
+        cap = _grid_cap[device_id] = max(1, Device(device_id).multiprocessor_count) * 32
+    return max(1, min((n + block - 1) // block, cap))
+
+
+def launch(fn, n: int, kargs, device_id: int, stream=None, block: int = BLOCK):
+    """Launch `fn` over n items on `stream` (the current one of the arrays' device)."""
+    from ._device import current_stream
+    if stream is None:
+        stream = current_stream(device_id)
+    fn.launch((grid_for(n, device_id, block), 1, 1), (block, 1, 1), kargs, 0, stream)
