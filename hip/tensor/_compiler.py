@@ -460,13 +460,17 @@ class Function:
     def launch(self, grid, block, args, shared_mem: int = 0, stream=None) -> None:
         """Launch on `stream` (the current stream of the function's device by default).
 
-        CPU cost up to the hipModuleLaunchKernel call, 4 arguments (2 pointers, a float, an int),
-        Python 3.11 on this project's 2-core CPU machine: ~1.6 us (warm plan); the binding's call
-        adds ~0.4 us. See benchmarks/bench_tensor_launch.py.
+        `stream` is a Stream (or an int handle). CPU cost up to the hipModuleLaunchKernel call with
+        4 arguments (2 pointers, a float32, an int), warm plan, Python 3.11 on the project's 2-core
+        CPU machine: 0.94 us (1.26 us with tuple grid/block); the binding's own call comes on top
+        (~0.4-0.5 us for any hip.hip call). benchmarks/bench_tensor_launch.py measures it.
         """
         gx, gy, gz = (grid, 1, 1) if type(grid) is int and grid > 0 else _dim3(grid, "grid")
         bx, by, bz = (block, 1, 1) if type(block) is int and block > 0 else _dim3(block, "block")
-        sptr = (stream if stream is not None else current_stream(self.device_id)).ptr
+        if stream is None:
+            sptr = current_stream(self.device_id).ptr
+        else:
+            sptr = stream if type(stream) is int else stream.ptr
         if type(args) is not tuple:
             args = tuple(args)
         sig = tuple([type(a) for a in args])
