@@ -209,3 +209,17 @@ def test_cai_refusals(bad, error):
         I.parse_cai([("shape", (1,))])
     with pytest.raises(TypeError):
         I.import_cai(object())
+
+
+@pytest.mark.parametrize("name", ["float32", "bool", "int8", "uint64", "complex128", "float16"])
+def test_cai_dict_parses_back(name):
+    from hip.tensor._device import Stream
+    d = I.cai_dict(0x9000, (4, 5), (40, 8) if name in ("uint64",) else None, name, True,
+                   Stream.from_handle(0xABC, 0))
+    imp, stream = I.parse_cai(d)
+    assert (imp.ptr, imp.shape, imp.dtype_name, imp.readonly, stream) == (0x9000, (4, 5), name, True, 0xABC)
+    assert imp.strides == ((40, 8) if name == "uint64" else I._strides_c((4, 5), imp.itemsize))
+    assert I.cai_dict(1, (1,), None, name, stream=Stream.from_handle(0, 0))["stream"] == 1   # legacy default
+    assert I.cai_dict(1, (1,), None, name)["stream"] is None
+    with pytest.raises(TypeError):
+        I.cai_dict(1, (1,), None, "bfloat16")

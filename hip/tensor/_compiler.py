@@ -258,7 +258,10 @@ _modules: dict[tuple, "Module"] = {}
 
 
 def compile_module(source: str, options=(), name_expressions=()) -> "Module":
-    """`source` compiled for the current device and loaded there (cached per device)."""
+    """`source` compiled for the current device and loaded there (cached per device).
+
+    Sources need no `#include <hip/hip_runtime.h>`: hiprtc provides it (ROCm 5.2's cannot even
+    find the header) and NVRTC has the built-ins (threadIdx, float2, clock64, ...)."""
     device_id = get_device_id()
     fast = (device_id, source, options if isinstance(options, tuple) else tuple(options),
             name_expressions if isinstance(name_expressions, tuple) else tuple(name_expressions))

@@ -337,6 +337,21 @@ def parse_cai(cai: dict, owner=None) -> tuple[Imported, int | None]:
     return Imported(ptr, shape, strides, dtype_name, None, dlpack_device(0)[0], readonly, owner), stream
 
 
+_TYPESTR_OF = {name: ("|" if kind == "b" or size == 1 else "<") + kind + str(size)
+               for (kind, size), name in _TYPESTR.items()}
+
+
+def cai_dict(ptr: int, shape, strides, dtype_name: str, readonly: bool = False, stream: Stream | None = None) -> dict:
+    """A __cuda_array_interface__ v3 dict for device memory. `strides` in bytes (None: C-contiguous);
+    `stream` is where the data is being produced (the null stream is reported as 1, the legacy
+    default stream; None: the consumer need not synchronize)."""
+    if dtype_name not in _TYPESTR_OF:
+        raise TypeError(f"dtype {dtype_name!r} has no __cuda_array_interface__ typestr")
+    return {"shape": tuple(int(d) for d in shape), "typestr": _TYPESTR_OF[dtype_name], "descr": [("", _TYPESTR_OF[dtype_name])],
+            "data": (int(ptr), bool(readonly)), "strides": None if strides is None else tuple(int(x) for x in strides),
+            "version": 3, "stream": None if stream is None else (stream.ptr or 1)}
+
+
 def _pointer_device(ptr: int) -> int:
     """The device owning a device address (hipPointerGetAttributes), else the current device."""
     if ptr:

@@ -106,19 +106,24 @@ class _DeviceAllocator:
             key = stream.uid
             if key not in self.seen:
                 self._new_stream(key, stream)
-            size = _round(nbytes)
+            size = _MIN_BLOCK if nbytes < _MIN_BLOCK else (nbytes + _MIN_BLOCK - 1) & ~(_MIN_BLOCK - 1)
             small = size <= _SMALL
             pool = self.small if small else self.large
-            entry = self._find(pool, key, size) if self.caching else None
-            if entry is None and self.caching and (self.fenced or self.pending):
-                self._promote()
-                entry = self._find(pool, key, size)
+            entry = None
+            if self.caching:
+                i = bisect_left(pool, (key, size))
+                if not self.multi and i < len(pool) and pool[i][0] == key:
+                    entry = pool[i]          # one stream so far: no block is keyed _ANY
+                else:
+                    entry = self._find(pool, key, size)
+                    if entry is None and (self.fenced or self.pending):
+                        self._promote()
+                        entry = self._find(pool, key, size)
             if entry is None:
                 block = self._new_segment(_segment_size(size) if self.caching else size, small, stream, size)
             else:
                 block = entry[3]
-                i = bisect_left(pool, entry)
-                del pool[i]
+                del pool[bisect_left(pool, entry)]
                 block.in_pool = False
                 self.hits += 1
             rest = block.size - size
