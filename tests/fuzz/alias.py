@@ -64,18 +64,34 @@ def calls(seed: int, per_function: int | None) -> list:
     return out
 
 
+def _child(cs: list, timeout: float):
+    p = subprocess.run([sys.executable, "-c", CHILD], input="\n".join(json.dumps(c) for c in cs) + "\n",
+                       capture_output=True, text=True, timeout=timeout)
+    lines = [l for l in p.stdout.splitlines() if l]
+    return p, lines
+
+
 def run(cs: list, timeout: float = 600) -> dict:
-    """{'calls': n, 'crashes': [[module, fn, args, returncode]]}."""
+    """{'calls': n, 'crashes': [[module, fn, args, returncode, earlier]]}: `earlier` is None when the
+    call crashes alone too, else the earlier call of the same child behind it (a call that left
+    something behind: a NULL callback the driver runs later, a corrupted state), found by replaying
+    each earlier call followed by the crashed one."""
     crashes, i = [], 0
     while i < len(cs):
-        p = subprocess.run([sys.executable, "-c", CHILD], input="\n".join(json.dumps(c) for c in cs[i:]) + "\n",
-                           capture_output=True, text=True, timeout=timeout)
-        lines = [l for l in p.stdout.splitlines() if l]
+        p, lines = _child(cs[i:], timeout)
         if lines and lines[-1] == "DONE":
             break
         done = len(lines)          # the last printed call is the one that crashed
-        crashed = cs[i + done - 1] if done else cs[i]
-        crashes.append(crashed + [p.returncode])
+        at = i + done - 1 if done else i
+        crashed, earlier = cs[at], None
+        if _child([crashed], timeout)[1][-1:] == ["DONE"]:   # passes alone: find the call behind it
+            for j in range(at - 1, max(i, at - 40) - 1, -1):   # the 40 calls before it
+                if _child([cs[j], crashed], timeout)[1][-1:] != ["DONE"]:
+                    earlier = cs[j]
+                    break
+            else:
+                earlier = "not one of the 40 calls before it alone"
+        crashes.append(crashed + [p.returncode, earlier])
         i += max(done, 1)
     return {"calls": len(cs), "crashes": crashes}
 

@@ -95,3 +95,19 @@ HIPNV_EXPORT hipabi_hipError_t hipStreamAddCallback(hipabi_hipStream_t stream, h
     if (r != cudaSuccess) free(c);
     return hipnv_hipError_t_from_cudaError_t(r);
 }
+
+/* cudaDeviceAttr lacks some of the driver's attributes (CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_-
+ * MANAGEMENT_SUPPORTED, ...): those HIP attributes are asked of cuDeviceGetAttribute. */
+HIPNV_EXPORT hipabi_hipError_t hipDeviceGetAttribute(int* pi, hipabi_hipDeviceAttribute_t attr, int deviceId) {
+    int ok = 1;
+    int ra = hipnv_cudaDeviceAttr_from_hipDeviceAttribute_t((int)attr, &ok);
+    if (ok) return hipnv_hipError_t_from_cudaError_t(cudaDeviceGetAttribute(pi, (enum cudaDeviceAttr)ra, deviceId));
+    ok = 1;
+    int da = hipnv_CUdevice_attribute_from_hipDeviceAttribute_t((int)attr, &ok);
+    if (!ok) return hipabi_hipErrorInvalidValue;
+    CUdevice d;
+    hipnv_ensure_context();
+    CUresult r = cuDeviceGet(&d, deviceId);
+    if (r == CUDA_SUCCESS) r = cuDeviceGetAttribute(pi, (CUdevice_attribute)da, d);
+    return hipnv_hipError_t_from_CUresult(r);
+}
