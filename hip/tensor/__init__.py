@@ -20,6 +20,10 @@ Layout (one idea per module):
 
 Builders: hip/tensor/CONTRACT.md holds the interfaces between these parts and the rules.
 """
+from ._device import *  # noqa: E402,F401,F403
+from ._memory import *  # noqa: E402,F401,F403
+from ._compiler import *  # noqa: E402,F401,F403
+from ._interop import *  # noqa: E402,F401,F403
 from ._dtypes import *  # noqa: E402,F401,F403
 from ._array import *  # noqa: E402,F401,F403
 from ._creation import *  # noqa: E402,F401,F403
