@@ -10,7 +10,8 @@
 # with the built modules as OUT_DIR/built.tgz. PREBUILT=FILE.tgz unpacks such an archive instead
 # of building the bindings (the layer is always rebuilt: it takes seconds), for a second run on a
 # fresh machine when only the layer, the tests or Python files changed (REBUILD=lib,lib rebuilds
-# those libraries' modules too).
+# those libraries' modules too). GPU_TESTS: the pytest targets (default: tests/gpu and the examples),
+# GPU_TESTS_TIMEOUT their time limit in s (900); SKIP_BENCH_NVIDIA / SKIP_BENCH_ALIAS skip a benchmark.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 INC=${1:?usage: tools/gpu_check.sh ROCM_INCLUDE [OUT_DIR]}
@@ -62,7 +63,7 @@ python3 -m hip 2>&1 | tee -a "$OUT/summary.txt"
 
 step "GPU tests and examples"
 # GPU_TESTS: other pytest targets (a second run that checks only what changed)
-python3 -m pytest -q -p no:cacheprovider -rs ${GPU_TESTS:-tests/gpu tests/test_examples.py} 2>&1 | tee "$OUT/pytest.log" | tail -60
+timeout ${GPU_TESTS_TIMEOUT:-900} python3 -m pytest -q -p no:cacheprovider -rs ${GPU_TESTS:-tests/gpu tests/test_examples.py} 2>&1 | tee "$OUT/pytest.log" | tail -60
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" >> "$OUT/summary.txt"
 PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} python3 examples/rccl_allreduce.py >> "$OUT/summary.txt" 2>&1
 
@@ -76,7 +77,7 @@ if [ -f benchmarks/gpu/bench_nvidia.py ] && [ -z "${SKIP_BENCH_NVIDIA:-}" ]; the
   timeout 240 python3 benchmarks/gpu/bench_nvidia.py 2>&1 | tee "$OUT/bench.log" | tail -40
   tail -25 "$OUT/bench.log" >> "$OUT/summary.txt"
 fi
-if [ -f benchmarks/gpu/bench_alias.py ]; then
+if [ -f benchmarks/gpu/bench_alias.py ] && [ -z "${SKIP_BENCH_ALIAS:-}" ]; then
   timeout 240 python3 benchmarks/gpu/bench_alias.py 2>&1 | tee "$OUT/bench-alias.log" | tail -40
   tail -25 "$OUT/bench-alias.log" >> "$OUT/summary.txt"
 fi
