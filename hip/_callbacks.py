@@ -3,8 +3,6 @@
 The generated trampoline receives a context tuple (callable, user_data, once)
 through the C user-data pointer and calls the Python function with the GIL.
 """
-from __future__ import annotations
-
 import sys
 
 

@@ -10,8 +10,6 @@ attributes EnumType.__new__ would set (`_member_map_`, `_value2member_map_`,
 generated code never go through the enum machinery: results are looked up
 with one dict access (`member`), arguments checked by type first.
 """
-from __future__ import annotations
-
 import enum as _std
 
 _EnumType = getattr(_std, "EnumType", None) or _std.EnumMeta   # EnumType from Python 3.11 on

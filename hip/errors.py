@@ -1,6 +1,4 @@
 """Exceptions shared by every hip module."""
-from __future__ import annotations
-
 
 class HipPythonError(Exception):
     """Base of every exception this package raises itself."""
@@ -30,7 +28,7 @@ class SymbolNotFoundError(HipPythonError, AttributeError):
 class HipError(HipPythonError, RuntimeError):
     """A call returned an error status: `code` (the enum member), `name`, `message`."""
 
-    def __init__(self, code, message: str | None = None, function: str | None = None):
+    def __init__(self, code, message: "str | None" = None, function: "str | None" = None):
         self.code = code
         self.name = getattr(code, "name", str(code))
         self.message = message or self.name

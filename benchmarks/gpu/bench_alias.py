@@ -13,7 +13,8 @@ Three contenders, each in its own fresh interpreters with the same timing code:
   (b) cuLaunchKernel of an almost empty kernel with 4 arguments given as ((values), (ctypes types))
       (hip: hipModuleLaunchKernel with a list of 4 ctypes values), 1 block of 32 threads on a
       non-blocking stream, --launches launches then one synchronize, us per launch, best of 5;
-  (c) `import cuda.bindings.driver` in fresh interpreters, --imports samples each, min and median:
+  (c) `import cuda.bindings.driver` in fresh interpreters, --imports samples each, min and median
+      (our .py files byte-compiled first, as pip installs them):
       the import statement itself (timed inside the program) and the whole process less a bare
       interpreter's start (what a user waits for, the hip_as_cuda launcher included).
 (a) and (b) run --rounds times, the contenders' order alternating, and keep each one's best.
@@ -275,6 +276,11 @@ def main() -> int:
     h.hipGetDeviceProperties(props, 0)
     name = props.name.decode(errors="replace") if isinstance(props.name, bytes) else str(props.name)
 
+    # As installed: pip writes the .pyc files NVIDIA's package imports from; a checkout run with
+    # PYTHONDONTWRITEBYTECODE=1 (the GPU machines set it) would compile our Python modules from
+    # source at every import instead.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(REPO, "hip"),
+                    os.path.join(REPO, "hip_as_cuda")], check=False)
     envs = environments()
     with tempfile.TemporaryDirectory(prefix="bench-alias-") as work:
         why = probe(envs, work)
