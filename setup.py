@@ -210,7 +210,7 @@ class generating_build_ext(build_ext):
 def packages() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
     """(packages, package_dir, package_data): `cuda` too where the alias is built and no NVIDIA
     cuda-bindings is in the environment being installed into."""
-    pkgs = ["hip", "hip._util", "hip_as_cuda", "hip_as_cuda.cuda", "hip_as_cuda.cuda.bindings"]
+    pkgs = ["hip", "hip._util", "hip.tensor", "hip_as_cuda", "hip_as_cuda.cuda", "hip_as_cuda.cuda.bindings"]
     alias_data = ["*.pxd", "*.pyi", "_coverage/*.json"]
     data = {"hip": ["*.pxd", "*.pyi", "py.typed", "_coverage/*.json", "_nvidia/*.so"],
             "hip_as_cuda": ["nvrtc_prelude.h"], "hip_as_cuda.cuda.bindings": alias_data}
