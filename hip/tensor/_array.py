@@ -461,7 +461,8 @@ class ndarray:
         if any(s % n for s in src._strides):
             src = src.copy()
         return _interop.export_dlpack(src, src.ptr, src._shape, tuple(s // n for s in src._strides),
-                                      src._dtype.name, src._device_id, stream=stream, max_version=max_version)
+                                      src._dtype.name, src._device_id, stream=stream, max_version=max_version,
+                                      readonly=src._readonly)
 
     @property
     def __cuda_array_interface__(self) -> dict:

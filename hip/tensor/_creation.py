@@ -214,7 +214,8 @@ def _host_to_device(host: np.ndarray, d: _dt.DType, device_id: int) -> ndarray:
             host = host.real
         with np.errstate(invalid="ignore", over="ignore"):
             host = host.astype(d.numpy)
-    host = np.ascontiguousarray(host)
+    if not host.flags.c_contiguous:
+        host = host.copy()                  # (np.ascontiguousarray would make 0-d arrays 1-d)
     out = ndarray._empty(host.shape, d, device_id)
     if host.nbytes:
         from ._device import current_stream

@@ -305,17 +305,19 @@ class iinfo:
 # -- host conversions of bfloat16 (its bits live in uint16 arrays) ------------------------------
 def float32_to_bfloat16_bits(a) -> np.ndarray:
     """Round float32 values to bfloat16 (nearest, ties to even; NaN stays NaN) -> uint16 bits."""
-    a = np.ascontiguousarray(a, dtype=np.float32)
+    shape = np.shape(a)
+    a = np.ascontiguousarray(a, dtype=np.float32).reshape(-1)
     u = a.view(np.uint32)
     rounded = ((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
     nan = np.isnan(a)
     out = rounded.astype(np.uint16)
     if nan.any():
         out[nan] = ((u[nan] >> np.uint32(16)) | np.uint32(0x40)).astype(np.uint16)
-    return out
+    return out.reshape(shape)
 
 
 def bfloat16_bits_to_float32(bits) -> np.ndarray:
     """uint16 bfloat16 bits -> float32 values (exact)."""
-    b = np.ascontiguousarray(bits, dtype=np.uint16)
-    return (b.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    shape = np.shape(bits)
+    b = np.ascontiguousarray(bits, dtype=np.uint16).reshape(-1)
+    return (b.astype(np.uint32) << np.uint32(16)).view(np.float32).reshape(shape)

@@ -60,6 +60,8 @@ def parse_params(text: str) -> tuple[Param, ...]:
             raise ValueError(f"bad parameter {part!r}: expected '[raw] TYPE name'")
         t, name = words
         try:
+            if len(t) == 1:             # one letter is a placeholder, never NumPy's type code ('D', 'f')
+                raise TypeError
             d = _dtypes.dtype(t)
             out.append(Param(name, d, None, raw))
         except TypeError:
