@@ -34,3 +34,5 @@ from ._reduction_kernel import *  # noqa: E402,F401,F403
 from ._raw import *  # noqa: E402,F401,F403
 from ._elementwise import *  # noqa: E402,F401,F403
 from ._statistical import *  # noqa: E402,F401,F403
+from ._sorting import *  # noqa: E402,F401,F403
+from ._fusion import *  # noqa: E402,F401,F403
