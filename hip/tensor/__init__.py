@@ -36,3 +36,6 @@ from ._elementwise import *  # noqa: E402,F401,F403
 from ._statistical import *  # noqa: E402,F401,F403
 from ._sorting import *  # noqa: E402,F401,F403
 from ._fusion import *  # noqa: E402,F401,F403
+from ._searching import *  # noqa: E402,F401,F403
+from ._set import *  # noqa: E402,F401,F403
+from ._linalg import *  # noqa: E402,F401,F403
