@@ -164,8 +164,8 @@ class ReductionKernel:
         P = 1
         if blocks < target and R >= 2 * G * _MIN_PER_LANE:
             P = min((target + blocks - 1) // blocks, R // (G * _MIN_PER_LANE), 65535)
-        chunk = (R + P - 1) // P
-        P = (R + chunk - 1) // chunk
+        chunk = max(1, (R + P - 1) // P)        # R == 0 (an empty reduced extent): one pass of identities
+        P = max(1, (R + chunk - 1) // chunk)
 
         scal = [scalar_value(a, _dtypes.dtype(t)) for a, t, k in zip(ins, types, kinds) if k == "scalar"]
         geometry = [_dims(ck), _dims(cr)]
