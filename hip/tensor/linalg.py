@@ -1,0 +1,185 @@
+"""`hip.tensor.linalg`: the array API's linear algebra extension (2023.12), the part that needs
+no factorization: matmul, matrix_transpose, tensordot, vecdot (the main namespace's), cross,
+diagonal, outer, trace, vector_norm, matrix_norm ('fro', 1, -1, inf, -inf), matrix_power (n >= 0).
+
+Not here yet (they need hipSOLVER factorizations): cholesky, det, eigh, eigvalsh, inv, matrix_rank,
+pinv, qr, slogdet, solve, svd, svdvals, matrix_norm ord 2 / -2 / 'nuc', matrix_power with n < 0.
+Norms follow NumPy: integer input gives float64, complex gives its real type, float16/bfloat16
+accumulate in float32; NaN propagates.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+from . import _dtypes as _dt
+from ._array import ndarray
+from ._elementwise import math_dtype
+from ._linalg import matmul, matrix_transpose, tensordot, vecdot
+from ._reduction_kernel import ReductionKernel
+from ._shapes import broadcast_shapes, normalize_axes, normalize_axis
+
+__all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "cross", "diagonal", "outer", "trace",
+           "vector_norm", "matrix_norm", "matrix_power"]
+
+
+def _need_array(x, name):
+    if not isinstance(x, ndarray):
+        raise TypeError(f"{name}: expected a hip.tensor array, got {type(x).__name__}")
+
+
+def diagonal(x, /, *, offset: int = 0) -> ndarray:
+    """A view of the `offset` diagonal of the last two axes (the diagonal is the last axis)."""
+    _need_array(x, "diagonal")
+    if x.ndim < 2:
+        raise ValueError(f"diagonal needs at least 2 dimensions, got {x.ndim}")
+    k = operator.index(offset)
+    m, n = x.shape[-2:]
+    s0, s1 = x.strides[-2:]
+    if k >= 0:
+        length, ptr = min(m, n - k), x.ptr + k * s1
+    else:
+        length, ptr = min(m + k, n), x.ptr - k * s0
+    length = max(0, length)
+    return x._view(ptr if length else x.ptr, x.shape[:-2] + (length,), x.strides[:-2] + (s0 + s1,))
+
+
+def trace(x, /, *, offset: int = 0, dtype=None) -> ndarray:
+    """Sums of the `offset` diagonals of the last two axes (dtype as `sum`'s)."""
+    from ._statistical import sum as _sum
+    return _sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+
+
+def outer(x1, x2, /) -> ndarray:
+    """The outer product of two 1-d arrays."""
+    from ._elementwise import multiply
+    _need_array(x1, "outer")
+    _need_array(x2, "outer")
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"outer needs 1-d arrays, got {x1.ndim}-d and {x2.ndim}-d")
+    a = x1._view(x1.ptr, (x1.shape[0], 1), (x1.strides[0], 0))
+    b = x2._view(x2.ptr, (1, x2.shape[0]), (0, x2.strides[0]))
+    return multiply(a, b)
+
+
+def cross(x1, x2, /, *, axis: int = -1) -> ndarray:
+    """Cross products of 3-element vectors along `axis` (of the broadcast shape)."""
+    from ._elementwise import multiply, subtract
+    from ._manipulation import broadcast_to, moveaxis, stack
+    _need_array(x1, "cross")
+    _need_array(x2, "cross")
+    d = _dt.result_type(x1.dtype, x2.dtype)
+    if d.kind not in "iufc":
+        raise TypeError(f"cross is not defined for {d.name}")
+    shape = broadcast_shapes(x1.shape, x2.shape)
+    if not shape:
+        raise ValueError("cross needs at least 1-d arrays")
+    ax = normalize_axis(axis, len(shape))
+    for x in (x1, x2):
+        i = ax - (len(shape) - x.ndim)
+        if i < 0 or x.shape[i] != 3:
+            raise ValueError(f"cross: both arrays need size 3 along axis {axis}, got {x1.shape} and {x2.shape}")
+    a = moveaxis(broadcast_to(x1, shape), ax, -1)
+    b = moveaxis(broadcast_to(x2, shape), ax, -1)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    c = [subtract(multiply(a1, b2), multiply(a2, b1)), subtract(multiply(a2, b0), multiply(a0, b2)),
+         subtract(multiply(a0, b1), multiply(a1, b0))]
+    return stack([v.astype(d, copy=False) for v in c], axis=ax)
+
+
+# -- norms ------------------------------------------------------------------------------------------------
+def _norm_kernel(map_expr, reduce_expr, post, identity, name):
+    return ReductionKernel("X x, float64 p", "Y y", map_expr, reduce_expr, post, identity, name, reduce_type="R")
+
+
+_NORMS = {
+    "2": _norm_kernel("ht_sqnorm(ht_cast<A>(x))", "a + b", "y = ht_cast<Y>(ht_sqrt(a))", "0", "ht_norm2"),
+    "1": _norm_kernel("ht_abs(ht_cast<A>(x))", "a + b", "y = ht_cast<Y>(a)", "0", "ht_norm1"),
+    "inf": _norm_kernel("ht_abs(ht_cast<A>(x))", "ht_maximum(a, b)", "y = ht_cast<Y>(a)", None, "ht_norm_inf"),
+    "-inf": _norm_kernel("ht_abs(ht_cast<A>(x))", "ht_minimum(a, b)", "y = ht_cast<Y>(a)", None, "ht_norm_ninf"),
+    "0": _norm_kernel("ht_cast<bool>(x) ? R(1) : R(0)", "a + b", "y = ht_cast<Y>(a)", "0", "ht_norm0"),
+    "p": _norm_kernel("ht_pow(ht_abs(ht_cast<A>(x)), (R)p)", "a + b", "y = ht_cast<Y>(ht_pow(a, (R)(1.0 / p)))", "0",
+                      "ht_normp"),
+}
+
+
+def _norm_dtype(d: _dt.DType) -> _dt.DType:
+    return (d if d.kind in "fc" else _dt.float64).real_dtype
+
+
+def _ord_key(ord) -> str:
+    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise TypeError(f"vector_norm: ord must be a number, got {ord!r}")
+    if ord == math.inf:
+        return "inf"
+    if ord == -math.inf:
+        return "-inf"
+    if ord in (0, 1, 2):
+        return str(int(ord))
+    if math.isnan(ord):
+        raise ValueError("vector_norm: ord is NaN")
+    return "p"
+
+
+def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2) -> ndarray:
+    """The `ord`-norm over `axis` (None: all elements; a tuple: those axes as one vector)."""
+    _need_array(x, "vector_norm")
+    if x.dtype.kind not in "biufc":
+        raise TypeError(f"vector_norm is not defined for {x.dtype.name}")
+    normalize_axes(axis, x.ndim)
+    key = _ord_key(ord)
+    y = _norm_dtype(x.dtype)
+    a = math_dtype(x.dtype if x.dtype.kind in "fc" else y)
+    return _NORMS[key](x, float(ord) if key == "p" else 0.0, axis=axis, keepdims=keepdims,
+                       _bindings={"A": a, "R": a.real_dtype, "Y": y})
+
+
+def matrix_norm(x, /, *, keepdims: bool = False, ord="fro") -> ndarray:
+    """Norms of the matrices in the last two axes: 'fro', 1, -1, inf, -inf (2, -2 and 'nuc' need
+    an SVD: NotImplementedError)."""
+    from ._manipulation import squeeze
+    from ._statistical import max as _max, min as _min
+    _need_array(x, "matrix_norm")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_norm needs at least 2 dimensions, got {x.ndim}")
+    if isinstance(ord, str):
+        if ord == "fro":
+            return vector_norm(x, axis=(-2, -1), keepdims=keepdims, ord=2)
+        if ord == "nuc":
+            raise NotImplementedError("matrix_norm(ord='nuc') needs an SVD (hipSOLVER), not in hip.tensor yet")
+        raise ValueError(f"matrix_norm: unknown ord {ord!r}")
+    if ord in (2, -2):
+        raise NotImplementedError(f"matrix_norm(ord={ord}) needs an SVD (hipSOLVER), not in hip.tensor yet")
+    if ord in (1, -1):
+        sums, over = vector_norm(x, axis=-2, keepdims=True, ord=1), -1
+    elif ord in (math.inf, -math.inf):
+        sums, over = vector_norm(x, axis=-1, keepdims=True, ord=1), -2
+    else:
+        raise ValueError(f"matrix_norm: unsupported ord {ord!r}")
+    r = (_max if ord > 0 else _min)(sums, axis=over, keepdims=True)
+    return r if keepdims else squeeze(r, axis=(-2, -1))
+
+
+def matrix_power(x, n: int, /) -> ndarray:
+    """x (square matrices in the last two axes) to the integer power n >= 0 by squaring."""
+    from ._creation import eye
+    from ._manipulation import broadcast_to
+    _need_array(x, "matrix_power")
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"matrix_power needs square matrices in the last two axes, got shape {x.shape}")
+    if isinstance(n, bool) or not isinstance(n, int):
+        n = operator.index(n)
+    if n < 0:
+        raise NotImplementedError("matrix_power with n < 0 needs inv (hipSOLVER), not in hip.tensor yet")
+    if n == 0:
+        e = eye(x.shape[-1], dtype=x.dtype, device=x.device_id)
+        return broadcast_to(e, x.shape).copy()
+    result, base = None, x
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result if result is not x else x.copy()
