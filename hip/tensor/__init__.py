@@ -39,3 +39,4 @@ from ._fusion import *  # noqa: E402,F401,F403
 from ._searching import *  # noqa: E402,F401,F403
 from ._set import *  # noqa: E402,F401,F403
 from ._linalg import *  # noqa: E402,F401,F403
+from . import linalg  # noqa: E402,F401
