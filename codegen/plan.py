@@ -19,7 +19,8 @@ from .spec import Spec
 from .types import TypeIndex
 
 # How a parameter crosses (ParamPlan.role):
-#   out_array out_text out_struct out_handle out_string out_pointer out_enum out_number: the call writes it; returned
+#   out_array out_text out_typed out_struct out_handle out_string out_pointer out_enum out_number: the call
+#     writes it; returned (out_typed: a void* whose type an attribute parameter selects)
 #   inout_enum inout_number: the caller's value goes in, the call's comes back
 #   ref: the caller's value, passed by address (not returned)
 #   callback callback_data: a Python callable and the user data the C side hands back to it
@@ -34,7 +35,7 @@ from .types import TypeIndex
 #   string_array[n], array[n]: the count agrees with the list given; pointer, array: a Python buffer
 #     holds what C reads or writes through it (the element's size, times n) (_p.sized)
 #   float: NaN and infinities refused where the spec's finite_floats says
-ROLES = ("out_array", "out_text", "out_struct", "out_handle", "out_string", "out_pointer", "out_enum", "out_number",
+ROLES = ("out_array", "out_text", "out_typed", "out_struct", "out_handle", "out_string", "out_pointer", "out_enum", "out_number",
          "inout_enum", "inout_number", "ref", "callback", "callback_data", "number", "string", "string_array",
          "packed", "kernel_params", "array", "handle", "enum", "float", "int", "struct", "struct_pointer",
          "pointer", "funcptr")
@@ -124,6 +125,11 @@ def build(module: ir.Module, spec: Spec, types: TypeIndex) -> list[FunctionPlan]
     """Plans of the bound functions, in header order."""
     planner = Planner(module, spec, types)
     return [planner.function(f) for f in common.bound_functions(module)]
+
+
+def typed_table_name(enum: str) -> str:
+    """The module-level dict of an enum the spec's typed_values type: value -> (code, class)."""
+    return f"_typed_{enum}"
 
 
 def trampoline_name(t: ir.CType) -> str:
@@ -290,16 +296,31 @@ class Planner:
             # A char buffer of `len` bytes the call fills with text (hipDeviceGetName): returned as a
             # CStr of the text (AMD's HIP Python).
             length = p.shape[len("text["):-1]
+            # alternatives (`[length|len]`): the first the function has; a number: a fixed size
+            # where C takes none (cuDeviceGetLuid's 8 bytes)
+            length = next((n for n in length.split("|") if any(q.name == n for q in fn.params)), length)
             lp = next((q for q in fn.params if q.name == length), None)
-            if lp is None or not types.is_numeric(lp.type):
+            if not length.isdigit() and (lp is None or not types.is_numeric(lp.type)):
                 raise ValueError(f"{fn.name}.{p.name}: text length {length!r} is not a numeric parameter")
+            n = length if length.isdigit() else self.int_conv(lp.type, length)
             # _p.text_buffer: zeroed memory that is not touched until C writes it (calloc), so a
             # huge `len` costs address space, not the time to clear it (bytearray(2**31-1) took
             # longer than the fuzz's 20 s).
-            return plan("out_text", f"<{t}>_p.waddr(_k{i})",
-                        pre=[f"_k{i} = _p.text_buffer(max(0, {self.int_conv(lp.type, length)}))"],
-                        out=f"bytes(_k{i})" if self.spec.conventions.get("string_results") == "bytes"
-                        else f"_p.text_result(_k{i})", out_type="CStr")
+            if self.spec.conventions.get("text_results") == "spaced":
+                out = f"_p.text_spaced(_k{i})"
+            elif self.spec.conventions.get("string_results") == "bytes":
+                out = f"bytes(_k{i})"
+            else:
+                out = f"_p.text_result(_k{i})"
+            return plan("out_text", f"<{t}>_p.waddr(_k{i})", pre=[f"_k{i} = _p.text_buffer(max(0, {n}))"],
+                        out=out, out_type="bytes" if "text_results" in self.spec.conventions or
+                        self.spec.conventions.get("string_results") == "bytes" else "CStr")
+        if p.intent == "out" and p.shape.split("[")[0] == "typed" and r.kind == "pointer" \
+                and types.resolve(r.pointee).kind in ("void", "pointer"):
+            typed = self.typed(fn, p, i, t)
+            if typed is not None:
+                return typed
+            p.shape = "scalar"   # no parameter of an enum the spec types: a plain void* result
         if p.intent == "out" and p.shape == "scalar" and r.kind == "pointer":
             target = r.pointee
             rt = types.resolve(target)
@@ -413,7 +434,8 @@ class Planner:
         if p.shape == "packed":
             return plan("packed", f"<{t}>_p.kernel_extra({x}, _keep)", keep=True)
         if p.shape == "kernel_params":
-            return plan("kernel_params", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _p.kernel_params({x})"])
+            conv = "kernel_params_cuda" if self.spec.conventions.get("kernel_params") == "cuda" else "kernel_params"
+            return plan("kernel_params", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _p.{conv}({x})"])
         if p.shape.split("[")[0] == "array" and r.kind == "pointer":
             code = self.typecode(r.pointee)
             writable = not r.pointee.const
@@ -466,7 +488,12 @@ class Planner:
         if r.kind == "pointer":
             pr = types.resolve(r.pointee)
             if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
-                return plan("struct_pointer", f"<{t}>_s.record_ptr({names.cls_of(pr.name)}, {x})")
+                cls = names.cls_of(pr.name)
+                if self.spec.conventions.get("struct_lists") == "packed":
+                    # cuda.bindings' `[desc, ...]` for `const CUmemAccessDesc* desc`: one C array
+                    return plan("struct_pointer", f"<{t}>_s.record_ptr({cls}, _k{i})",
+                                pre=[f"_k{i} = _s.record_list({cls}, {x})"])
+                return plan("struct_pointer", f"<{t}>_s.record_ptr({cls}, {x})")
             if p.shape.startswith("buffer["):
                 return self.sized_buffer(fn, p, i, t, what)
             if p.shape == "buffer":
@@ -490,6 +517,49 @@ class Planner:
         if r.kind == "funcptr":
             return plan("funcptr", f"<{t}>_p.addr({x})")
         raise ValueError(f"{fn.name}.{x}: no conversion for {types.tclass(p.type)}")
+
+    def typed_table(self, t: ir.CType) -> str | None:
+        """The module's table for an enum the spec's conventions.typed_values types (by its typedef
+        name, CUpointer_attribute, or its own, CUpointer_attribute_enum), else None."""
+        tv = self.spec.conventions.get("typed_values", {})
+        while t.kind == "pointer":
+            t = t.pointee
+        r = self.types.resolve(t)
+        if r.kind != "enum":
+            return None
+        name = t.name if t.kind == "typedef" and t.name in tv else r.name if r.name in tv else None
+        return None if name is None else typed_table_name(name)
+
+    def typed(self, fn: ir.Function, p: ir.Param, i: int, t: str) -> ParamPlan | None:
+        """`out typed[size]`: a `void*` the call writes a value into whose type the function's
+        attribute parameter selects (cuda.bindings' cuPointerGetAttribute(attribute, ptr) returns a
+        CUcontext for CU_POINTER_ATTRIBUTE_CONTEXT, a bool for ..._IS_MANAGED): returned as the
+        spec's conventions.typed_values say. `void**` (cuPointerGetAttributes' data): one value per
+        attribute of the list, a list returned. The size: the parameter named (the caller's
+        dataSize, or list of dataSizes), else 64 bytes, which holds every typed value."""
+        sel = next((q for q in fn.params if q is not p and self.typed_table(q.type)), None)
+        if sel is None:
+            return None
+        table = self.typed_table(sel.type)
+        size = p.shape[len("typed["):-1] if p.shape.startswith("typed[") else ""
+        size = next((n for n in size.split("|") if any(q.name == n for q in fn.params)), size)
+        if size and not any(q.name == size for q in fn.params):
+            raise ValueError(f"{fn.name}.{p.name}: typed size {size!r} is not a parameter")
+        plural = self.types.resolve(self.types.resolve(p.type).pointee).kind == "pointer"
+        if plural:
+            sr = self.types.resolve(sel.type)
+            count = re.fullmatch(r"array\[(.+)\]", sel.shape)
+            if sr.kind != "pointer" or not count:
+                raise ValueError(f"{fn.name}.{p.name}: a list of typed values needs the attributes as "
+                                 f"'in array[count]' ({sel.name} is {sel.intent} {sel.shape})")
+            n = self.length_param(fn, sel, count.group(1)).name
+            return ParamPlan(p, i, "out_typed", f"<{t}>_p.waddr(_k{i})",
+                             pre=[f"_k{i} = _s.typed_buffers({sel.name}, {size or 'None'}, {n})"],
+                             out=f"_s.typed_values({table}, {sel.name}, _k{i})", out_type="list[Any]",
+                             host_result=True)
+        return ParamPlan(p, i, "out_typed", f"<{t}>_p.waddr(_k{i})",
+                         pre=[f"_k{i} = _s.typed_buffer({size or 'None'})"],
+                         out=f"_s.typed_value({table}, {sel.name}, _k{i})", out_type="Any", host_result=True)
 
     def sized_buffer(self, fn: ir.Function, p: ir.Param, i: int, t: str, what: str) -> ParamPlan:
         """`buffer[n]`: a char buffer C writes up to n bytes into, n a length parameter

@@ -259,11 +259,22 @@ class Spec:
     # value_classes (integer typedefs returned as objects with int() and getPtr(): CUdeviceptr),
     # empty_out_arrays 'null' (an array the call fills, of 0 elements, is NULL: the query form),
     # defaults ('function.param' regex -> the Python default of an in or inout number),
-    # param_names (C parameter name -> Python name, where C's clashes with Python's: `type`).
+    # param_names (C parameter name -> Python name, where C's clashes with Python's: `type`),
+    # handle_classes 'typedef' (a class per handle typedef, named after it: CUstream, not
+    # CUstream_st; always true, as Python objects are), handle_bases (a module of the package whose
+    # handle class of the same struct a handle class derives from: runtime's cudaStream_t is a
+    # driver.CUstream), kernel_params 'cuda' (kernelParams only as cuda.bindings takes them: None,
+    # an int address, a buffer, or ((values), (ctypes types)) of the types it supports),
+    # text_results 'spaced' (an `out text` buffer returned whole, spaces after the text's NUL, as
+    # cuda.bindings' b" " * length), typed_values (enum -> {enumerator regex -> type}: what a
+    # `void*` output means for each value of the attribute parameter that selects it; the first
+    # matching regex wins; docs/spec_format.rst, `typed` shape), struct_lists 'packed' (a list of
+    # structs for a struct pointer is packed into one C array: cuMemSetAccess(ptr, size, [desc], 1)).
     conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
         "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
         "string_results": str, "value_classes": _STRS, "empty_out_arrays": str,
-        "defaults": {str: str}, "param_names": {str: str}}))
+        "defaults": {str: str}, "param_names": {str: str}, "handle_classes": str, "handle_bases": str,
+        "kernel_params": str, "text_results": str, "typed_values": {str: {str: str}}, "struct_lists": str}))
     # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
     package: str = field(default="hip", metadata=_key("package", str))
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's
@@ -271,7 +282,7 @@ class Spec:
     bridge: dict = field(default_factory=dict, metadata=_key("bridge", {
         "hip": str, "hip_include_lib": _STRS, "unsupported": {str: str}, "manual": {str: str},
         "rename": {str: str}, "drop": {str: _STRS}, "status": {str: str}, "status_names": _STRS,
-        "location_as_device": {"params": _STRS, "host": str}}))
+        "location_as_device": {"params": _STRS, "host": str}, "context_as_device": {"params": _STRS}}))
     scopes: dict[str, str] = field(default_factory=dict)   # entry -> its `rocm:` range (the entries kept)
 
     def rule_for(self, tclass: str, pname: str, fname: str) -> IntentRule | None:
@@ -290,7 +301,8 @@ class Defaults:
     destroys: list[DestroyRule] = field(default_factory=list, metadata=_key("destroys", [_DESTROY]))
 
 
-SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number", "text")
+SHAPES = ("scalar", "array", "string", "string_array", "buffer", "packed", "kernel_params", "ref", "number", "text",
+          "typed")
 
 
 def _intent(text: str) -> tuple[str, str]:

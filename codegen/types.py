@@ -60,6 +60,9 @@ class TypeIndex:
         self.module = module
         self.void_handles = set(handles)   # `typedef void* hipblasHandle_t`: opaque by the spec's word
         self.nullable = set(nullable)      # handle types a NULL is valid for (specs' nullable_handles)
+        # How handle classes are named (spec conventions.handle_classes): 'tag', after the struct
+        # (HIP Python's ihipStream_t), or 'typedef', one class per typedef (cuda.bindings' CUstream).
+        self.handle_classes = "tag"
         self.owner: dict[str, str] = {}
         self.typedefs: dict[str, ir.Typedef] = {}
         self.records: dict[str, ir.Record] = {}

@@ -50,12 +50,14 @@ cdef const char* cstr(object o, list keep) except? NULL
 cdef object cstr_result(const char* p)
 cdef object text_buffer(Py_ssize_t n)
 cdef object text_result(object buf)
+cdef object text_spaced(object buf)
 cdef object device_array(void* p, size_t n, bint device)
 cdef object seq_arg(object o, str typecode)
 cdef int write_back(object o, object packed) except -1
 cdef object as_string_array(object o)
 cdef void* kernel_extra(object o, list keep) except? NULL
 cdef object kernel_params(object o)
+cdef object kernel_params_cuda(object o)
 cdef Pointer wrap(type cls, void* p)
 cdef object index(object o)
 cdef long long as_signed(object o, int nbytes) except? -1

@@ -888,6 +888,17 @@ cdef object text_result(object buf):
     return s
 
 
+cdef object text_spaced(object buf):
+    """All of a text buffer as cuda.bindings returns it (`b" " * length` the call wrote into): the
+    text, its NUL, and spaces for the bytes after it."""
+    cdef _TextBuffer tb = <_TextBuffer?>buf
+    cdef const char* end = <const char*>memchr(tb._ptr, 0, tb._size)
+    if end == NULL:
+        return (<char*>tb._ptr)[:tb._size]
+    cdef Py_ssize_t n = end - <const char*>tb._ptr
+    return (<char*>tb._ptr)[:n + 1] + b" " * (tb._size - n - 1)
+
+
 cdef object cstr_result(const char* p):
     """A `const char*` result: None for NULL, else a CStr viewing the library's string."""
     if p == NULL:
@@ -1380,6 +1391,36 @@ cdef object kernel_params(object o):
         else:
             b.slots[i] = addr(x)
     return b
+
+
+cdef object _cuda_param_types = None   # the ctypes types cuda.bindings' kernelParams take (c_void_p aside)
+
+
+cdef object kernel_params_cuda(object o):
+    """`kernelParams` as cuda.bindings takes them, and nothing else (the `cuda` alias): None, an
+    int (a ready `void**` address), a buffer holding the addresses, or ((values), (types)) where
+    each type is None, ctypes.c_void_p or one of the simple types cuda.bindings supports (bool,
+    char, wchar, the integers, size_t, float, double). A list, a tuple of values without types
+    or another ctypes type is the TypeError cuda.bindings raises."""
+    global _cuda_param_types
+    if o is None or isinstance(o, int):
+        return o
+    if PyObject_CheckBuffer(o):
+        return o
+    if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], tuple) and isinstance(o[1], tuple):
+        if len(o[0]) != len(o[1]):
+            raise TypeError("Argument 'kernelParams' has tuples with different length")
+        if _cuda_param_types is None:
+            import ctypes as ct
+            _cuda_param_types = frozenset((ct.c_bool, ct.c_char, ct.c_wchar, ct.c_byte, ct.c_ubyte, ct.c_short,
+                                           ct.c_ushort, ct.c_int, ct.c_uint, ct.c_long, ct.c_ulong, ct.c_longlong,
+                                           ct.c_ulonglong, ct.c_size_t, ct.c_float, ct.c_double, ct.c_void_p))
+        for t in o[1]:
+            if t is not None and t not in _cuda_param_types:
+                raise TypeError(f"Unsupported type: {t!r}")
+        return _typed_params(o[0], o[1])
+    raise TypeError("Argument 'kernelParams' is not a valid type: Tuple[Tuple[Any, ...], Tuple[Any, ...]] or "
+                    f"PyObject implimenting Buffer Protocol or Int (got {type(o).__name__})")
 
 
 cdef object _CData = None        # ctypes' base class of every C data object (set once ctypes is imported)

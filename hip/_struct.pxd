@@ -6,3 +6,8 @@ cdef class Struct(Pointer):
 cdef object record_arg(object cls, object value)
 cdef void* record_ptr(object cls, object value) except? NULL
 cdef object record_copy(object cls, const void* src)
+cdef object record_list(object cls, object value)
+cdef object typed_buffer(object size)
+cdef object typed_buffers(object attributes, object sizes, object count)
+cdef object typed_value(dict table, object selector, object buf)
+cdef object typed_values(dict table, object selectors, object buf)

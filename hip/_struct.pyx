@@ -21,7 +21,8 @@ from cpython.object cimport PyObject
 cdef extern from "Python.h":
     ctypedef struct _TypeObjectDict "PyTypeObject":
         PyObject* tp_dict
-from hip._pointer cimport Pointer, NDBuffer, addr, wrap, index, as_signed, as_unsigned, kernel_params
+from hip._pointer cimport Pointer, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, kernel_params
+from libc.stdlib cimport calloc, free
 from hip import _enum
 
 # Field kinds (the generator writes these numbers; keep in sync with codegen/emit/records.py).
@@ -542,3 +543,122 @@ cdef object record_copy(object cls, const void* src):
     s._avail = cls._size_
     memcpy(s._ptr, src, cls._size_)
     return s
+
+
+cdef object record_list(object cls, object value):
+    """A pointer to structs the call reads: a list/tuple of `cls` instances is packed into one
+    contiguous C array (a bytearray the caller keeps until the call returns), as cuda.bindings takes
+    `[access_desc]` for `const CUmemAccessDesc*`; anything else is passed on (record_ptr checks it)."""
+    if not isinstance(value, (list, tuple)):
+        return value
+    cdef Py_ssize_t size = cls._size_, i
+    buf = bytearray(size * len(value))
+    cdef char* p = PyByteArray_AS_STRING(buf) if len(value) else NULL
+    for i, v in enumerate(value):
+        if not isinstance(v, cls):
+            raise TypeError(f"expected a list of {cls.__name__}, item {i} is {type(v).__name__}")
+        memcpy(p + i * size, (<Struct>v)._ptr, size)
+    return buf if len(value) else None
+
+
+# -- values typed by an attribute (cuda.bindings' cuPointerGetAttribute, cuMemPoolGetAttribute, ...) ---
+cdef class _TypedBuffers(Pointer):
+    """Per attribute a zeroed buffer the call writes one value into, and the `void*` array of their
+    addresses (what `_ptr` points at), for the plural attribute queries (cuPointerGetAttributes)."""
+    cdef void** slots
+    cdef Py_ssize_t n
+    cdef list sizes
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        if self.slots != NULL:
+            for i in range(self.n):
+                free(self.slots[i])
+            free(self.slots)
+
+
+cdef Py_ssize_t _TYPED_MIN = 64     # a buffer holds every typed value (the largest: a 16-byte struct)
+
+
+cdef object typed_buffer(object size):
+    """A zeroed buffer for one typed value: `size` bytes (the caller's dataSize), at least 64."""
+    cdef Py_ssize_t n = max(index(size), 0) if size is not None else 0
+    b = _TypedBuffers.__new__(_TypedBuffers)
+    cdef _TypedBuffers t = <_TypedBuffers>b
+    t.slots = <void**>calloc(1, sizeof(void*))
+    if t.slots == NULL:
+        raise MemoryError()
+    t.n = 1
+    t.sizes = [n]
+    t.slots[0] = calloc(max(n, _TYPED_MIN), 1)
+    if t.slots[0] == NULL:
+        raise MemoryError(f"cannot allocate {n} bytes for the value")
+    t._ptr = t.slots[0]
+    return b
+
+
+cdef object typed_buffers(object attributes, object sizes, object count):
+    """Buffers for `count` typed values (sizes from the caller's list, else 64 bytes each) and the
+    `void**` array of their addresses."""
+    cdef Py_ssize_t n = index(count), i, k
+    if n < 0:
+        raise ValueError(f"the count cannot be negative ({n})")
+    if not isinstance(attributes, (list, tuple)) or len(attributes) < n:
+        raise ValueError(f"expected a list of at least {n} attributes, got {attributes!r}")
+    if sizes is not None and (not isinstance(sizes, (list, tuple)) or len(sizes) < n):
+        raise ValueError(f"expected a list of at least {n} sizes, got {sizes!r}")
+    b = _TypedBuffers.__new__(_TypedBuffers)
+    cdef _TypedBuffers t = <_TypedBuffers>b
+    t.slots = <void**>calloc(max(n, 1), sizeof(void*))
+    if t.slots == NULL:
+        raise MemoryError()
+    t.n = n
+    t.sizes = []
+    for i in range(n):
+        k = 0 if sizes is None else index(sizes[i])
+        if k < 0:
+            raise ValueError(f"size {i} is negative ({k})")
+        t.sizes.append(k)
+        t.slots[i] = calloc(max(k, _TYPED_MIN), 1)
+        if t.slots[i] == NULL:
+            raise MemoryError(f"cannot allocate {k} bytes for value {i}")
+    t._ptr = t.slots
+    return b
+
+
+cdef object _typed(dict table, object selector, const char* p, Py_ssize_t n):
+    """The value at p as the table says the selector's values are typed: (code, class) by the
+    enumerator's value; an enumerator the table lacks reads as an unsigned 64-bit int."""
+    code, cls = table.get(int(selector), ("Q", None))
+    if code == "i":
+        return (<const int32_t*>p)[0]
+    if code == "I":
+        return (<const uint32_t*>p)[0]
+    if code == "?":
+        return (<const int32_t*>p)[0] != 0
+    if code == "q":
+        return (<const int64_t*>p)[0]
+    if code == "Q" or code == "P":
+        return (<const uint64_t*>p)[0]
+    if code == "v":        # an integer typedef's class (cuuint64_t, CUdeviceptr)
+        return cls((<const uint64_t*>p)[0])
+    if code == "h":        # a handle class
+        return wrap(cls, (<void* const*>p)[0])
+    if code == "s":        # a struct, copied
+        return record_copy(cls, p)
+    if code == "l":        # 32-bit ints filling the caller's dataSize
+        return [(<const int32_t*>p)[i] for i in range(n // 4)]
+    raise AssertionError(code)
+
+
+cdef object typed_value(dict table, object selector, object buf):
+    """The value a call wrote into typed_buffer()'s memory."""
+    cdef _TypedBuffers t = <_TypedBuffers?>buf
+    return _typed(table, selector, <const char*>t.slots[0], t.sizes[0])
+
+
+cdef object typed_values(dict table, object selectors, object buf):
+    """The values a call wrote into typed_buffers()' memory, one per attribute."""
+    cdef _TypedBuffers t = <_TypedBuffers?>buf
+    cdef Py_ssize_t i
+    return [_typed(table, selectors[i], <const char*>t.slots[i], t.sizes[i]) for i in range(t.n)]

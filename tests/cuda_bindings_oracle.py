@@ -312,7 +312,7 @@ def describe_class(cls, probe=()) -> dict:
     inst = next(iter(dict(getattr(cls, "__members__", None) or {}).values()), None)
     has = [n for n in probe if (hasattr(cls, n) and getattr(cls, n, None) is not getattr(object, n, None))
            or (inst is not None and not n.startswith("__") and hasattr(inst, n))]
-    return {"kind": _kind(cls, fields), "bases": [b.__name__ for b in own[1:]], "methods": methods,
+    return {"kind": _kind(cls, fields), "name": cls.__name__, "bases": [b.__name__ for b in own[1:]], "methods": methods,
             "properties": props, "special": special, "has": has,
             # cuda-bindings' first docstring line spells the constructor: 'anon_struct11(void_ptr _ptr)'
             "doc_signature": first if first.startswith(cls.__name__ + "(") else None}

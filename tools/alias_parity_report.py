@@ -45,6 +45,7 @@ CATEGORIES = {
     "enum_values_differ": "an enum member with another value",
     "classes_missing": "a class (struct, handle, other) ours lacks",
     "class_kind_differ": "a class of another kind (enum / handle / struct / other)",
+    "class_names_differ": "a class whose __name__ differs (what type(x).__name__ prints)",
     "class_members_missing": "a method, property or special method (__int__, __eq__...) ours lacks",
     "constants_missing": "a module-level constant ours lacks",
     "constant_values_differ": "a module-level constant with another value",
@@ -105,6 +106,8 @@ def compare_module(A: dict, O: dict) -> dict:
             continue
         if co["kind"] != ca["kind"]:
             add("class_kind_differ", name, f"NVIDIA {ca['kind']}, ours {co['kind']}")
+        if ca.get("name") and co.get("name") and ca["name"] != co["name"] and ca["kind"] != "enum":
+            add("class_names_differ", name, f"NVIDIA {ca['name']}, ours {co['name']}")
         have = set(co["methods"]) | set(co["properties"]) | set(co["special"]) | set(co.get("has", ()))
         for mem in ca["methods"] + ca["properties"] + ca["special"]:
             if mem not in have:

@@ -35,6 +35,31 @@ MANUAL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.pat
                           "hip_as_cuda", "manual")
 
 
+# bridge.context_as_device: a CUDA context's device, where HIP takes a device (cuMemcpyPeer's
+# contexts; hipMemcpyPeer takes device ordinals). HIP asks only the current context for its device
+# (hipCtxGetDevice), so the context is pushed, asked and popped.
+CTX_DEVICE = """/* 0 with *dev set, HIP's status, or -1 when HIP lacks a function (the Python error is set). */
+static void* hipcuda_fn(void** slot, const char* name) {
+    void* f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!f) { f = hipcuda_resolve(name); if (f) __atomic_store_n(slot, f, __ATOMIC_RELEASE); }
+    return f;
+}
+static int hipcuda_ctx_device(void* ctx, int* dev) {
+    static void *push_, *get_, *pop_;
+    int (*push)(void*) = (int (*)(void*))hipcuda_fn(&push_, "hipCtxPushCurrent");
+    int (*get)(int*) = push ? (int (*)(int*))hipcuda_fn(&get_, "hipCtxGetDevice") : NULL;
+    int (*pop)(void**) = get ? (int (*)(void**))hipcuda_fn(&pop_, "hipCtxPopCurrent") : NULL;
+    void* old = NULL;
+    int e;
+    if (!pop) return -1;
+    e = push(ctx);
+    if (e) return e;
+    e = get(dev);
+    pop(&old);
+    return e;
+}"""
+
+
 @dataclass
 class HipSide:
     """A HIP library as the bridges see it: its IR and types, its nvidia spec (the name rules),
@@ -73,6 +98,7 @@ class Bridge:
                                          hip.layer.cuda.aliases, to=match.HIP)
         self.coverage: dict[str, dict] = {}
         self.converters: dict[str, str] = {}
+        self.helpers: dict[str, str] = {}    # C helpers a bridge uses (hipcuda_ctx_device), by name
         self.bodies = [self.function(f) for f in common.bound_functions(lib.module)]
 
     # -- statuses --------------------------------------------------------------------------
@@ -121,6 +147,14 @@ class Bridge:
         return f"static {self.cv.cspell_c(cf.result, f'hipcuda_{cf.name}(' + params + ')')}"
 
     def function(self, f: ir.Function) -> str:
+        text = self._function(f)
+        why = self.cfg.get("manual", {}).get(f.name)
+        if why:   # hand-written (hip_as_cuda/manual/): it runs on HIP whatever the generated bridge says
+            self.coverage[f.name] = {"status": "bridged", "hip": self.coverage[f.name].get("hip", ""),
+                                     "manual": why}
+        return text
+
+    def _function(self, f: ir.Function) -> str:
         cf = self.layer.cfuncs.get(f.name)
         if cf is None:
             raise ValueError(f"{f.name}: not in the layer's CUDA IR ({', '.join(self.hip.cuda_headers)})")
@@ -206,6 +240,22 @@ class Bridge:
             ct, ht = c.resolve(p.type), h.resolve(hp.type)
             hspell = cv.hspell(hp.type)
             t = f"hipcuda_t{i}"
+            if any(re.fullmatch(rx, f"{cf.name}.{p.name}") for rx in self.cfg.get("context_as_device", {}).get("params", ())):
+                # A context where HIP takes its device (cuMemcpyPeer's dstContext): the context's
+                # device, asked of HIP with the context current for a moment.
+                if not (ct.kind == "pointer" and h.number_layout(ht)) or self.status_of(cf.result) is None:
+                    raise NoBridge(f"parameter {x}: context_as_device needs a context where HIP takes a device")
+                conv, _ = self.hip_status_to_cuda(hf, self.status_of(cf.result))
+                self.helpers["hipcuda_ctx_device"] = CTX_DEVICE
+                rt = cv.cspell_c(cf.result)
+                unknown = self.status_value(self.status_of(cf.result), "unknown")
+                pre += [f"int {t} = 0;",
+                        f"{{ int e_ = hipcuda_ctx_device((void*){x}, &{t}); "
+                        f"if (e_ < 0) {self.freeing(frees, self.missing(cf))} "
+                        f"if (e_ > 0) {{ int ok_ = 1; {rt} c_ = ({rt}){conv}(e_, &ok_); "
+                        f"{self.freeing(frees, f'return ok_ ? c_ : ({rt}){unknown};')} }} }}"]
+                args.append(f"({hspell}){t}")
+                continue
             if cv.same_bits(hp.type, p.type):
                 if ct.kind == "record":
                     cv.need(ht.name)
@@ -387,7 +437,9 @@ class Bridge:
                 "/* HIP's function by name, from the loader `hip` uses (set by the cy module at import);",
                 " * NULL with the Python error set when the library or the symbol is missing. */",
                 "static void* (*hipcuda_resolve)(const char* name);", ""]
-        return "\n".join(head + layer.declarations() + [""] + records + [""] + conv + [""] + self.bodies) + "\n"
+        helpers = [h for _, h in sorted(self.helpers.items())]
+        return "\n".join(head + layer.declarations() + [""] + records + [""] + conv + [""] + helpers + [""]
+                         + self.bodies) + "\n"
 
     def cy_source(self) -> str:
         spec, types = self.spec, self.lib.types

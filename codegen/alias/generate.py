@@ -41,6 +41,26 @@ def analyse(spec: specmod.Spec, cuda_include: str) -> hipgen.Library:
     return hipgen.Library(spec, module, types)
 
 
+def handle_bases(spec: specmod.Spec, libs: dict, all_specs: dict, cuda_include: str) -> dict[str, str]:
+    """Struct tag -> the handle class of the module `conventions.handle_bases` names, for the
+    structs both modules' handle typedefs point at (runtime's cudaStream_t and driver's CUstream
+    are both `struct CUstream_st*`): cuda.bindings derives the one from the other."""
+    base = spec.conventions.get("handle_bases")
+    if not base:
+        return {}
+    if base not in libs:
+        libs[base] = analyse(all_specs[base], cuda_include)
+    other = libs[base]
+    out: dict[str, str] = {}
+    for td in other.module.typedefs:
+        t = ir.CType("typedef", td.name)
+        if other.types.is_handle(t):
+            r = other.types.resolve(other.types.resolve(t).pointee)
+            if r.kind == "record" and not (r.name in other.types.records and other.types.records[r.name].size >= 0):
+                out.setdefault(r.name, td.name)
+    return out
+
+
 def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
     names = ["/.gitignore", "/_coverage/", "/_bridge_*.c"]
     for s in all_specs.values():
@@ -57,10 +77,13 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
     all_specs = load_specs(spec_dir)
     written: list[str] = []
     os.makedirs(out_dir, exist_ok=True)
-    hip_libs = {}
-    for name in modules or list(all_specs):
+    hip_libs, libs = {}, {}
+    names = modules or list(all_specs)
+    # A module whose handle classes derive from another's (runtime's from driver's) comes after it.
+    names = sorted(names, key=lambda n: all_specs[n].conventions.get("handle_bases") is not None)
+    for name in names:
         spec = all_specs[name]
-        lib = analyse(spec, cuda_include)
+        lib = libs[name] = analyse(spec, cuda_include)
         hip_name = spec.bridge.get("hip", "hip")
         if hip_name not in hip_libs:
             hip_libs[hip_name] = bridge.hip_side(hip_name, rocm_include, cuda_include)
@@ -71,7 +94,8 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
         write_if_changed(os.path.join(out_dir, f"_bridge_{spec.library}.c"), b.c_source(), written)
         write_if_changed(os.path.join(out_dir, f"{c}.pyx"), b.cy_source(), written)
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
-                         pylayer.emit(lib.module, spec, lib.types, all_specs, plans), written)
+                         pylayer.emit(lib.module, spec, lib.types, all_specs, plans,
+                                      handle_bases(spec, libs, all_specs, cuda_include)), written)
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
                          stubs.emit(lib.module, spec, lib.types, plans), written)
         os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)

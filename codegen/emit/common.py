@@ -19,7 +19,10 @@ def dep_alias(library: str) -> str:
 
 
 def handle_class(typedef_name: str, types: TypeIndex) -> str:
-    """Python class of a handle typedef: named after its struct tag (HIP Python's ihipStream_t)."""
+    """Python class of a handle typedef: named after its struct tag (HIP Python's ihipStream_t), or
+    after the typedef itself where the spec's conventions say so (cuda.bindings' CUstream)."""
+    if types.handle_classes == "typedef":
+        return typedef_name
     r = types.resolve(types.resolve(ir.CType("typedef", typedef_name)).pointee)
     tag = r.name if r.kind == "record" else ""
     return tag if tag and not tag.startswith("_anon_") else typedef_name

@@ -135,7 +135,11 @@ class FunctionEmitter:
         return "\n".join(lines)
 
 
-def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans: list[plan.FunctionPlan]) -> str:
+def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans: list[plan.FunctionPlan],
+         handle_bases: dict[str, str] | None = None) -> str:
+    """`handle_bases`: struct tag -> the class of the module the spec's conventions.handle_bases
+    names whose handles of that struct this module's derive from (runtime's cudaStream_t from
+    driver's CUstream)."""
     fe = FunctionEmitter(spec, types)
     names = fe.names
     out = [common.banner(module),
@@ -187,7 +191,29 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     # Handles
     out.append("\n# -- opaque handles " + "-" * 50)
     handle_names, struct_handles = {}, {}
+    per_typedef = types.handle_classes == "typedef"
+    tag_class: dict[str, str] = {}     # typedef mode: struct tag -> the first typedef's class
+    if per_typedef:
+        # cuda.bindings' handles are plain objects: true even when NULL (`if ctx:` tests presence).
+        out.append("class _TypedefHandle(Handle):\n    \"\"\"Base of this module's handle classes "
+                   "(one per typedef): true even when NULL, as cuda.bindings' are.\"\"\"\n"
+                   "    __slots__ = ()\n    def __bool__(self):\n        return True")
+        if handle_bases:
+            out.append(f"from {spec.package} import {spec.conventions['handle_bases']} as _handle_base_module")
     for td in module.typedefs:
+        if per_typedef and types.is_handle(ir.CType("typedef", td.name)):
+            r = types.resolve(types.resolve(ir.CType("typedef", td.name)).pointee)
+            tag = r.name if r.kind == "record" else ""
+            if tag in types.records and types.records[tag].size >= 0:
+                struct_handles[td.name] = names.cls_of(tag)
+                handle_names[td.name] = td.name
+                continue
+            base = f"_handle_base_module.{handle_bases[tag]}" if tag in (handle_bases or {}) else "_TypedefHandle"
+            out.append(f"class {td.name}({base}):\n    \"\"\"Opaque handle `{td.name}`.\"\"\"\n    __slots__ = ()")
+            handle_names[td.name] = td.name
+            if tag and not tag.startswith("_anon_"):
+                tag_class.setdefault(tag, td.name)
+            continue
         if types.is_handle(ir.CType("typedef", td.name)):
             cls = common.handle_class(td.name, types)
             if cls not in handle_names.values() and types.owner.get(cls, spec.library) in (spec.library,) \
@@ -256,7 +282,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             taken.add(td.name)
     # Opaque records without a handle typedef still get a class (used as pointer targets)
     for r in module.records:
-        if r.size < 0 and r.name not in handle_names.values() and not r.name.startswith("_anon_"):
+        if r.name in tag_class:   # typedef mode: the struct's name for its first typedef's class
+            out.append(f"{r.name} = {tag_class[r.name]}")
+        elif r.size < 0 and r.name not in handle_names.values() and not r.name.startswith("_anon_"):
             out.append(f"class {r.name}(Handle):\n    __slots__ = ()")
     # Plain typedefs of records/enums/handles: aliases
     out.append("\n# -- typedef aliases " + "-" * 49)
@@ -271,6 +299,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     out.append("\n# -- constants " + "-" * 55)
     for m in module.macros:
         out.append(f"{m.name} = {common.macro_value(m.value)!r}")
+    out += typed_tables(module, spec, types, names)
     # Status helpers
     out.append("\n# -- functions " + "-" * 55)
     if spec.error_type:
@@ -326,3 +355,51 @@ def _sub_class(sub: str, names: common.PyxNames, types: TypeIndex) -> str:
     if not sub:
         return "None"
     return names.cls_of(sub) if sub in types.owner else sub
+
+
+# The types a spec's conventions.typed_values may name, by hip/_struct.pyx's typed-value codes;
+# a class of the module (a value class, a handle, a struct) is named by itself.
+_TYPED_CODES = {"int": "i", "unsigned int": "I", "bool": "?", "long long": "q", "unsigned long long": "Q",
+                "size_t": "Q", "pointer": "P", "int[]": "l"}
+
+
+def typed_code(type_name: str, spec: Spec, types: TypeIndex, names: common.PyxNames) -> tuple[str, str]:
+    """(code, Python class or 'None') of a typed_values type (hip/_struct.pyx `_typed`)."""
+    if type_name in _TYPED_CODES:
+        return _TYPED_CODES[type_name], "None"
+    if "." in type_name:    # another module's integer typedef class: driver.cuuint64_t (runtime's)
+        mod, cls = type_name.split(".", 1)
+        return "v", f"_typed_module_{mod}.{cls}"
+    if type_name in spec.conventions.get("value_classes", ()):
+        return "v", type_name
+    t = ir.CType("typedef", type_name)
+    if type_name in types.typedefs and types.is_handle(t):
+        return "h", names.handle_cls(t)
+    r = types.resolve(t) if type_name in types.typedefs else ir.CType("record", type_name)
+    if r.kind == "record" and r.name in types.records and types.records[r.name].size >= 0:
+        return "s", names.cls_of(type_name if type_name in types.owner else r.name)
+    raise ValueError(f"{spec.library}.yaml: conventions.typed_values: no type {type_name!r} "
+                     f"(known: {', '.join(_TYPED_CODES)}, or a value class, handle or struct of the module)")
+
+
+def typed_tables(module: ir.Module, spec: Spec, types: TypeIndex, names: common.PyxNames) -> list[str]:
+    """Per enum the spec's conventions.typed_values type: {value: (code, class)}, what a `void*`
+    output the enum selects holds (plan.Planner.typed)."""
+    import re
+    out = []
+    tv = spec.conventions.get("typed_values", {})
+    for mod in sorted({ty.split(".")[0] for rules in tv.values() for ty in rules.values() if "." in ty}):
+        out.append(f"from {spec.package} import {mod} as _typed_module_{mod}")
+    for enum, rules in tv.items():
+        e = types.enums.get(enum) or (types.enums.get(types.resolve(ir.CType("typedef", enum)).name)
+                                      if enum in types.typedefs else None)
+        if e is None or types.owner.get(e.name) != spec.library:
+            continue
+        items = []
+        for k in e.constants:
+            rule = next((ty for rx, ty in rules.items() if re.fullmatch(rx, k.name)), None)
+            if rule is not None:
+                code, cls = typed_code(rule, spec, types, names)
+                items.append(f"{k.value}: ({code!r}, {cls})")
+        out.append(f"{plan.typed_table_name(enum)} = {{{', '.join(items)}}}")
+    return out

@@ -1,0 +1,340 @@
+"""What the `cuda` alias returns and takes where cuda.bindings' signatures decide it, on the CPU:
+values typed by the attribute that selects them (cuPointerGetAttribute, cuMemPoolGetAttribute,
+cudaMemRangeGetAttribute and their plural forms), lists of structs packed into one C array
+(cuMemSetAccess's `[desc]`), text returned whole as `b" " * length` was (cudaDeviceGetPCIBusId),
+kernelParams only in cuda.bindings' forms, handle classes named and derived as cuda.bindings'
+(cudaStream_t is a driver.CUstream), contexts turned into devices for HIP (cuMemcpyPeer).
+
+Without a GPU the calls fail before writing anything, so the runtime helpers the generated code
+calls (hip/_struct.pyx, hip/_pointer.pyx) are driven by a small compiled probe with memory laid
+out as the C call would leave it; the generated modules' own tables are what the probe reads by.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+from conftest import ROOT
+
+driver = pytest.importorskip("cuda.bindings.driver", reason="the cuda alias is not built")
+from cuda.bindings import nvrtc, runtime  # noqa: E402
+
+if "hip_as_cuda" not in (getattr(driver, "__file__", "") or ""):
+    pytest.skip("cuda.bindings here is not the alias (NVIDIA's cuda-bindings is installed)", allow_module_level=True)
+
+PROBE = '''
+# cython: language_level=3
+from libc.string cimport memcpy
+from hip cimport _struct as _s, _pointer as _p
+
+def typed(dict table, selector, bytes data, size=None):
+    """The value a call that wrote `data` returns (the generated code's out_typed path)."""
+    b = _s.typed_buffer(size)
+    memcpy(<void*><size_t>int(b), <const char*>data, len(data))
+    return _s.typed_value(table, selector, b)
+
+def typed_list(dict table, list selectors, list datas, sizes=None):
+    b = _s.typed_buffers(selectors, sizes, len(selectors))
+    cdef void** slots = <void**><size_t>int(b)
+    for i, d in enumerate(datas):
+        memcpy(slots[i], <const char*>d, len(d))
+    return _s.typed_values(table, selectors, b)
+
+def packed(cls, value):
+    """The C array a list of structs becomes (None: NULL)."""
+    r = _s.record_list(cls, value)
+    return None if r is None else bytes(r)
+
+def passed_on(cls, value):
+    return _s.record_list(cls, value) is value
+
+def spaced(bytes written, n):
+    b = _p.text_buffer(n)
+    memcpy(<void*><size_t>int(b), <const char*>written, len(written))
+    return _p.text_spaced(b)
+'''
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory):
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc")
+    d = tmp_path_factory.mktemp("alias_values")
+    name = "alias_values_probe"
+    (d / f"{name}.pyx").write_text(PROBE)
+    r = subprocess.run([sys.executable, "-m", "cython", "-3", "-I", str(ROOT), f"{name}.pyx"],
+                       cwd=d, capture_output=True, text=True)
+    assert r.returncode == 0, f"cython failed:\n{r.stderr[-4000:]}"
+    so = d / (name + sysconfig.get_config_var("EXT_SUFFIX"))
+    r = subprocess.run(["gcc", "-shared", "-fPIC", "-O0", "-w", f"-I{sysconfig.get_paths()['include']}",
+                        f"{name}.c", "-o", str(so)], cwd=d, capture_output=True, text=True)
+    assert r.returncode == 0, f"gcc failed:\n{r.stderr[-4000:]}"
+    sys.path.insert(0, str(d))
+    try:
+        yield importlib.import_module(name)
+    finally:
+        sys.path.remove(str(d))
+
+
+def u32(v):
+    return (v & 0xFFFFFFFF).to_bytes(4, "little")
+
+
+def u64(v):
+    return v.to_bytes(8, "little")
+
+
+# -- values typed by an attribute ---------------------------------------------------------------
+P = driver.CUpointer_attribute
+
+
+@pytest.mark.parametrize("attr, data, want_type, want", [
+    (P.CU_POINTER_ATTRIBUTE_CONTEXT, u64(0x1234), "CUcontext", 0x1234),
+    (P.CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, u64(0x5678), "CUmemoryPool", 0x5678),
+    (P.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, u64(0x7000_0000_0000), "CUdeviceptr", 0x7000_0000_0000),
+    (P.CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, u64(0x10), "CUdeviceptr", 0x10),
+    (P.CU_POINTER_ATTRIBUTE_HOST_POINTER, u64(0xABC0), "int", 0xABC0),
+    (P.CU_POINTER_ATTRIBUTE_IS_MANAGED, u32(1), "bool", True),
+    (P.CU_POINTER_ATTRIBUTE_MAPPED, u32(0), "bool", False),
+    (P.CU_POINTER_ATTRIBUTE_MEMORY_TYPE, u32(2), "int", 2),
+    (P.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, u32(3), "int", 3),
+    (P.CU_POINTER_ATTRIBUTE_BUFFER_ID, u64(2**63 + 5), "int", 2**63 + 5),
+    (P.CU_POINTER_ATTRIBUTE_RANGE_SIZE, u64(1 << 40), "int", 1 << 40),
+])
+def test_pointer_attribute_types_are_cuda_bindings(probe, attr, data, want_type, want):
+    """cuda.bindings' _HelperCUpointer_attribute: a CUcontext for CONTEXT, a bool for IS_MANAGED, ..."""
+    v = probe.typed(driver._typed_CUpointer_attribute, attr, data)
+    assert type(v).__name__ == want_type
+    assert (int(v) if want_type not in ("bool",) else v) == want
+
+
+def test_pointer_attribute_p2p_tokens_is_the_struct(probe):
+    tokens = driver.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS()
+    size = type(tokens)._size_
+    raw = (u64(7) + u32(9) + bytes(64))[:size]
+    v = probe.typed(driver._typed_CUpointer_attribute, P.CU_POINTER_ATTRIBUTE_P2P_TOKENS, raw)
+    assert isinstance(v, type(tokens)) and v.p2pToken == 7 and v.vaSpaceToken == 9
+
+
+def test_mem_pool_attributes_of_64_bits_are_cuuint64_t(probe):
+    """cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold) returns a cuuint64_t (the
+    driver's class, as in cuda.bindings); the reuse flags an int."""
+    A = runtime.cudaMemPoolAttr
+    v = probe.typed(runtime._typed_cudaMemPoolAttr, A.cudaMemPoolAttrReleaseThreshold, u64(64 << 20))
+    assert type(v) is driver.cuuint64_t and int(v) == 64 << 20
+    for a in (A.cudaMemPoolAttrReservedMemCurrent, A.cudaMemPoolAttrReservedMemHigh,
+              A.cudaMemPoolAttrUsedMemCurrent, A.cudaMemPoolAttrUsedMemHigh):
+        assert type(probe.typed(runtime._typed_cudaMemPoolAttr, a, u64(1))) is driver.cuuint64_t
+    v = probe.typed(runtime._typed_cudaMemPoolAttr, A.cudaMemPoolReuseAllowOpportunistic, u32(1))
+    assert type(v) is int and v == 1
+    D = driver.CUmemPool_attribute
+    v = probe.typed(driver._typed_CUmemPool_attribute, D.CU_MEMPOOL_ATTR_USED_MEM_HIGH, u64(3 << 33))
+    assert type(v) is driver.cuuint64_t and int(v) == 3 << 33
+    assert type(probe.typed(driver._typed_CUgraphMem_attribute, 0, u64(1))) is driver.cuuint64_t
+
+
+def test_mem_range_attributes(probe):
+    """An int (signed: cudaInvalidDeviceId is -2) of the caller's 4 bytes; ACCESSED_BY a list of
+    the dataSize / 4 ints."""
+    R = runtime.cudaMemRangeAttribute
+    t = runtime._typed_cudaMemRangeAttribute
+    assert probe.typed(t, R.cudaMemRangeAttributePreferredLocation, u32(-2), 4) == -2
+    assert probe.typed(t, R.cudaMemRangeAttributeReadMostly, u32(1), 4) == 1
+    assert probe.typed(t, R.cudaMemRangeAttributeAccessedBy, u32(0) + u32(-2) + u32(-2), 12) == [0, -2, -2]
+    D = driver.CUmem_range_attribute
+    assert probe.typed(driver._typed_CUmem_range_attribute, D.CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+                       u32(-1), 4) == -1
+
+
+def test_plural_attribute_queries_return_a_list(probe):
+    """cuPointerGetAttributes(numAttributes, attributes, ptr) -> (err, [value per attribute])."""
+    attrs = [P.CU_POINTER_ATTRIBUTE_CONTEXT, P.CU_POINTER_ATTRIBUTE_IS_MANAGED, P.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL]
+    got = probe.typed_list(driver._typed_CUpointer_attribute, attrs, [u64(0x40), u32(1), u32(1)])
+    assert [type(v).__name__ for v in got] == ["CUcontext", "bool", "int"]
+    assert int(got[0]) == 0x40 and got[1] is True and got[2] == 1
+    R = runtime.cudaMemRangeAttribute
+    got = probe.typed_list(runtime._typed_cudaMemRangeAttribute,
+                           [R.cudaMemRangeAttributeReadMostly, R.cudaMemRangeAttributeAccessedBy],
+                           [u32(0), u32(1) + u32(0)], [4, 8])
+    assert got == [0, [1, 0]]
+
+
+def test_typed_values_cover_each_enumerator():
+    """Every enumerator of a typed enum has its type (the specs' '.*' entries), so no value is read
+    as a raw 8-byte int by default."""
+    for mod, table, enum in ((driver, "_typed_CUpointer_attribute", driver.CUpointer_attribute),
+                             (driver, "_typed_CUmemPool_attribute", driver.CUmemPool_attribute),
+                             (driver, "_typed_CUmem_range_attribute", driver.CUmem_range_attribute),
+                             (runtime, "_typed_cudaMemPoolAttr", runtime.cudaMemPoolAttr),
+                             (runtime, "_typed_cudaMemRangeAttribute", runtime.cudaMemRangeAttribute)):
+        t = getattr(mod, table)
+        assert {int(m) for m in enum.__members__.values()} <= set(t), table
+
+
+def test_typed_outputs_on_error_are_none():
+    """Without a GPU the call fails: None, as cuda.bindings returns for every output of a failed call."""
+    err, v = runtime.cudaMemPoolGetAttribute(None, runtime.cudaMemPoolAttr.cudaMemPoolAttrReleaseThreshold)
+    assert int(err) != 0 and v is None
+    err, v = runtime.cudaMemRangeGetAttribute(4, runtime.cudaMemRangeAttribute.cudaMemRangeAttributeReadMostly, 0, 4)
+    assert int(err) != 0 and v is None
+    err, v = driver.cuPointerGetAttributes(1, [P.CU_POINTER_ATTRIBUTE_CONTEXT], 0)
+    assert int(err) != 0 and v is None
+    with pytest.raises(ValueError):      # fewer attributes than numAttributes: refused before C
+        driver.cuPointerGetAttributes(2, [P.CU_POINTER_ATTRIBUTE_CONTEXT], 0)
+
+
+# -- signatures cuda.bindings 13.x has (tests/test_alias_parity.py compares every one) ------------
+def _params(fn) -> list[str]:
+    first = (fn.__doc__ or "").splitlines()[0]
+    inner = first[first.index("(") + 1:first.rindex(")")]
+    return [p.split("=")[0].strip() for p in inner.split(",") if p.strip()]
+
+
+@pytest.mark.parametrize("fn, params", [
+    (runtime.cudaDeviceGetPCIBusId, ["length", "device"]),
+    (driver.cuDeviceGetPCIBusId, ["length", "dev"]),
+    (driver.cuDeviceGetName, ["length", "dev"]),
+    (driver.cuDeviceGetLuid, ["dev"]),
+    (runtime.cudaMemRangeGetAttribute, ["dataSize", "attribute", "devPtr", "count"]),
+    (runtime.cudaMemRangeGetAttributes, ["dataSizes", "attributes", "numAttributes", "devPtr", "count"]),
+    (driver.cuMemRangeGetAttribute, ["dataSize", "attribute", "devPtr", "count"]),
+    (driver.cuMemRangeGetAttributes, ["dataSizes", "attributes", "numAttributes", "devPtr", "count"]),
+    (driver.cuPointerGetAttribute, ["attribute", "ptr"]),
+    (driver.cuPointerGetAttributes, ["numAttributes", "attributes", "ptr"]),
+    (runtime.cudaMemPoolGetAttribute, ["memPool", "attr"]),
+    (driver.cuMemSetAccess, ["ptr", "size", "desc", "count"]),
+    (driver.cuStreamBatchMemOp, ["stream", "count", "paramArray", "flags"]),
+])
+def test_signatures_are_cuda_bindings(fn, params):
+    assert _params(fn) == params
+
+
+def test_text_is_returned_whole_with_spaces(probe):
+    """cudaDeviceGetPCIBusId(32, 0) returns 32 bytes: the text, its NUL, spaces (b" " * length)."""
+    assert probe.spaced(b"0000:18:00.0\0", 32) == b"0000:18:00.0\0" + b" " * 19
+    assert probe.spaced(b"abcd", 4) == b"abcd"           # no NUL: all of it
+    assert len(probe.spaced(b"", 256)) == 256
+
+
+# -- lists of structs ---------------------------------------------------------------------------
+def _access(dev, flags):
+    a = driver.CUmemAccessDesc()
+    a.location.type = driver.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+    a.location.id = dev
+    a.flags = flags
+    return a
+
+
+def test_a_list_of_structs_is_one_c_array(probe):
+    """cuMemSetAccess(ptr, size, [desc, ...], n): the structs side by side, as C reads them."""
+    descs = [_access(0, driver.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE),
+             _access(3, driver.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READ)]
+    size = type(descs[0])._size_
+    raw = probe.packed(driver.CUmemAccessDesc, descs)
+    assert raw == b"".join(ctypes.string_at(int(d), size) for d in descs)
+    assert len(raw) == 2 * size
+    assert probe.packed(driver.CUmemAccessDesc, (descs[1],)) == ctypes.string_at(int(descs[1]), size)
+    assert probe.packed(driver.CUmemAccessDesc, []) is None          # NULL, as cuda.bindings passes
+    assert probe.passed_on(driver.CUmemAccessDesc, descs[0])         # one struct: its own memory
+    assert probe.passed_on(driver.CUmemAccessDesc, 0x1000)           # an address: the caller's word
+    with pytest.raises(TypeError):
+        probe.packed(driver.CUmemAccessDesc, [descs[0], driver.CUmemLocation()])
+
+
+def test_struct_lists_reach_the_call():
+    """The Python layer takes the list (no TypeError): the call itself fails without a GPU."""
+    r = driver.cuMemSetAccess(0, 0, [_access(0, 3)], 1)
+    assert isinstance(r[0], driver.CUresult)
+    with pytest.raises(TypeError):
+        driver.cuMemSetAccess(0, 0, [driver.CUmemLocation()], 1)
+
+
+# -- kernelParams only as cuda.bindings takes them ---------------------------------------------
+@pytest.mark.parametrize("params", [
+    ([driver.CUdeviceptr(0)], [None]),          # lists, not tuples
+    [1, 2],
+    ((1,), (ctypes.c_char_p,)),                 # a type cuda.bindings does not support
+    ((1,), (ctypes.c_longdouble,)),
+    ((5,), (None,)),                            # an int given for None's type
+    ((1, 2), (ctypes.c_int,)),                  # tuples of different lengths
+    "not parameters",
+])
+def test_kernel_params_cuda_bindings_refuses(params):
+    with pytest.raises(TypeError) as e:
+        driver.cuLaunchKernel(None, 1, 1, 1, 1, 1, 1, 0, 0, params, 0)
+    assert "NULL handle" not in str(e.value)     # refused for the parameters, before the function
+
+
+@pytest.mark.parametrize("params", [None, 0, ((), ()), ((1, 2.5), (ctypes.c_int, ctypes.c_float)),
+                                    ((driver.CUdeviceptr(16),), (None,)), bytearray(16)])
+def test_kernel_params_cuda_bindings_accepts(params):
+    with pytest.raises(TypeError, match="NULL handle"):     # the function's None, after the parameters
+        driver.cuLaunchKernel(None, 1, 1, 1, 1, 1, 1, 0, 0, params, 0)
+
+
+# -- handle classes ---------------------------------------------------------------------------
+@pytest.mark.parametrize("mod, name, base", [
+    (driver, "CUstream", None), (driver, "CUevent", None), (driver, "CUcontext", None),
+    (driver, "CUmemoryPool", None), (driver, "CUgraph", None), (driver, "CUfunction", None),
+    (runtime, "cudaStream_t", "CUstream"), (runtime, "cudaEvent_t", "CUevent"),
+    (runtime, "cudaMemPool_t", "CUmemoryPool"), (runtime, "cudaGraph_t", "CUgraph"),
+    (runtime, "cudaGraphNode_t", "CUgraphNode"), (runtime, "cudaGraphExec_t", "CUgraphExec"),
+    (runtime, "cudaFunction_t", "CUfunction"), (runtime, "cudaArray_t", None), (nvrtc, "nvrtcProgram", None),
+])
+def test_handle_classes_are_named_after_their_typedefs(mod, name, base):
+    """type(x).__name__ is the typedef's (cuda.bindings'), a runtime handle is the driver's handle of
+    the same struct, and handles stay ints with getPtr()."""
+    cls = getattr(mod, name)
+    assert cls.__name__ == name
+    if base is not None:
+        assert issubclass(cls, getattr(driver, base))
+    h = cls(0x40)
+    assert int(h) == 0x40 and h.getPtr() == 0x40 and repr(h) == f"<{name} 0x40>"
+    assert bool(cls(0)) is True           # true even when NULL, as cuda.bindings' objects are
+    assert h == 0x40 and hash(h) == hash(cls(0x40))
+
+
+def test_runtime_and_driver_handles_mix():
+    s = runtime.cudaStream_t(0x80)
+    assert driver.CUstream(int(s)) == s and isinstance(s, driver.CUstream)
+    # a runtime handle where the driver takes one, and back: the handle argument takes any handle
+    assert isinstance(driver.cuStreamQuery(s)[0], driver.CUresult)
+    assert isinstance(runtime.cudaStreamQuery(driver.CUstream(0x80))[0], runtime.cudaError_t)
+
+
+def test_created_handles_have_the_typedef_class():
+    """nvrtcCreateProgram (which works without a GPU) returns an nvrtcProgram."""
+    err, prog = nvrtc.nvrtcCreateProgram(b'extern "C" __global__ void k() {}', b"k.cu", 0, [], [])
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS and type(prog).__name__ == "nvrtcProgram"
+    assert nvrtc.nvrtcDestroyProgram(prog)[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
+
+
+# -- contexts where HIP takes devices ----------------------------------------------------------
+def test_peer_copies_ask_the_contexts_device():
+    """cuMemcpyPeer(dst, dstContext, src, srcContext, n): HIP's hipMemcpyPeer takes device ordinals,
+    so the bridge asks each context's device (push, hipCtxGetDevice, pop) instead of passing the
+    context's address as the ordinal."""
+    src = (ROOT / "hip_as_cuda" / "cuda" / "bindings" / "_bridge_driver.c").read_text()
+    for fn in ("cuMemcpyPeer", "cuMemcpyPeerAsync"):
+        body = src[src.index(f"hipcuda_{fn}("):]
+        body = body[:body.index("\n}\n")]
+        assert "hipcuda_ctx_device((void*)dstContext" in body and "hipcuda_ctx_device((void*)srcContext" in body
+        assert "(int)(intptr_t)dstContext" not in body
+    r = driver.cuMemcpyPeer(0, driver.CUcontext(0), 0, driver.CUcontext(0), 0)
+    assert isinstance(r[0], driver.CUresult) and r[0] != driver.CUresult.CUDA_SUCCESS
+
+
+def test_launch_kernel_ex_is_bridged():
+    """cuLaunchKernelEx runs on HIP's launches (hip_as_cuda/manual/driver.pyx): a missing config is
+    CUDA_ERROR_INVALID_VALUE, not the not-supported status."""
+    import json
+    cov = json.loads((ROOT / "hip_as_cuda" / "cuda" / "bindings" / "_coverage" / "driver.json").read_text())
+    assert cov["functions"]["cuLaunchKernelEx"]["status"] == "bridged"
+    assert driver.has_symbol("cuLaunchKernelEx")
+
