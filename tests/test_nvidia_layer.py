@@ -504,3 +504,143 @@ def test_hiprtc_linker_on_a_stand_in_driver(layer, tmp_path):
     assert "warning" not in r.stderr, r.stderr[-3000:]
     r = subprocess.run([str(tmp_path / "t"), str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "0 failed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+# -- the HIP layer's kernel nodes, function attributes and contexts on a stand-in driver ----------
+_FAKE_CUDA = r"""
+/* The parts of the CUDA driver and runtime the checks below reach, played by this program. */
+static int fake_init, fake_free0, fake_added, fake_set, fake_exec_set;
+static CUDA_KERNEL_NODE_PARAMS fake_node;
+static void* fake_extra[5];
+static CUfunction fake_attr_f;
+static int fake_attr = -1, fake_attr_v;
+CUresult CUDAAPI cuInit(unsigned int flags) { (void)flags; fake_init++; return CUDA_SUCCESS; }
+cudaError_t CUDARTAPI cudaFree(void* p) { if (!p) fake_free0++; return cudaSuccess; }
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext* c) { *c = NULL; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext c) { (void)c; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext* c) { *c = NULL; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice d, unsigned int* flags, int* active) {
+    (void)d; *flags = 0; *active = 0; return CUDA_SUCCESS; }
+static void fake_keep(const CUDA_KERNEL_NODE_PARAMS* p) {
+    int i;
+    fake_node = *p;
+    memset(fake_extra, 0, sizeof fake_extra);
+    for (i = 0; p->extra && i < 5; i++) { fake_extra[i] = p->extra[i]; if (p->extra[i] == CU_LAUNCH_PARAM_END) break; }
+}
+CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode* n, CUgraph g, const CUgraphNode* deps, size_t nd,
+                                      const CUDA_KERNEL_NODE_PARAMS* p) {
+    (void)g; (void)deps; (void)nd; fake_keep(p); fake_added++; *n = (CUgraphNode)0x77; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuGraphKernelNodeSetParams(CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS* p) {
+    (void)n; fake_keep(p); fake_set++; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS* p) {
+    (void)e; (void)n; fake_keep(p); fake_exec_set++; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuGraphKernelNodeGetParams(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS* p) {
+    (void)n; *p = fake_node; p->extra = NULL; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+    fake_attr_f = f; fake_attr = (int)a; fake_attr_v = v; return CUDA_SUCCESS; }
+"""
+
+_LAYER_CHECKS = r"""
+#define CHECK(c, what) do { if (!(c)) { printf("FAILED: %s\n", what); fails++; } } while (0)
+int main(void) {
+    int fails = 0, active = 1;
+    unsigned int flags = 9;
+    hipabi_hipCtx_t ctx = (hipabi_hipCtx_t)1;
+    hipabi_hipDevice_t dev = -1;
+    /* Asking about devices and contexts initialises the driver and makes no context. */
+    CHECK(hipDeviceGet(&dev, 0) == hipabi_hipSuccess && dev == 0, "hipDeviceGet");
+    CHECK(hipDevicePrimaryCtxGetState(0, &flags, &active) == hipabi_hipSuccess && active == 0, "primary state");
+    CHECK(hipCtxGetCurrent(&ctx) == hipabi_hipSuccess && ctx == NULL, "no current context");
+    CHECK(hipCtxPushCurrent((hipabi_hipCtx_t)0x10) == hipabi_hipSuccess, "push");
+    CHECK(hipCtxPopCurrent(&ctx) == hipabi_hipSuccess, "pop");
+    CHECK(fake_init >= 1, "cuInit called");
+    CHECK(fake_free0 == 0, "no primary context made by the queries (cudaFree(0))");
+
+    /* A kernel node of a module function goes to the driver, `extra` with CUDA's markers. */
+    size_t size = 24;
+    char buf[24];
+    void* extra[] = {(void*)0x01, buf, (void*)0x02, &size, (void*)0x03};
+    struct hipabi_hipKernelNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.func = (void*)0x1234;
+    p.gridDim.x = 40; p.gridDim.y = 2; p.gridDim.z = 1;
+    p.blockDim.x = 128; p.blockDim.y = 1; p.blockDim.z = 1;
+    p.sharedMemBytes = 16;
+    p.kernelParams = (void**)0xAB0;
+    p.extra = extra;
+    hipabi_hipGraphNode_t node = NULL;
+    CHECK(hipGraphAddKernelNode(&node, (hipabi_hipGraph_t)0x5, NULL, 0, &p) == hipabi_hipSuccess, "add");
+    CHECK(fake_added == 1 && node == (hipabi_hipGraphNode_t)0x77, "cuGraphAddKernelNode called");
+    CHECK(fake_node.func == (CUfunction)0x1234 && fake_node.gridDimX == 40 && fake_node.gridDimY == 2
+          && fake_node.gridDimZ == 1 && fake_node.blockDimX == 128 && fake_node.sharedMemBytes == 16
+          && fake_node.kernelParams == (void**)0xAB0 && fake_node.kern == NULL && fake_node.ctx == NULL, "fields");
+    CHECK(fake_extra[0] == CU_LAUNCH_PARAM_BUFFER_POINTER && fake_extra[1] == buf
+          && fake_extra[2] == CU_LAUNCH_PARAM_BUFFER_SIZE && fake_extra[3] == &size
+          && fake_extra[4] == CU_LAUNCH_PARAM_END, "extra in CUDA's markers");
+    CHECK(hipGraphAddKernelNode(&node, (hipabi_hipGraph_t)0x5, NULL, 0, NULL) == hipabi_hipErrorInvalidValue,
+          "no parameters");
+    extra[0] = (void*)0x05;
+    CHECK(hipGraphAddKernelNode(&node, (hipabi_hipGraph_t)0x5, NULL, 0, &p) == hipabi_hipErrorInvalidValue
+          && fake_added == 1, "a marker HIP lacks");
+    p.extra = NULL;
+    p.gridDim.x = 7;
+    CHECK(hipGraphKernelNodeSetParams(node, &p) == hipabi_hipSuccess && fake_set == 1 && fake_node.gridDimX == 7
+          && fake_node.extra == NULL, "set params");
+    p.gridDim.x = 9;
+    CHECK(hipGraphExecKernelNodeSetParams((hipabi_hipGraphExec_t)0x6, node, &p) == hipabi_hipSuccess
+          && fake_exec_set == 1 && fake_node.gridDimX == 9, "exec set params");
+    struct hipabi_hipKernelNodeParams back;
+    memset(&back, 0xFF, sizeof back);
+    CHECK(hipGraphKernelNodeGetParams(node, &back) == hipabi_hipSuccess && back.func == (void*)0x1234
+          && back.gridDim.x == 9 && back.blockDim.x == 128 && back.sharedMemBytes == 16
+          && back.kernelParams == (void**)0xAB0 && back.extra == NULL, "get params");
+
+    /* Function attributes of a module function: the driver's. */
+    CHECK(hipFuncSetAttribute((const void*)0x1234, hipabi_hipFuncAttributeMaxDynamicSharedMemorySize, 65536)
+          == hipabi_hipSuccess && fake_attr_f == (CUfunction)0x1234
+          && fake_attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES && fake_attr_v == 65536, "opt in");
+    CHECK(hipFuncSetAttribute((const void*)0x1234, hipabi_hipFuncAttributePreferredSharedMemoryCarveout, 50)
+          == hipabi_hipSuccess && fake_attr == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, "carveout");
+    CHECK(hipFuncSetAttribute((const void*)0x1234, (hipabi_hipFuncAttribute)3, 1) == hipabi_hipErrorInvalidValue,
+          "an attribute HIP lacks");
+    printf("%d failed\n", fails);
+    return fails != 0;
+}
+"""
+
+
+def test_hip_layer_on_a_stand_in_driver(layer, tmp_path):
+    """The hand-written HIP calls against a program playing the CUDA driver: kernel nodes of module
+    functions go to cuGraph*KernelNode* (the runtime's take no CUfunction), `extra` rewritten to
+    CUDA's markers, hipFuncSetAttribute to cuFuncSetAttribute; device and context queries
+    initialise the driver without making the primary context (multi_context.py: a CUDA program
+    sees it inactive until it makes one)."""
+    src = layer["dir"] / "src" / "hipnv_hip.c"
+    (tmp_path / "t.c").write_text(f'#include "{src}"\n{_FAKE_CUDA}\n{_LAYER_CHECKS}')
+    base = ["gcc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wno-unused-function", "-Wno-deprecated-declarations",
+            "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections",
+            *[f"-I{d}" for d in layer["incs"]], str(tmp_path / "t.c"), "-o", str(tmp_path / "t")]
+    r = subprocess.run(base + ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"], capture_output=True, text=True)
+    if r.returncode != 0 and "sanitize" in r.stderr:
+        r = subprocess.run(base, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "warning" not in r.stderr, r.stderr[-3000:]
+    r = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "0 failed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+def test_context_prologues(layer):
+    """Which HIP calls make the primary context current (hipnv_ensure_context) and which only
+    initialise the driver: device queries and the context stack must not make one."""
+    src = (layer["dir"] / "src" / "hipnv_hip.c").read_text()
+
+    def body(fn):
+        i = src.index(f" {fn}(", src.index("/* ---- generated bridges ---- */"))
+        return src[i:src.index("\n}\n", i)]
+    for fn in ("hipCtxGetCurrent", "hipCtxSetCurrent", "hipCtxPushCurrent", "hipCtxPopCurrent", "hipCtxCreate",
+               "hipCtxDestroy", "hipDevicePrimaryCtxGetState", "hipDevicePrimaryCtxRetain",
+               "hipDevicePrimaryCtxRelease", "hipDeviceGet", "hipDeviceGetName", "hipDeviceTotalMem"):
+        assert "hipnv_ensure_init();" in body(fn) and "hipnv_ensure_context" not in body(fn), fn
+    for fn in ("hipModuleLoadData", "hipCtxSynchronize", "hipMemcpyHtoD", "hipModuleGetFunction"):
+        assert "hipnv_ensure_context();" in body(fn), fn

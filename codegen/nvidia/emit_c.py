@@ -33,6 +33,11 @@ class Layer:
         self.required_hip_enums: list[ir.Enum] = []     # their enumerators are #defined too
         for pair in spec.require:
             self._enum_pair(*pair)
+        for name in spec.require_records:     # the hand-written part's (hipKernelNodeParams)
+            r = self.h.records.get(name) or (self.h.record_of(self.h.typedefs[name].type)
+                                             if name in self.h.typedefs else None)
+            if r is not None:
+                self.cv.need(r.name)
 
     # -- lookups ---------------------------------------------------------------------
     def _enum_pair(self, hname: str, cname: str):

@@ -63,6 +63,8 @@ class NvSpec:
                                           metadata=_key("zero_outputs", {str: {"why": str, "params": str}}))
     opaque: list[str] = field(default_factory=list, metadata=_key("opaque", _STRS))   # HIP records used via pointers
     require: list[list[str]] = field(default_factory=list, metadata=_key("require", [_STRS]))   # [HIP, CUDA] enums
+    # HIP records the hand-written part uses that no generated bridge may define (hipKernelNodeParams)
+    require_records: list[str] = field(default_factory=list, metadata=_key("require_records", _STRS))
     name_tables: list[str] = field(default_factory=list, metadata=_key("name_tables", _STRS))  # value -> name functions
     soname: str = ""                  # the built file: hip/_layer_names.py decides it, not the spec
 
@@ -134,6 +136,8 @@ def unmatched(ns: NvSpec, module, types, cuda=None) -> list[Unmatched]:
             if not any(re.fullmatch(rx, n) for n in fns)]
     out += [Unmatched(f"opaque: {r}", f"no record {r}") for r in ns.opaque if r not in types.records]
     out += [Unmatched(f"require[{i}]", f"no enum {h}") for i, (h, _) in enumerate(ns.require) if h not in enums]
+    out += [Unmatched(f"require_records: {r}", f"no record {r}") for r in ns.require_records
+            if r not in types.records and not (r in types.typedefs and types.record_of(types.typedefs[r].type))]
     out += [Unmatched(f"name_tables: {e}", f"no enum {e}") for e in ns.name_tables if e not in enums]
     st = ns.status
     if st.get("type") and st["type"] not in enums:
@@ -166,5 +170,6 @@ def entries(ns: NvSpec) -> list[str]:
         out += [f"{key}.{k}" for k in getattr(ns, key)]
     out += [f"device_as_location: {rx}" for rx in ns.device_as_location.get("params", ())]
     out += [f"opaque: {r}" for r in ns.opaque] + [f"require[{i}]" for i in range(len(ns.require))]
+    out += [f"require_records: {r}" for r in ns.require_records]
     out += [f"name_tables: {e}" for e in ns.name_tables] + (["status"] if ns.status else [])
     return out

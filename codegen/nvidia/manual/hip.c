@@ -4,7 +4,11 @@
 #include <stdlib.h>
 
 /* HIP's runtime creates the device's primary context on first use; the CUDA driver API
- * needs one current. cudaFree(0) makes the runtime's primary context current. */
+ * needs one current. cudaFree(0) makes the runtime's primary context current. The calls that
+ * only ask about devices or manage contexts (cuDeviceGet*, cuDevicePrimaryCtx*, cuCtxGetCurrent,
+ * cuCtxSetCurrent, cuCtxPushCurrent, cuCtxPopCurrent, cuCtxCreate, cuCtxDestroy) need no context:
+ * they only initialise the driver (hipnv_ensure_init), so a program sees the primary context
+ * inactive and no context current until it makes one (codegen/specs/nvidia/hip.yaml `prologue`). */
 static __thread int hipnv_ctx_ready;
 static void hipnv_ensure_context(void) {
     if (!hipnv_ctx_ready) {
@@ -12,6 +16,16 @@ static void hipnv_ensure_context(void) {
         if (cuCtxGetCurrent(&c) != CUDA_SUCCESS || c == NULL)
             cudaFree(0);
         hipnv_ctx_ready = 1;
+    }
+}
+
+/* HIP needs no hipInit; the CUDA driver API needs cuInit before any other call. cuInit creates
+ * no context. */
+static int hipnv_init_done;
+static void hipnv_ensure_init(void) {
+    if (!__atomic_load_n(&hipnv_init_done, __ATOMIC_ACQUIRE)) {
+        cuInit(0);
+        __atomic_store_n(&hipnv_init_done, 1, __ATOMIC_RELEASE);
     }
 }
 
@@ -48,7 +62,26 @@ HIPNV_EXPORT const char* hipGetErrorName(hipabi_hipError_t e) {
 }
 
 /* hip/amd_detail/host_defines.h: HIP_LAUNCH_PARAM_BUFFER_POINTER ((void*)0x01),
- * HIP_LAUNCH_PARAM_BUFFER_SIZE ((void*)0x02), HIP_LAUNCH_PARAM_END ((void*)0x03). */
+ * HIP_LAUNCH_PARAM_BUFFER_SIZE ((void*)0x02), HIP_LAUNCH_PARAM_END ((void*)0x03); CUDA ends the
+ * list with 0x00. `cextra` (5 entries) gets CUDA's list; *out is NULL for no `extra`. */
+static int hipnv_extra(void** extra, void** cextra, void*** out) {
+    int n = 0, i = 0;
+    *out = NULL;
+    if (!extra) return 0;
+    while (extra[i] != (void*)0x03) {
+        if (n > 2) return -1;
+        if (extra[i] == (void*)0x01) cextra[n] = CU_LAUNCH_PARAM_BUFFER_POINTER;
+        else if (extra[i] == (void*)0x02) cextra[n] = CU_LAUNCH_PARAM_BUFFER_SIZE;
+        else return -1;
+        cextra[n + 1] = extra[i + 1];
+        n += 2;
+        i += 2;
+    }
+    cextra[n] = CU_LAUNCH_PARAM_END;
+    *out = cextra;
+    return 0;
+}
+
 HIPNV_EXPORT hipabi_hipError_t hipModuleLaunchKernel(
         hipabi_hipFunction_t f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
         unsigned int by, unsigned int bz, unsigned int shared, hipabi_hipStream_t stream,
@@ -56,22 +89,97 @@ HIPNV_EXPORT hipabi_hipError_t hipModuleLaunchKernel(
     void* cextra[5];
     void** ce = NULL;
     hipnv_ensure_context();
-    if (extra) {
-        int n = 0, i = 0;
-        while (extra[i] != (void*)0x03) {
-            if (n > 2) return hipabi_hipErrorInvalidValue;
-            if (extra[i] == (void*)0x01) cextra[n] = CU_LAUNCH_PARAM_BUFFER_POINTER;
-            else if (extra[i] == (void*)0x02) cextra[n] = CU_LAUNCH_PARAM_BUFFER_SIZE;
-            else return hipabi_hipErrorInvalidValue;
-            cextra[n + 1] = extra[i + 1];
-            n += 2;
-            i += 2;
-        }
-        cextra[n] = CU_LAUNCH_PARAM_END;
-        ce = cextra;
-    }
+    if (hipnv_extra(extra, cextra, &ce)) return hipabi_hipErrorInvalidValue;
     return hipnv_hipError_t_from_CUresult(cuLaunchKernel((CUfunction)f, gx, gy, gz, bx, by, bz, shared,
                                                           (CUstream)stream, kernelParams, ce));
+}
+
+/* Kernel nodes go to the driver's graph calls: the kernels of hip-bindings' Python programs are
+ * module functions (hipModuleGetFunction: a CUfunction), which the runtime's cudaGraphAddKernelNode
+ * does not take (its func is a __global__ function's host stub in this process:
+ * CUDA_ERROR_INVALID_HANDLE). */
+#pragma weak cuGraphAddKernelNode_v2
+#pragma weak cuGraphKernelNodeGetParams_v2
+#pragma weak cuGraphKernelNodeSetParams_v2
+#pragma weak cuGraphExecKernelNodeSetParams_v2
+#pragma weak cuFuncSetAttribute
+static int hipnv_kernel_node(const struct hipabi_hipKernelNodeParams* p, CUDA_KERNEL_NODE_PARAMS* c,
+                             void** cextra) {
+    memset(c, 0, sizeof *c);
+    c->func = (CUfunction)p->func;
+    c->gridDimX = p->gridDim.x;
+    c->gridDimY = p->gridDim.y;
+    c->gridDimZ = p->gridDim.z;
+    c->blockDimX = p->blockDim.x;
+    c->blockDimY = p->blockDim.y;
+    c->blockDimZ = p->blockDim.z;
+    c->sharedMemBytes = p->sharedMemBytes;
+    c->kernelParams = p->kernelParams;
+    return hipnv_extra(p->extra, cextra, &c->extra);
+}
+
+HIPNV_EXPORT hipabi_hipError_t hipGraphAddKernelNode(hipabi_hipGraphNode_t* pGraphNode, hipabi_hipGraph_t graph,
+                                                     const hipabi_hipGraphNode_t* pDependencies,
+                                                     size_t numDependencies,
+                                                     const struct hipabi_hipKernelNodeParams* pNodeParams) {
+    CUDA_KERNEL_NODE_PARAMS c;
+    void* cextra[5];
+    if (!&cuGraphAddKernelNode_v2) return hipabi_hipErrorNotSupported;
+    hipnv_ensure_context();
+    if (!pNodeParams) return hipabi_hipErrorInvalidValue;
+    if (hipnv_kernel_node(pNodeParams, &c, cextra)) return hipabi_hipErrorInvalidValue;
+    return hipnv_hipError_t_from_CUresult(cuGraphAddKernelNode((CUgraphNode*)pGraphNode, (CUgraph)graph,
+                                                                (const CUgraphNode*)pDependencies,
+                                                                numDependencies, &c));
+}
+
+HIPNV_EXPORT hipabi_hipError_t hipGraphKernelNodeSetParams(hipabi_hipGraphNode_t node,
+                                                           const struct hipabi_hipKernelNodeParams* pNodeParams) {
+    CUDA_KERNEL_NODE_PARAMS c;
+    void* cextra[5];
+    if (!&cuGraphKernelNodeSetParams_v2) return hipabi_hipErrorNotSupported;
+    hipnv_ensure_context();
+    if (!pNodeParams) return hipabi_hipErrorInvalidValue;
+    if (hipnv_kernel_node(pNodeParams, &c, cextra)) return hipabi_hipErrorInvalidValue;
+    return hipnv_hipError_t_from_CUresult(cuGraphKernelNodeSetParams((CUgraphNode)node, &c));
+}
+
+HIPNV_EXPORT hipabi_hipError_t hipGraphExecKernelNodeSetParams(hipabi_hipGraphExec_t hGraphExec,
+                                                               hipabi_hipGraphNode_t node,
+                                                               const struct hipabi_hipKernelNodeParams* pNodeParams) {
+    CUDA_KERNEL_NODE_PARAMS c;
+    void* cextra[5];
+    if (!&cuGraphExecKernelNodeSetParams_v2) return hipabi_hipErrorNotSupported;
+    hipnv_ensure_context();
+    if (!pNodeParams) return hipabi_hipErrorInvalidValue;
+    if (hipnv_kernel_node(pNodeParams, &c, cextra)) return hipabi_hipErrorInvalidValue;
+    return hipnv_hipError_t_from_CUresult(cuGraphExecKernelNodeSetParams((CUgraphExec)hGraphExec,
+                                                                          (CUgraphNode)node, &c));
+}
+
+/* The driver's parameters back: func is the node's CUfunction; `extra` is not given back (CUDA
+ * keeps the arguments as kernelParams). */
+HIPNV_EXPORT hipabi_hipError_t hipGraphKernelNodeGetParams(hipabi_hipGraphNode_t node,
+                                                           struct hipabi_hipKernelNodeParams* pNodeParams) {
+    CUDA_KERNEL_NODE_PARAMS c;
+    CUresult r;
+    if (!&cuGraphKernelNodeGetParams_v2) return hipabi_hipErrorNotSupported;
+    hipnv_ensure_context();
+    if (!pNodeParams) return hipabi_hipErrorInvalidValue;
+    memset(&c, 0, sizeof c);
+    r = cuGraphKernelNodeGetParams((CUgraphNode)node, &c);
+    if (r != CUDA_SUCCESS) return hipnv_hipError_t_from_CUresult(r);
+    memset(pNodeParams, 0, sizeof *pNodeParams);
+    pNodeParams->func = (void*)c.func;
+    pNodeParams->gridDim.x = c.gridDimX;
+    pNodeParams->gridDim.y = c.gridDimY;
+    pNodeParams->gridDim.z = c.gridDimZ;
+    pNodeParams->blockDim.x = c.blockDimX;
+    pNodeParams->blockDim.y = c.blockDimY;
+    pNodeParams->blockDim.z = c.blockDimZ;
+    pNodeParams->sharedMemBytes = c.sharedMemBytes;
+    pNodeParams->kernelParams = c.kernelParams;
+    return hipabi_hipSuccess;
 }
 
 struct hipnv_stream_callback { hipabi_hipStreamCallback_t fn; void* data; };
@@ -96,6 +204,21 @@ HIPNV_EXPORT hipabi_hipError_t hipStreamAddCallback(hipabi_hipStream_t stream, h
     return hipnv_hipError_t_from_cudaError_t(r);
 }
 
+/* hipFuncSetAttribute(func, ...) names a __global__ function by its host stub, which Python programs
+ * do not have: theirs is a module function (hipModuleGetFunction: a CUfunction), whose attributes
+ * cudaFuncSetAttribute does not set (it takes a stub, or a cudaKernel_t). The driver's
+ * cuFuncSetAttribute sets them; HIP's two attributes have CUDA's values (8, 9). */
+HIPNV_EXPORT hipabi_hipError_t hipFuncSetAttribute(const void* func, hipabi_hipFuncAttribute attr, int value) {
+    CUfunction_attribute a;
+    if (!&cuFuncSetAttribute) return hipabi_hipErrorNotSupported;
+    hipnv_ensure_context();
+    if (attr == hipabi_hipFuncAttributeMaxDynamicSharedMemorySize) a = CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    else if (attr == hipabi_hipFuncAttributePreferredSharedMemoryCarveout) a = CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
+    else return hipabi_hipErrorInvalidValue;
+    if (func == NULL) return hipabi_hipErrorInvalidDeviceFunction;
+    return hipnv_hipError_t_from_CUresult(cuFuncSetAttribute((CUfunction)func, a, value));
+}
+
 /* cudaDeviceAttr lacks some of the driver's attributes (CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_-
  * MANAGEMENT_SUPPORTED, ...): those HIP attributes are asked of cuDeviceGetAttribute. */
 HIPNV_EXPORT hipabi_hipError_t hipDeviceGetAttribute(int* pi, hipabi_hipDeviceAttribute_t attr, int deviceId) {
@@ -106,7 +229,7 @@ HIPNV_EXPORT hipabi_hipError_t hipDeviceGetAttribute(int* pi, hipabi_hipDeviceAt
     int da = hipnv_CUdevice_attribute_from_hipDeviceAttribute_t((int)attr, &ok);
     if (!ok) return hipabi_hipErrorInvalidValue;
     CUdevice d;
-    hipnv_ensure_context();
+    hipnv_ensure_init();
     CUresult r = cuDeviceGet(&d, deviceId);
     if (r == CUDA_SUCCESS) r = cuDeviceGetAttribute(pi, (CUdevice_attribute)da, d);
     return hipnv_hipError_t_from_CUresult(r);

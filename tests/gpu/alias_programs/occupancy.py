@@ -93,8 +93,8 @@ def main():
     print("light, 256 threads, 40 KiB dynamic shared:",
           check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(light, 256, 40 * 1024)))
     print("static_shared, 256 threads:", check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(static_shared, 256, 0)))
-    print("dynamic shared available for 2 blocks of 256 is at least 48 KiB:",
-          check(driver.cuOccupancyAvailableDynamicSMemPerBlock(light, 2, 256)) >= 48 * 1024)
+    # cuOccupancyAvailableDynamicSMemPerBlock is not called: HIP 6.4 has no counterpart (docs/alias.rst,
+    # "What maps and what does not"), so the alias answers CUDA_ERROR_NOT_SUPPORTED by design.
 
     min_grid, block = check(driver.cuOccupancyMaxPotentialBlockSize(light, None, 0, 0))
     print("suggested block size", block, "and a grid of", min_grid // sms, "blocks per SM")
