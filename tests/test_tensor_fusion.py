@@ -152,6 +152,7 @@ def test_unsupported_operations_are_named():
     assert "the shape" in _lower_error(lambda x: x.shape)
     assert "clip with array bounds" in _lower_error(lambda x, y: ht.clip(x, y), (dt.float32, 1), (dt.float32, 1))
     assert "NumPy's" in _lower_error(lambda x: np.sin(x))
+    assert "where: expected a hip.tensor array" in _lower_error(lambda x: ht.where(True, x, 0))
     assert "must return a traced array" in _lower_error(lambda x: 3)
     assert "does not come from the reduction" in _lower_error(lambda x: (x.sum(), x + 1)[1])
 

@@ -247,8 +247,8 @@ class _Plan:
 
 
 def _exactly(v, d: _dt.DType, param: _dt.DType):
-    """`v` rounded to `d` on the host (as NumPy converts a scalar to the result dtype), held in
-    `param` (d's compute type, where that value is exact)."""
+    """`v` rounded to `d` on the host as eager where converts it (scalar_value(v, d)), held in
+    `param` (d's compute type, where that value is exact: no 2-byte float parameters)."""
     x = scalar_value(v, d)
     if d is _dt.bfloat16:
         x = _dt.bfloat16_bits_to_float32(np.uint16(x))[()]

@@ -331,11 +331,13 @@ def _astype(x, dtype) -> FusedArray:
 
 
 def _where(cond, x1, x2) -> FusedArray:
+    """Eager where's rules (_searching.where): an array condition of any dtype, the result
+    result_type(x1, x2), scalar operands converted to it on the host (scalar_value(v, y))."""
+    if not isinstance(cond, FusedArray):
+        raise TypeError(f"where: expected a hip.tensor array, got {type(cond).__name__}")
     trace = _trace_of((cond, x1, x2))
-    if trace is None:
-        raise _error("where: no traced operand")
     ops = _Operands(trace, "where", (cond, x1, x2))
-    y = ops.result_type(trace, (cond, x1, x2), subset=(1, 2))      # NumPy's: the condition plays no part
+    y = ops.result_type(trace, (cond, x1, x2), subset=(1, 2))
     nodes = [ops.node(trace, 0, _dt.bool, None), ops.node(trace, 1, y, None, exact=True),
              ops.node(trace, 2, y, None, exact=True)]
     return _result(trace, _Node("where", y, nodes), ops)
