@@ -277,3 +277,28 @@ def test_kernel_params_pack_each_ctypes_type_as_ctypes_does(t):
             p.kernelParams = ((1 << bits,), (t,))
         with pytest.raises(TypeError):
             p.kernelParams = ((1.5,), (t,))
+
+
+def test_alias_spec_entries_match():
+    """Every entry of the alias's specs names something in CUDA's headers (`spec.unmatched`; the
+    shared defaults' rules need only decide a parameter in one module), and the bridge's parameter
+    patterns (`location_as_device`, `context_as_device`) each match a CUDA function's parameter."""
+    import re
+    from codegen import spec as specmod
+    from codegen.alias import generate as alias_gen
+    include = ROOT / "build" / "cuda-pypi" / "include"
+    if not (include / "cuda.h").is_file():
+        pytest.skip("no CUDA headers in build/cuda-pypi (tools/fetch_cuda_headers.sh)")
+    dead_defaults, bad = None, []
+    for name, spec in alias_gen.load_specs().items():
+        lib = alias_gen.analyse(spec, str(include))
+        found = [str(u) for u in specmod.unmatched(spec, lib.module, lib.types)]
+        shared = {u for u in found if "defaults.yaml" in u}
+        dead_defaults = shared if dead_defaults is None else dead_defaults & shared
+        bad += [f"{name}: {u}" for u in found if u not in shared]
+        params = [f"{f.name}.{p.name}" for f in lib.module.functions for p in f.params]
+        for key in ("location_as_device", "context_as_device"):
+            for rx in spec.bridge.get(key, {}).get("params", ()):
+                if not any(re.fullmatch(rx, p) for p in params):
+                    bad.append(f"{name}: bridge.{key} {rx!r} matches no parameter")
+    assert not bad and not dead_defaults, bad + sorted(dead_defaults or ())
