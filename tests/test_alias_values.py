@@ -338,3 +338,69 @@ def test_launch_kernel_ex_is_bridged():
     assert cov["functions"]["cuLaunchKernelEx"]["status"] == "bridged"
     assert driver.has_symbol("cuLaunchKernelEx")
 
+
+
+# -- the generated C bridges, against stand-in HIP functions ------------------------------------
+_BRIDGE_CHECKS = r"""
+/* HIP's functions, played here: each records what the bridge passed. */
+static struct hipabi_hipKernelNodeParams got;
+static int added, peer_dst = -1, peer_src = -1, pushes, pops;
+static void* current;
+static int fake_add(void* n, void* g, const void* d, size_t nd, const struct hipabi_hipKernelNodeParams* p) {
+    (void)n; (void)g; (void)d; (void)nd; got = *p; added++; return 0; }
+static int fake_push(void* ctx) { if (!ctx) return 1; pushes++; current = ctx; return 0; }
+static int fake_get_device(int* dev) { *dev = (int)((uintptr_t)current / 0x100); return 0; }
+static int fake_pop(void** ctx) { pops++; *ctx = current; current = NULL; return 0; }
+static int fake_peer(void* dst, int dd, const void* src, int sd, size_t n) {
+    (void)dst; (void)src; (void)n; peer_dst = dd; peer_src = sd; return 0; }
+static void* fake_resolve(const char* name) {
+    if (!strcmp(name, "hipGraphAddKernelNode")) return (void*)fake_add;
+    if (!strcmp(name, "hipCtxPushCurrent")) return (void*)fake_push;
+    if (!strcmp(name, "hipCtxGetDevice")) return (void*)fake_get_device;
+    if (!strcmp(name, "hipCtxPopCurrent")) return (void*)fake_pop;
+    if (!strcmp(name, "hipMemcpyPeer")) return (void*)fake_peer;
+    return NULL;
+}
+#include <stdio.h>
+#define CHECK(c, what) do { if (!(c)) { printf("FAILED: %s\n", what); fails++; } } while (0)
+int main(void) {
+    int fails = 0;
+    CUgraphNode node = NULL;
+    CUDA_KERNEL_NODE_PARAMS p;
+    hipcuda_resolve = fake_resolve;
+    memset(&p, 0, sizeof p);
+    p.func = (CUfunction)0x1234;
+    p.gridDimX = 40; p.gridDimY = 2; p.gridDimZ = 3;
+    p.blockDimX = 128; p.blockDimY = 4; p.blockDimZ = 1;
+    p.sharedMemBytes = 16;
+    p.kernelParams = (void**)0xAB0;
+    CHECK(hipcuda_cuGraphAddKernelNode_v2(&node, (CUgraph)0x5, NULL, 0, &p) == CUDA_SUCCESS && added == 1, "add");
+    CHECK(got.func == (void*)0x1234 && got.kernelParams == (void**)0xAB0 && got.sharedMemBytes == 16, "func, params");
+    CHECK(got.gridDim.x == 40 && got.gridDim.y == 2 && got.gridDim.z == 3, "gridDimX/Y/Z -> gridDim");
+    CHECK(got.blockDim.x == 128 && got.blockDim.y == 4 && got.blockDim.z == 1, "blockDimX/Y/Z -> blockDim");
+    CHECK(hipcuda_cuMemcpyPeer(0x1000, (CUcontext)0x200, 0x2000, (CUcontext)0x100, 64) == CUDA_SUCCESS, "peer copy");
+    CHECK(peer_dst == 2 && peer_src == 1, "each context's device");
+    CHECK(pushes == 2 && pops == 2 && current == NULL, "every context pushed is popped");
+    CHECK(hipcuda_cuMemcpyPeer(0x1000, NULL, 0x2000, (CUcontext)0x100, 64) != CUDA_SUCCESS, "a NULL context fails");
+    printf("%d failed\n", fails);
+    return fails != 0;
+}
+"""
+
+
+def test_bridges_on_stand_in_hip(tmp_path):
+    """The alias's C for cuGraphAddKernelNode (CUDA's gridDimX/Y/Z become HIP's dim3 gridDim) and
+    cuMemcpyPeer (each context's device, asked with the context pushed and popped again), run
+    against stand-ins for HIP's functions."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc")
+    include = ROOT / "build" / "cuda-pypi" / "include"
+    if not (include / "cuda.h").is_file():
+        pytest.skip("no CUDA headers in build/cuda-pypi (tools/fetch_cuda_headers.sh)")
+    src = ROOT / "hip_as_cuda" / "cuda" / "bindings" / "_bridge_driver.c"
+    (tmp_path / "t.c").write_text(f'#include "{src}"\n{_BRIDGE_CHECKS}')
+    r = subprocess.run(["gcc", "-std=gnu11", "-O1", "-w", f"-I{include}", str(tmp_path / "t.c"), "-o",
+                        str(tmp_path / "t")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    r = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "0 failed" in r.stdout, r.stdout + r.stderr

@@ -171,6 +171,13 @@ class Converter:
         for f in hr.fields:
             cname = self.names.field(hr.name, f.name, cfields)
             if cname is None:
+                split = self.split_vector(f, cby)
+                if split:   # HIP's dim3 gridDim where CUDA has gridDimX, gridDimY, gridDimZ
+                    for hx, cx in split:
+                        dst, src = (f"d->{cx.name}", f"s->{f.name}.{hx.name}") if to_cuda else \
+                            (f"d->{f.name}.{hx.name}", f"s->{cx.name}")
+                        lines += self.assign(hx.type, cx.type, dst, src, to_cuda)
+                    continue
                 unmatched.append(f.name)
                 continue
             cf = cby[cname]
@@ -186,6 +193,19 @@ class Converter:
         self.converters[fn] = "\n".join([f"static void {fn}({dtype}* d, const {stype}* s) {{",
                                          *(["    " + l for l in lines] or ["    (void)d; (void)s;"]), "}"])
         return fn
+
+    def split_vector(self, f: ir.Field, cby: dict) -> list[tuple[ir.Field, ir.Field]]:
+        """(HIP component, CUDA field) pairs where a HIP field of a struct of numbers x, y, z (dim3
+        gridDim) is CUDA's fields named after it and the component (gridDimX, gridDimY, gridDimZ:
+        CUDA_KERNEL_NODE_PARAMS, CUDA_LAUNCH_PARAMS); [] where not."""
+        r = self.h.record_of(f.type)
+        if r is None or [x.name for x in r.fields] != ["x", "y", "z"]:
+            return []
+        pairs = [(x, cby.get(f.name + x.name.upper())) for x in r.fields]
+        if any(c is None or not self.h.number_layout(self.h.resolve(x.type))
+               or not self.c.number_layout(self.c.resolve(c.type)) for x, c in pairs):
+            return []
+        return pairs
 
     def assign(self, ht: ir.CType, ct: ir.CType, dst: str, src: str, to_cuda: bool) -> list[str]:
         """C statements copying one field between the two layouts."""
