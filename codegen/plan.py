@@ -276,6 +276,17 @@ class Planner:
             # alternatives (`[numNodes|numRootNodes]`): the first the function has
             length = next((n for n in length.split("|") if any(q.name == n for q in fn.params)), length)
             target = r.pointee
+            lp = next((q for q in fn.params if q.name == length), None)
+            n = self.int_conv(lp.type, length) if lp is not None and types.is_numeric(lp.type) else length
+            if self.defined_record(target):
+                # Structs the call fills (cuGraphNodeGetDependencies' edgeData): one zeroed C array,
+                # returned as a list of struct copies.
+                cls = names.cls_of(types.resolve(target).name)
+                arg = f"<{t}>_p.waddr(_k{i})"
+                if self.spec.conventions.get("empty_out_arrays") == "null":
+                    arg = f"(<{t}>NULL if not _k{i} else {arg})"
+                return plan("out_array", arg, pre=[f"_k{i} = _s.record_array({cls}, max(0, {n}))"],
+                            out=f"_s.record_items({cls}, _k{i})", out_type=f"list[{types.resolve(target).name}]")
             if types.is_handle(target):
                 conv, value = f"_p.wrap({names.handle_cls(target)}, <void*><size_t>x)", self.stub_type(target)
             else:   # the array's numbers (addresses where the elements are pointers)
@@ -284,8 +295,6 @@ class Planner:
             # The length converts (and is range-checked) as its C parameter would before anything
             # is allocated: `[0] * n` with an unchecked n is a MemoryError for 2**40, a TypeError
             # with a confusing message for None. A negative length gives an empty array (C rejects it).
-            lp = next((q for q in fn.params if q.name == length), None)
-            n = self.int_conv(lp.type, length) if lp is not None and types.is_numeric(lp.type) else length
             arg = f"<{t}>_p.waddr(_k{i})"
             if self.spec.conventions.get("empty_out_arrays") == "null":   # 0 elements: the query form
                 arg = f"(<{t}>NULL if not _k{i} else {arg})"

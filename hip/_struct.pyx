@@ -662,3 +662,15 @@ cdef object typed_values(dict table, object selectors, object buf):
     cdef _TypedBuffers t = <_TypedBuffers?>buf
     cdef Py_ssize_t i
     return [_typed(table, selectors[i], <const char*>t.slots[i], t.sizes[i]) for i in range(t.n)]
+
+
+cdef object record_array(object cls, object n):
+    """Zeroed memory for `n` structs a call fills (an `out array` of structs); empty for 0."""
+    return bytearray(cls._size_ * max(index(n), 0))
+
+
+cdef list record_items(object cls, object buf):
+    """The structs a call wrote into record_array()'s memory, each a copy."""
+    cdef Py_ssize_t size = cls._size_, i
+    cdef char* p = PyByteArray_AS_STRING(buf) if len(buf) else NULL
+    return [record_copy(cls, p + i * size) for i in range(len(buf) // size)]

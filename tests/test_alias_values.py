@@ -51,6 +51,13 @@ def packed(cls, value):
     r = _s.record_list(cls, value)
     return None if r is None else bytes(r)
 
+def filled(cls, n, bytes data):
+    """Structs a call wrote into an `out array` of structs, as the caller gets them."""
+    b = _s.record_array(cls, n)
+    if len(b):
+        memcpy(_p.waddr(b), <const char*>data, min(len(data), len(b)))
+    return _s.record_items(cls, b)
+
 def passed_on(cls, value):
     return _s.record_list(cls, value) is value
 
@@ -177,6 +184,7 @@ def test_typed_values_cover_each_enumerator():
         assert {int(m) for m in enum.__members__.values()} <= set(t), table
 
 
+@pytest.mark.runtime
 def test_typed_outputs_on_error_are_none():
     """Without a GPU the call fails: None, as cuda.bindings returns for every output of a failed call."""
     err, v = runtime.cudaMemPoolGetAttribute(None, runtime.cudaMemPoolAttr.cudaMemPoolAttrReleaseThreshold)
@@ -184,7 +192,7 @@ def test_typed_outputs_on_error_are_none():
     err, v = runtime.cudaMemRangeGetAttribute(4, runtime.cudaMemRangeAttribute.cudaMemRangeAttributeReadMostly, 0, 4)
     assert int(err) != 0 and v is None
     err, v = driver.cuPointerGetAttributes(1, [P.CU_POINTER_ATTRIBUTE_CONTEXT], 0)
-    assert int(err) != 0 and v is None
+    assert (v is None) if int(err) != 0 else (len(v) == 1 and type(v[0]).__name__ == "CUcontext")
     with pytest.raises(ValueError):      # fewer attributes than numAttributes: refused before C
         driver.cuPointerGetAttributes(2, [P.CU_POINTER_ATTRIBUTE_CONTEXT], 0)
 
@@ -210,9 +218,32 @@ def _params(fn) -> list[str]:
     (runtime.cudaMemPoolGetAttribute, ["memPool", "attr"]),
     (driver.cuMemSetAccess, ["ptr", "size", "desc", "count"]),
     (driver.cuStreamBatchMemOp, ["stream", "count", "paramArray", "flags"]),
+    (runtime.cudaGraphNodeGetDependencies, ["node", "pNumDependencies"]),
+    (runtime.cudaGraphGetEdges, ["graph", "numEdges"]),
+    (driver.cuGraphNodeGetDependentNodes, ["hNode", "numDependentNodes"]),
 ])
 def test_signatures_are_cuda_bindings(fn, params):
     assert _params(fn) == params
+
+
+@pytest.mark.runtime
+def test_graph_queries_return_edge_data():
+    """cudaGraphNodeGetDependencies(node, pNumDependencies=0) -> (err, deps, edgeData, n), None for
+    each output of a failed call; a list too short for the count is refused before C."""
+    err, deps, edges, n = runtime.cudaGraphNodeGetDependencies(None)
+    assert int(err) != 0 and deps is None and edges is None and n is None
+    assert len(driver.cuGraphNodeGetDependentNodes(None, 2)) == 4
+
+
+def test_struct_out_arrays_are_lists_of_copies(probe):
+    """The edge data a graph query fills: one struct per element, each a copy of what C wrote."""
+    E = runtime.cudaGraphEdgeData
+    size = E()._size_
+    raw = bytes([1]) + bytes(size - 1) + bytes([2]) + bytes(size - 1)
+    got = probe.filled(E, 2, raw)
+    assert len(got) == 2 and all(isinstance(e, E) for e in got)
+    assert [bytes(ctypes.string_at(int(e), size))[0] for e in got] == [1, 2]
+    assert probe.filled(E, 0, b"") == []
 
 
 def test_text_is_returned_whole_with_spaces(probe):
@@ -247,6 +278,7 @@ def test_a_list_of_structs_is_one_c_array(probe):
         probe.packed(driver.CUmemAccessDesc, [descs[0], driver.CUmemLocation()])
 
 
+@pytest.mark.runtime
 def test_struct_lists_reach_the_call():
     """The Python layer takes the list (no TypeError): the call itself fails without a GPU."""
     r = driver.cuMemSetAccess(0, 0, [_access(0, 3)], 1)
@@ -300,14 +332,17 @@ def test_handle_classes_are_named_after_their_typedefs(mod, name, base):
     assert h == 0x40 and hash(h) == hash(cls(0x40))
 
 
+@pytest.mark.runtime
 def test_runtime_and_driver_handles_mix():
     s = runtime.cudaStream_t(0x80)
     assert driver.CUstream(int(s)) == s and isinstance(s, driver.CUstream)
-    # a runtime handle where the driver takes one, and back: the handle argument takes any handle
-    assert isinstance(driver.cuStreamQuery(s)[0], driver.CUresult)
-    assert isinstance(runtime.cudaStreamQuery(driver.CUstream(0x80))[0], runtime.cudaError_t)
+    # a runtime handle where the driver takes one, and back (the NULL stream: no GPU is touched
+    # through a made-up address): the handle argument takes any handle
+    assert isinstance(driver.cuStreamQuery(runtime.cudaStream_t(0))[0], driver.CUresult)
+    assert isinstance(runtime.cudaStreamQuery(driver.CUstream(0))[0], runtime.cudaError_t)
 
 
+@pytest.mark.runtime
 def test_created_handles_have_the_typedef_class():
     """nvrtcCreateProgram (which works without a GPU) returns an nvrtcProgram."""
     err, prog = nvrtc.nvrtcCreateProgram(b'extern "C" __global__ void k() {}', b"k.cu", 0, [], [])
@@ -316,6 +351,7 @@ def test_created_handles_have_the_typedef_class():
 
 
 # -- contexts where HIP takes devices ----------------------------------------------------------
+@pytest.mark.runtime
 def test_peer_copies_ask_the_contexts_device():
     """cuMemcpyPeer(dst, dstContext, src, srcContext, n): HIP's hipMemcpyPeer takes device ordinals,
     so the bridge asks each context's device (push, hipCtxGetDevice, pop) instead of passing the
@@ -351,6 +387,8 @@ static int fake_add(void* n, void* g, const void* d, size_t nd, const struct hip
 static int fake_push(void* ctx) { if (!ctx) return 1; pushes++; current = ctx; return 0; }
 static int fake_get_device(int* dev) { *dev = (int)((uintptr_t)current / 0x100); return 0; }
 static int fake_pop(void** ctx) { pops++; *ctx = current; current = NULL; return 0; }
+static int fake_deps(void* node, void** deps, size_t* n) {
+    (void)node; if (deps && *n >= 2) { deps[0] = (void*)0x1; deps[1] = (void*)0x2; } *n = 2; return 0; }
 static int fake_peer(void* dst, int dd, const void* src, int sd, size_t n) {
     (void)dst; (void)src; (void)n; peer_dst = dd; peer_src = sd; return 0; }
 static void* fake_resolve(const char* name) {
@@ -359,6 +397,7 @@ static void* fake_resolve(const char* name) {
     if (!strcmp(name, "hipCtxGetDevice")) return (void*)fake_get_device;
     if (!strcmp(name, "hipCtxPopCurrent")) return (void*)fake_pop;
     if (!strcmp(name, "hipMemcpyPeer")) return (void*)fake_peer;
+    if (!strcmp(name, "hipGraphNodeGetDependencies")) return (void*)fake_deps;
     return NULL;
 }
 #include <stdio.h>
@@ -382,6 +421,17 @@ int main(void) {
     CHECK(peer_dst == 2 && peer_src == 1, "each context's device");
     CHECK(pushes == 2 && pops == 2 && current == NULL, "every context pushed is popped");
     CHECK(hipcuda_cuMemcpyPeer(0x1000, NULL, 0x2000, (CUcontext)0x100, 64) != CUDA_SUCCESS, "a NULL context fails");
+    CUgraphNode deps[3] = {0, 0, 0};
+    CUgraphEdgeData edges[3];
+    size_t n = 3;
+    memset(edges, 0xFF, sizeof edges);
+    CHECK(hipcuda_cuGraphNodeGetDependencies_v2((CUgraphNode)0x9, deps, edges, &n) == CUDA_SUCCESS && n == 2
+          && deps[0] == (CUgraphNode)0x1 && deps[1] == (CUgraphNode)0x2, "dependencies");
+    CHECK(edges[0].type == 0 && edges[1].from_port == 0 && edges[2].to_port == 0 && edges[2].type == 0,
+          "edge data HIP lacks: zeroed, as many as the caller's count");
+    n = 0;
+    CHECK(hipcuda_cuGraphNodeGetDependencies_v2((CUgraphNode)0x9, NULL, NULL, &n) == CUDA_SUCCESS && n == 2,
+          "the count query");
     printf("%d failed\n", fails);
     return fails != 0;
 }
@@ -389,9 +439,10 @@ int main(void) {
 
 
 def test_bridges_on_stand_in_hip(tmp_path):
-    """The alias's C for cuGraphAddKernelNode (CUDA's gridDimX/Y/Z become HIP's dim3 gridDim) and
-    cuMemcpyPeer (each context's device, asked with the context pushed and popped again), run
-    against stand-ins for HIP's functions."""
+    """The alias's C for cuGraphAddKernelNode (CUDA's gridDimX/Y/Z become HIP's dim3 gridDim),
+    cuMemcpyPeer (each context's device, asked with the context pushed and popped again) and
+    cuGraphNodeGetDependencies (CUDA 13's edge data, which HIP lacks, zeroed), run against
+    stand-ins for HIP's functions."""
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
     include = ROOT / "build" / "cuda-pypi" / "include"

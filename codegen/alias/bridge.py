@@ -233,6 +233,7 @@ class Bridge:
         cv, h, c = self.cv, self.h, self.c
         invalid = self.zero_return(cf, "invalid")
         pre, args, post = [f"(void){p.name};" for p in cf.params if p.name in dropped], [], []
+        pre += self.zero_dropped(cf, dropped, shapes)
         frees: list[str] = []   # copies made for the call, freed on every way out
         for (i, p), hp in zip(kept, hf.params):
             x = p.name or f"a{i}"
@@ -399,6 +400,25 @@ class Bridge:
         if ret is not None:
             body.append(f"return {ret};")
         return "\n".join([self.signature(cf) + " {", *["    " + s for s in body], "}"])
+
+    def zero_dropped(self, cf: ir.Function, dropped: set[str], shapes: dict) -> list[str]:
+        """An output array HIP's function lacks (CUDA 13's edgeData of the graph queries) is zeroed,
+        as many elements as the call may write: what it holds where there is nothing to report (a
+        graph edge without data is all zero)."""
+        out = []
+        names = {p.name: p for p in cf.params}
+        for p in cf.params:
+            intent, shape = shapes.get(p.name, ("in", "scalar"))
+            ct = self.c.resolve(p.type)
+            if p.name not in dropped or intent != "out" or ct.kind != "pointer" or ct.pointee.const \
+                    or not shape.startswith("array["):
+                continue
+            cnt = next((names[n] for n in shape[len("array["):-1].split("|") if n in names), None)
+            if cnt is None:
+                continue
+            n = f"({cnt.name} ? *{cnt.name} : 0)" if self.c.resolve(cnt.type).kind == "pointer" else cnt.name
+            out.append(f"if ({p.name}) memset({p.name}, 0, (size_t){n} * sizeof *{p.name});")
+        return out
 
     @staticmethod
     def freeing(temps: list[str], ret: str) -> str:
