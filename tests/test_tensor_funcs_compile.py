@@ -1,0 +1,176 @@
+"""Every kernel of hip.tensor's searching, sorting, set and linear-algebra functions, compiled
+without a GPU by the real ROCm hiprtc (gfx90a) and, where the build fetched NVIDIA's wheel, by
+NVRTC (sm_90): sort tiles and merges (every dtype, line dimensions, 32/64-bit positions), argmax/
+argmin (every dtype, layouts, both passes), where, nonzero, searchsorted, count_nonzero, unique's
+kernels, the tiled integer matmul, vecdot and the norms (every dtype, reduction layouts), as the
+library's own generators write them; plus the sort keys' struct sizes the host code assumes."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from hip.tensor import _compiler as C
+from hip.tensor import _dtypes as dt
+from hip.tensor import _elementwise_kernel as ek
+from hip.tensor import _kernel_source as ks
+from hip.tensor import _linalg as la
+from hip.tensor import _reduction_kernel as rk
+from hip.tensor import _searching as sr
+from hip.tensor import _set as st
+from hip.tensor import _sorting as so
+from hip.tensor import linalg as ext
+from hip.tensor._elementwise import math_dtype
+
+from test_tensor_kernels_compile import _culprits, _nvrtc_compile, no_disk_cache, nvrtc  # noqa: F401
+
+BATCH = 150
+INTS_BOOL = [d for d in dt.ALL if d.kind in "biu"]
+
+
+def _ew(kernel, dtypes, kinds=None, ndim=0, bindings=None, index="unsigned int"):
+    spec, b = ek.spec_for(kernel, dtypes, kinds=kinds, ndim=ndim, index=index, bindings=bindings)
+    return kernel.generate(spec, b)[0]
+
+
+RED_LAYOUTS = (("inner", 1, 1, "full", True), ("outer", 2, 1, "full", False), ("all-pass1", 1, 2, "partial", True),
+               ("all-pass2", 1, 1, "final", True))
+
+
+def _red(kernel, dtypes, bindings, kinds=None):
+    out = []
+    for label, kn, rn, mode, lane in RED_LAYOUTS:
+        spec, b = rk.spec_for(kernel, dtypes, kn=kn, rn=rn, mode=mode, lane_major=lane, bindings=bindings, kinds=kinds)
+        out.append((label, kernel.generate(spec, b)[0]))
+    return out
+
+
+def sorting_matrix():
+    out = []
+    for d in dt.ALL:
+        for kn in (1, 3):
+            for index in ("int", "long long"):
+                out.append((f"sort_tile[{d.name},{kn},{index}]", so.TILE.source(d, kn, index)))
+                out.append((f"sort_merge[{d.name},{kn},{index}]", so.MERGE.source(d, kn, index)))
+    return out
+
+
+def searching_matrix():
+    out = []
+    for d in dt.ALL:
+        for kn, rn in ((1, 1), (2, 1), (1, 3)):
+            for lane in (True, False):
+                for is_max in (True, False):
+                    out.append((f"arg{'max' if is_max else 'min'}[{d.name},{kn},{rn},{lane}]",
+                                sr.ARGEXT.source(d, kn, rn, lane, False, is_max)))
+        for is_max in (True, False):
+            out.append((f"arg{'max' if is_max else 'min'}[{d.name}]/final", sr.ARGEXT.source(d, 1, 1, True, True, is_max)))
+        for ndim in (0, 3):
+            out.append((f"where[{d.name}]/{ndim}", _ew(sr._where_k, (dt.bool, d, d, d), ndim=ndim,
+                                                       bindings={"Y": d})))
+        out.append((f"where[{d.name}]/scalar", _ew(sr._where_k, (dt.bool, d, d, d), ("array", "array", "scalar", "array"),
+                                                   bindings={"Y": d, "X2": d})))
+        out.append((f"where[{d.name}]/int8-condition", _ew(sr._where_k, (dt.int8, d, dt.float32, dt.result_type(d, dt.float32)),
+                                                           ndim=2, bindings={"Y": dt.result_type(d, dt.float32)})))
+        for side, k in sr._search_k.items():
+            for ndim in (0, 2):
+                out.append((f"searchsorted_{side}[{d.name}]/{ndim}",
+                            _ew(k, (d, d, dt.int64, dt.int64), ("raw", "array", "scalar", "array"), ndim, {"C": d})))
+            out.append((f"searchsorted_{side}[{d.name}]/scalar",
+                        _ew(k, (d, d, dt.int64, dt.int64), ("raw", "scalar", "scalar", "array"), 0, {"C": d, "V": d})))
+            if d.kind in "fc":         # integer values searched in a float array (converted in the kernel)
+                out.append((f"searchsorted_{side}[{d.name}/int8]",
+                            _ew(k, (d, dt.int8, dt.int64, dt.int64), ("raw", "array", "scalar", "array"), 0, {"C": d})))
+        for label, body in _red(sr._count_k, (d, dt.int64), {}):
+            out.append((f"count_nonzero[{d.name}]/{label}", body))
+    for nd in (1, 2, 3, 4):
+        out.append((f"nonzero[{nd}]", sr.NONZERO.source(nd)))
+    return out
+
+
+def set_matrix():
+    out = []
+    for d in dt.ALL:
+        out.append((f"unique_starts[{d.name}]", _ew(st._starts_k, (d, dt.bool), ("raw", "array"),
+                                                    bindings={"M": math_dtype(d)})))
+        out.append((f"unique_scatter[{d.name}]", st.SCATTER.source(d)))
+    out.append(("unique_counts", st.COUNTS.source()))
+    return out
+
+
+def linalg_matrix():
+    out = []
+    for d in INTS_BOOL:
+        for bn in (1, 2):
+            out.append((f"matmul_tiled[{d.name},{bn}]", la.TILED.source(d, bn)))
+    for d in dt.ALL:
+        if d.kind not in "biufc":
+            continue
+        b = {"A": math_dtype(d), "Y": d}
+        for label, body in _red(la._vecdot_k, (d, d, d), b):
+            out.append((f"vecdot[{d.name}]/{label}", body))
+        y = ext._norm_dtype(d)
+        a = math_dtype(d if d.kind in "fc" else y)
+        nb = {"A": a, "R": a.real_dtype, "Y": y}
+        for key, k in ext._NORMS.items():
+            for label, body in _red(k, (d, dt.float64, y), nb, kinds=("array", "scalar")):
+                out.append((f"norm{key}[{d.name}]/{label}", body))
+    mixed = dt.result_type(dt.int8, dt.float32)
+    for label, body in _red(la._vecdot_k, (dt.int8, dt.float32, mixed), {"A": mixed, "Y": mixed}):
+        out.append((f"vecdot[int8,float32]/{label}", body))
+    return out
+
+
+KEY_SIZES = "\n".join(
+    f"static_assert(sizeof({so.key_type(d)[0]}) == {so.key_type(d)[1]}, \"key size of {d.name}\");"
+    for d in dt.ALL) + "\n"
+
+MATRIX = sorting_matrix() + searching_matrix() + set_matrix() + linalg_matrix()
+BATCHES = [MATRIX[i:i + BATCH] for i in range(0, len(MATRIX), BATCH)]
+
+
+def _source(batch):
+    return ks.source(so.SORT_KEYS + KEY_SIZES, *[body for _, body in batch])
+
+
+def test_matrix_covers_every_function_and_dtype():
+    names = {label.split("[")[0].split("/")[0] for label, _ in MATRIX}
+    assert {"sort_tile", "sort_merge", "argmax", "argmin", "where", "nonzero", "searchsorted_left",
+            "searchsorted_right", "count_nonzero", "unique_starts", "unique_scatter", "unique_counts",
+            "matmul_tiled", "vecdot", "norm2", "norm1", "norminf", "norm-inf", "norm0", "normp"} <= names
+    for fn in ("sort_tile", "argmax", "where", "searchsorted_left", "unique_scatter", "vecdot", "norm2"):
+        covered = {label.split("[")[1].split("]")[0].split(",")[0].split("/")[0] for label, _ in MATRIX
+                   if label.startswith(fn + "[")}
+        assert {d.name for d in dt.ALL} <= covered, (fn, {d.name for d in dt.ALL} - covered)
+    kernel_names = [m for _, body in MATRIX for m in re.findall(r'__global__ void (\w+)\(', body)]
+    assert len(kernel_names) == len(set(kernel_names)) == len(MATRIX)
+
+
+@pytest.mark.runtime
+@pytest.mark.parametrize("batch", range(len(BATCHES)))
+def test_batch_compiles_with_hiprtc_for_gfx90a(batch, no_disk_cache):  # noqa: F811
+    from hip import hiprtc
+    try:
+        hiprtc._library.load()
+    except OSError as e:
+        pytest.skip(f"hiprtc does not load: {str(e).splitlines()[0]}")
+    b = BATCHES[batch]
+    C.clear_memory_cache()
+
+    def compile_one(src):
+        code = C.compile_code_object(src, (), "gfx90a")
+        assert code[:4] == b"\x7fELF"
+
+    try:
+        compile_one(_source(b))
+    except C.CompileError:
+        pytest.fail("kernels that hiprtc rejects:\n" + "\n".join(_culprits(compile_one, b)))
+
+
+@pytest.mark.parametrize("batch", range(len(BATCHES)))
+def test_batch_compiles_with_nvrtc_for_sm90(batch, nvrtc):  # noqa: F811
+    b = BATCHES[batch]
+    try:
+        _nvrtc_compile(nvrtc, _source(b))
+    except RuntimeError:
+        pytest.fail("kernels that NVRTC rejects:\n" + "\n".join(_culprits(lambda s: _nvrtc_compile(nvrtc, s), b)))
