@@ -239,3 +239,18 @@ def test_importing_hip_tensor_loads_no_hip_library():
     """)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+def test_vector_path_only_for_unconditional_writes():
+    """Wide loads keep elements in registers: never for operations reading an output or taking an
+    address, and only where the kernel says it writes every output."""
+    EK = ht.ElementwiseKernel
+    assert EK("T x", "T y", "y = x * 2", "k1", vectorize=True)._vectorizable
+    assert not EK("T x", "T y", "y = x * 2", "k2")._vectorizable
+    assert not EK("T x", "T y", "y += x", "k3", vectorize=True)._vectorizable
+    assert not EK("T x", "T y", "y = x; if (y == 0) y = 1", "k4", vectorize=True)._vectorizable
+    assert not EK("T x", "T y", "y = *(&x + 1)", "k5", vectorize=True)._vectorizable
+    from hip.tensor import _elementwise as ew, _indexing as ix
+    assert all(op.kernel._vectorizable for op in ew._OPS.values())
+    assert not ix._gather_kernel(1)._vectorizable and not ix._scatter_kernel(2)._vectorizable
+    assert not ix._masked_store._vectorizable

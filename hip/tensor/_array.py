@@ -506,7 +506,7 @@ def copy_kernel():
     global _copy_kernel
     if _copy_kernel is None:
         from ._elementwise_kernel import ElementwiseKernel
-        _copy_kernel = ElementwiseKernel("X x", "Y y", "y = ht_cast<Y>(x)", "ht_copy")
+        _copy_kernel = ElementwiseKernel("X x", "Y y", "y = ht_cast<Y>(x)", "ht_copy", vectorize=True)
     return _copy_kernel
 
 

@@ -105,7 +105,8 @@ def _need_array(x, name):
         raise TypeError(f"{name}: expected a hip.tensor array, got {type(x).__name__}")
 
 
-_arange_kernel = ElementwiseKernel("C start, C step", "Y y", "y = ht_cast<Y>(start + (C)i * step)", "ht_arange")
+_arange_kernel = ElementwiseKernel("C start, C step", "Y y", "y = ht_cast<Y>(start + (C)i * step)", "ht_arange",
+                                   vectorize=True)
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> ndarray:

@@ -42,10 +42,10 @@ class _Op:
         self.name, self.nin, self.kinds, self.out, self.bool_as, self.compute = name, nin, kinds, out, bool_as, compute
         if nin == 1:
             op = f"const C a = ht_cast<C>(x1); y = ht_cast<Y>({expr});"
-            self.kernel = ElementwiseKernel("X1 x1", "Y y", op, f"ht_{name}")
+            self.kernel = ElementwiseKernel("X1 x1", "Y y", op, f"ht_{name}", vectorize=True)
         else:
             op = f"const C a = ht_cast<C>(x1); const C b = ht_cast<C>(x2); y = ht_cast<Y>({expr});"
-            self.kernel = ElementwiseKernel("X1 x1, X2 x2", "Y y", op, f"ht_{name}")
+            self.kernel = ElementwiseKernel("X1 x1, X2 x2", "Y y", op, f"ht_{name}", vectorize=True)
 
     def resolve(self, rt: _dt.DType) -> tuple[_dt.DType, _dt.DType]:
         """(compute dtype, result dtype) for inputs promoting to `rt`; TypeError where undefined."""
@@ -217,7 +217,7 @@ def clip(x, /, min=None, max=None):
             expr = f"ht_minimum({expr}, ht_cast<C>(hi))"
         k = _clip_kernels[key] = ElementwiseKernel(", ".join(params), "Y y",
                                                    f"const C a = ht_cast<C>(x1); y = ht_cast<Y>({expr});",
-                                                   "ht_clip")
+                                                   "ht_clip", vectorize=True)
     args = [x] + [v if isinstance(v, ndarray) else scalar_value(v, c) for v in (min, max) if v is not None]
     y = k(*args, _bindings={"C": c, "Y": x.dtype})
     if y.shape != x.shape:

@@ -28,6 +28,8 @@ from ._shapes import broadcast_shapes, broadcast_strides, collapse, memory_exten
 __all__ = ["ElementwiseKernel"]
 
 BLOCK = 256                     # a multiple of every warp/wavefront width
+VECTOR_MAX = 8                  # elements per wide load in the contiguous vector path ...
+VECTOR_MIN = 1 << 14            # ... taken from this many elements on (16-byte loads at most)
 _INT32_LIMIT = 2 ** 31 - 1
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -139,7 +141,8 @@ class ElementwiseKernel:
     """A typed element-wise kernel over broadcast arrays (see the module docstring)."""
 
     def __init__(self, in_params: str, out_params: str, operation: str, name: str = "kernel",
-                 preamble: str = "", options=(), loop_prep: str = "", after_loop: str = ""):
+                 preamble: str = "", options=(), loop_prep: str = "", after_loop: str = "",
+                 vectorize: bool = False):
         if not isinstance(operation, str):
             raise TypeError("operation must be a string of C++")
         if not _IDENT.match(name):
@@ -162,6 +165,14 @@ class ElementwiseKernel:
         self.nin = len(self.in_params)
         self.nout = len(self.out_params)
         self._functions: dict = {}
+        # The vector path keeps each element in a register and stores every output element: it is
+        # for operations that write their outputs unconditionally (`vectorize=True` says so), and
+        # never where one reads an output (z += x, z == 0) or takes a parameter's address (&x).
+        text = operation + loop_prep + after_loop
+        takes_address = any(re.search(rf"&\s*{p.name}\b", text) for p in self.in_params + self.out_params)
+        reads_output = any(re.search(rf"\b{p.name}\b(?!\s*=(?!=))", text) or
+                           re.search(rf"\b{p.name}\s*(\+|-|\*|/|%|&|\||\^|<<|>>)=", text) for p in self.out_params)
+        self._vectorizable = bool(vectorize) and not (takes_address or reads_output)
 
     def __repr__(self):
         return f"<ElementwiseKernel {self.name}>"
@@ -220,13 +231,18 @@ class ElementwiseKernel:
         cshape, cstrides = collapse(shape, bstrides)
         contiguous = len(cshape) <= 1 and all(
             (not s) or s[0] == a.dtype.itemsize for s, (_, a) in zip(cstrides, arrays))
+        vec = 1
+        if contiguous and n >= VECTOR_MIN and self._vectorizable:
+            vec = min([VECTOR_MAX] + [16 // a.dtype.itemsize for _, a in arrays])
+            while vec > 1 and any(a.ptr % (vec * a.dtype.itemsize) for _, a in arrays):
+                vec //= 2
         span = max([n] + [abs(s) * d for st in cstrides for s, d in zip(st, cshape)])
         index = "unsigned int" if span <= _INT32_LIMIT else "long long"
         types = tuple((p.dtype or bindings[p.placeholder]).name for p in params)
         kinds = tuple("raw" if p.raw else ("array" if isinstance(a, nd) else "scalar")
                       for p, a in zip(params, args))
         mem = tuple(a.dtype.name if isinstance(a, nd) else None for a in args)
-        ndim = 0 if contiguous else len(cshape)
+        ndim = (-vec if vec > 1 else 0) if contiguous else len(cshape)
         extra = tuple(sorted((k, v.name) for k, v in bindings.items()
                              if k not in {p.placeholder for p in params}))
         key = (device_id, types, kinds, mem, ndim, index, extra)
@@ -239,11 +255,11 @@ class ElementwiseKernel:
         for p, a, t in zip(params, args, types):
             if isinstance(a, nd):
                 kargs.append(a)
-                if not p.raw and ndim:
+                if not p.raw and ndim > 0:
                     kargs.append(_dims_type(ndim)(*next(it)))
             else:
                 kargs.append(scalar_value(a, _dtypes.dtype(t)))
-        if ndim:
+        if ndim > 0:
             kargs.append(_dims_type(ndim)(*cshape))
         kargs.append(np.uint32(n) if index == "unsigned int" else np.int64(n))
         launch(fn, n, kargs, device_id, stream)
@@ -253,11 +269,14 @@ class ElementwiseKernel:
         return f"{self.name}_{_digest(repr((spec.key, sorted((k, v.name) for k, v in bindings.items()))))}"
 
     def generate(self, spec: _Spec, bindings: dict) -> tuple[str, str]:
-        """(kernel source without the prelude, kernel name) for one specialization."""
+        """(kernel source without the prelude, kernel name) for one specialization. spec.ndim:
+        0 contiguous, N > 0 strided over N dimensions, -V contiguous with V-element wide loads."""
         params = self.in_params + self.out_params
         fname = self.kernel_name(spec, bindings)
-        sig, loads, stores = [], [], []
-        offsets = []
+        strided = spec.ndim > 0
+        vec = -spec.ndim if spec.ndim < 0 else 1
+        idx = spec.index
+        sig, arrays = [], []
         for k, (p, t, kind, m) in enumerate(zip(params, spec.types, spec.kinds, spec.mem)):
             ct = _dtypes.dtype(t).ctype
             is_out = k >= self.nin
@@ -271,49 +290,71 @@ class ElementwiseKernel:
                 sig.append(f"{'const ' if not is_out else ''}{ct}* {p.name}")
                 continue
             q = "" if is_out else "const "
-            sig.append(f"{q}{mt}* _p{k}" if not spec.ndim else f"{q}char* _p{k}, ht_dims<{spec.ndim}> _s{k}")
-            at = f"_p{k}[_i]" if not spec.ndim else f"ht_at<{mt}>(_p{k}, _o{k})"
-            if spec.ndim:
-                offsets.append(k)
-            if is_out:
-                if mt == ct:
-                    loads.append(f"{ct} &{p.name} = {at};")
+            sig.append(f"{q}char* _p{k}, ht_dims<{spec.ndim}> _s{k}" if strided else f"{q}{mt}* _p{k}")
+            arrays.append((k, p.name, ct, mt, is_out))
+
+        def element(at):
+            """Declarations, then stores, of one element whose storage `at(k)` names."""
+            decl, store = [], []
+            for k, name, ct, mt, is_out in arrays:
+                if is_out and mt == ct:
+                    decl.append(f"{ct} &{name} = {at(k)};")
+                elif is_out:
+                    decl.append(f"{ct} {name};")
+                    store.append(f"{at(k)} = ht_cast<{mt}>({name});")
+                elif mt == ct:      # a reference: &x is the element's address (gather/scatter use it)
+                    decl.append(f"const {ct} &{name} = {at(k)};")
                 else:
-                    loads.append(f"{ct} {p.name};")
-                    stores.append(f"{at} = ht_cast<{mt}>({p.name});")
-            else:
-                if mt == ct:        # a reference: &x is the element's address (gather/scatter use it)
-                    loads.append(f"const {ct} &{p.name} = {at};")
-                else:
-                    loads.append(f"const {ct} {p.name} = ht_cast<{ct}>({at});")
-        if spec.ndim:
+                    decl.append(f"const {ct} {name} = ht_cast<{ct}>({at(k)});")
+            return decl, store
+
+        def lines(items, pad):
+            return "".join(f"{pad}{x}\n" for x in items)
+
+        stride = f"({idx})blockDim.x * gridDim.x"
+        first = f"({idx})blockIdx.x * blockDim.x + threadIdx.x"
+        if strided:
             sig.append(f"ht_dims<{spec.ndim}> _shape")
-        sig.append(f"{spec.index} _n")
+            ks = [a[0] for a in arrays]
+            decl, store = element(lambda k: f"ht_at<{[a for a in arrays if a[0] == k][0][3]}>(_p{k}, _o{k})")
+            loop = (f"    for ({idx} _i = {first}; _i < _n; _i += {stride}) {{\n"
+                    f"        const long long i = (long long)_i; (void)i;\n"
+                    f"        {' '.join(f'long long _o{k} = 0;' for k in ks)}\n"
+                    f"        {{ {idx} _r = _i;\n#pragma unroll\n"
+                    f"          for (int _d = {spec.ndim} - 1; _d >= 0; --_d) {{\n"
+                    f"            {idx} _e = ({idx})_shape.v[_d], _c = _r % _e; _r /= _e;\n"
+                    + "".join(f"            _o{k} += (long long)_c * _s{k}.v[_d];\n" for k in ks)
+                    + "          } }\n" + lines(decl, "        ") + f"        {self.operation};\n"
+                    + lines(store, "        ") + "    }\n")
+        else:
+            decl, store = element(lambda k: f"_p{k}[_i]")
+            scalar = (f"        const long long i = (long long)_i; (void)i;\n" + lines(decl, "        ")
+                      + f"        {self.operation};\n" + lines(store, "        "))
+            if vec == 1:
+                loop = f"    for ({idx} _i = {first}; _i < _n; _i += {stride}) {{\n{scalar}    }}\n"
+            else:
+                vdecl, vstore = element(lambda k: f"_v{k}.v[_u]")
+                vt = {k: f"ht_vec<{mt}, {vec}>" for k, _, _, mt, _ in arrays}
+                loads = [f"{vt[k]} _v{k}" + ("" if is_out else f" = reinterpret_cast<const {vt[k]}*>(_p{k})[_j]") + ";"
+                         for k, _, _, _, is_out in arrays]
+                wides = [f"reinterpret_cast<{vt[k]}*>(_p{k})[_j] = _v{k};" for k, _, _, _, is_out in arrays if is_out]
+                loop = (f"    const {idx} _nv = _n / {vec};\n"
+                        f"    for ({idx} _j = {first}; _j < _nv; _j += {stride}) {{\n"
+                        + lines(loads, "        ")
+                        + f"#pragma unroll\n        for (int _u = 0; _u < {vec}; ++_u) {{\n"
+                        f"          const long long i = (long long)_j * {vec} + _u; (void)i;\n"
+                        + lines(vdecl, "          ") + f"          {self.operation};\n" + lines(vstore, "          ")
+                        + "        }\n" + lines(wides, "        ") + "    }\n"
+                        f"    for ({idx} _i = _nv * {vec} + {first}; _i < _n; _i += {stride}) {{\n{scalar}    }}\n")
+        sig.append(f"{idx} _n")
         typedefs = "".join(f"    typedef {v.ctype} {k};\n" for k, v in sorted(bindings.items()))
-        body = []
-        if spec.ndim:
-            body.append("        " + " ".join(f"long long _o{k} = 0;" for k in offsets))
-            body.append(f"        {{ {spec.index} _r = _i;\n"
-                        f"#pragma unroll\n"
-                        f"          for (int _d = {spec.ndim} - 1; _d >= 0; --_d) {{\n"
-                        f"            {spec.index} _e = ({spec.index})_shape.v[_d], _c = _r % _e; _r /= _e;\n"
-                        + "".join(f"            _o{k} += (long long)_c * _s{k}.v[_d];\n" for k in offsets)
-                        + "          } }")
         uses_ind = "_ind" in self.operation + self.loop_prep + self.after_loop
         src = (f"{self.preamble}\n"
                f"extern \"C\" __global__ void {fname}({', '.join(sig)}) {{\n"
                f"{typedefs}"
                + ("    struct { long long n; __device__ long long size() const { return n; } } _ind = {(long long)_n};\n"
-                  if uses_ind else "") +
-               f"    {self.loop_prep}\n"
-               f"    for ({spec.index} _i = ({spec.index})blockIdx.x * blockDim.x + threadIdx.x; _i < _n;\n"
-               f"         _i += ({spec.index})blockDim.x * gridDim.x) {{\n"
-               f"        const long long i = (long long)_i; (void)i;\n"
-               + "\n".join(body) + "\n"
-               + "".join(f"        {x}\n" for x in loads)
-               + f"        {self.operation};\n"
-               + "".join(f"        {x}\n" for x in stores)
-               + f"    }}\n    {self.after_loop}\n}}\n")
+                  if uses_ind else "")
+               + f"    {self.loop_prep}\n{loop}    {self.after_loop}\n}}\n")
         return src, fname
 
     def _compile(self, spec: _Spec, bindings: dict):

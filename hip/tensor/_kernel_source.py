@@ -441,6 +441,8 @@ template <class T> HT_D bool ht_isfinite(T) { return true; }
 
 /* ---- the strided N-d indexer ----------------------------------------------------------------- */
 template <int N> struct ht_dims { long long v[N]; };
+/* V consecutive elements moved by one wide load or store (the contiguous kernels' vector path) */
+template <class T, int V> struct alignas(sizeof(T) * V) ht_vec { T v[V]; };
 
 /* byte offset of flat index i in a C-ordered walk over `shape`, for one array's byte `strides` */
 template <int N, class I> HT_D long long ht_offset(I i, const ht_dims<N>& shape, const ht_dims<N>& strides) {

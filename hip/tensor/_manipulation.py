@@ -13,12 +13,20 @@ from ._shapes import (broadcast_shapes, broadcast_strides, normalize_axes, norma
                       reshape_strides)
 
 __all__ = ["reshape", "permute_dims", "broadcast_to", "broadcast_arrays", "expand_dims", "squeeze",
-           "concat", "stack", "flip", "roll", "moveaxis", "tile", "repeat", "unstack", "broadcast_shapes"]
+           "concat", "stack", "flip", "roll", "moveaxis", "tile", "repeat", "unstack", "broadcast_shapes", "astype"]
 
 
 def _need_array(x, name):
     if not isinstance(x, ndarray):
         raise TypeError(f"{name}: expected a hip.tensor array, got {type(x).__name__}")
+
+
+def astype(x, dtype, /, *, copy: bool = True, device=None) -> ndarray:
+    """x converted to `dtype` (the array API's function form of ndarray.astype)."""
+    _need_array(x, "astype")
+    if device is not None:
+        x = x.to_device(device)
+    return x.astype(dtype, copy=copy)
 
 
 def _resolve_shape(shape, size: int) -> tuple[int, ...]:

@@ -344,3 +344,21 @@ def test_unary_on_dtype_pairs_of_real_imag_conj(rng):
     assert_matches(x.real, a.real)
     assert ht.real(x).dtype == ht.float64
     assert ht.abs(to_device(values("complex64", (3,), rng), "complex64")).dtype == ht.float32
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int8", "float32", "float64", "complex64", "complex128",
+                                   "bool", "uint16"])
+def test_large_contiguous_arrays_take_wide_loads(dtype, rng):
+    """Past 2**14 elements contiguous kernels move several elements per load; a view starting one
+    element in (misaligned) narrows the width, a length not divisible by it leaves a tail."""
+    n = (1 << 16) + 3
+    a = values(dtype, (n,), rng)
+    b = values(dtype, (n,), rng)
+    x, y = to_device(a, dtype), to_device(b, dtype)
+    op, np_op = (ht.logical_xor, np.logical_xor) if dtype == "bool" else (ht.add, np.add)
+    assert_matches(op(x, y), _reference(np_op, dtype, a, b), dtype, check_dtype=False)
+    assert_matches(op(x[1:], y[:-1]), _reference(np_op, dtype, a[1:], b[:-1]), dtype, check_dtype=False)
+    assert_matches(op(x[3:], y[3:]), _reference(np_op, dtype, a[3:], b[3:]), dtype, check_dtype=False)
+    if dtype != "bool":
+        c = x.astype(ht.float32)
+        np.testing.assert_allclose(c.get(), (a.real if a.dtype.kind == "c" else a).astype(np.float32))
