@@ -24,7 +24,7 @@ from . import _dtypes as _dt
 
 __all__: list[str] = []
 
-_lock = threading.Lock()
+_lock = threading.RLock()           # re-entrant: a finalizer may run (GC) while it is held
 _by_stream: dict = {}          # (device id, stream uid) -> handle
 _pool: dict = {}               # device id -> handles whose stream died
 

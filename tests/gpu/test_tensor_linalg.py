@@ -139,26 +139,30 @@ def test_matmul_refuses():
 
 
 def test_blas_handles_per_stream(rng):
+    """One handle per stream, bound once; a dead stream's handle serves the next new stream;
+    a matmul on a side stream is ordered on it."""
     a = data("float32", (32, 32), rng)
     x = to_device(a, "float32")
     want = ref(a, "float32") @ ref(a, "float32")
     check_product(ht.matmul(x, x), want, "float32", 32)
     base = _blas.handles_in_use()
-    check_product(ht.matmul(x, x), want, "float32", 32)
-    assert _blas.handles_in_use() == base                     # the current stream's handle, reused
+    null = ht.current_stream()
+    assert int(_blas.handle(null)) == int(_blas.handle(null))
     s = ht.Stream(non_blocking=True)
     with s:
         y = ht.matmul(x, x)
         assert _blas.handles_in_use() == base + 1
-        s.synchronize()
+        assert int(_blas.handle(s)) != int(_blas.handle(null))
+    s.synchronize()
     check_product(y, want, "float32", 32)
-    del s
+    w = ht.Stream.from_handle(s.ptr)              # a second wrapper: another Stream object, no memory on it
+    hw = int(_blas.handle(w))
+    assert _blas.handles_in_use() == base + 2
+    del w
     gc.collect()
-    assert _blas.handles_in_use() == base                     # back to the pool with the stream
-    s2 = ht.Stream()
-    with s2:
-        check_product(ht.matmul(x, x), want, "float32", 32)
-    assert _blas.handles_in_use() == base + 1
+    assert _blas.handles_in_use() == base + 1     # back to the device's pool ...
+    w2 = ht.Stream.from_handle(s.ptr)
+    assert int(_blas.handle(w2)) == hw            # ... and bound to the next stream
 
 
 # -- tensordot, vecdot, matrix_transpose -------------------------------------------------------------------
