@@ -36,6 +36,8 @@ if [ -n "${PREBUILT:-}" ]; then
   # libraries named in REBUILD (comma list) whose generated code changed since the archive
   HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_LIBS=${REBUILD:-none} python3 setup.py -q build_ext --inplace > "$OUT/build.log" 2>&1 \
     || { tail -50 "$OUT/build.log"; exit 1; }
+  # what a later run on a fresh machine unpacks (the rebuilt modules included)
+  [ -n "${REBUILD:-}" ] && [ "${REBUILD}" != none ] && tar czf "$OUT/built.tgz" hip/*.so hip_as_cuda/cuda/bindings/*.so
 else
   step "build the bindings ($JOBS jobs)"
   t=$(date +%s)
