@@ -80,7 +80,7 @@ if [ -f benchmarks/gpu/bench_nvidia.py ] && [ -z "${SKIP_BENCH_NVIDIA:-}" ]; the
   tail -25 "$OUT/bench.log" >> "$OUT/summary.txt"
 fi
 if [ -f benchmarks/gpu/bench_alias.py ] && [ -z "${SKIP_BENCH_ALIAS:-}" ]; then
-  timeout 240 python3 benchmarks/gpu/bench_alias.py 2>&1 | tee "$OUT/bench-alias.log" | tail -40
+  timeout 240 python3 benchmarks/gpu/bench_alias.py ${BENCH_ALIAS_ARGS:-} 2>&1 | tee "$OUT/bench-alias.log" | tail -40
   tail -25 "$OUT/bench-alias.log" >> "$OUT/summary.txt"
 fi
 step "done"
