@@ -23,7 +23,7 @@ import numpy as np
 from . import _dtypes
 from ._dtypes import DType
 from ._kernel_source import PRELUDE
-from ._shapes import broadcast_shapes, broadcast_strides, collapse, memory_extent, prod
+from ._shapes import broadcast_shapes, broadcast_strides, collapse, is_c_contiguous, memory_extent, prod
 
 __all__ = ["ElementwiseKernel"]
 
@@ -76,9 +76,15 @@ def parse_params(text: str) -> tuple[Param, ...]:
     return tuple(out)
 
 
+_ND = None
+
+
 def _ndarray():
-    from ._array import ndarray
-    return ndarray
+    global _ND
+    if _ND is None:
+        from ._array import ndarray
+        _ND = ndarray
+    return _ND
 
 
 def scalar_dtype(v) -> DType:
@@ -90,13 +96,18 @@ def scalar_dtype(v) -> DType:
 
 def scalar_value(v, d: DType):
     """A Python/NumPy scalar as a NumPy scalar of `d` (bfloat16: its uint16 bits)."""
+    t = d.numpy.type
+    if type(v) is t and d is not _dtypes.bfloat16:
+        return v
     if d is _dtypes.bfloat16:
-        return np.uint16(_dtypes.float32_to_bfloat16_bits(np.float32(np.real(v)) if not isinstance(v, complex)
-                                                           else np.float32(v.real))[()])
+        return np.uint16(_dtypes.float32_to_bfloat16_bits(np.float32(v.real if isinstance(v, (complex, np.complexfloating))
+                                                                      else v))[()])
     if d.kind != "c" and isinstance(v, (complex, np.complexfloating)):
         v = v.real
+    if type(v) in (float, int, bool):
+        return t(v)
     with np.errstate(over="ignore", invalid="ignore"):
-        return d.numpy.type(v)
+        return t(v)
 
 
 def bind_types(params, args, bindings: dict) -> dict:
@@ -117,6 +128,14 @@ def bind_types(params, args, bindings: dict) -> dict:
                 and p.placeholder not in bindings:
             bindings[p.placeholder] = scalar_dtype(a)
     return bindings
+
+
+def _bind(bindings: dict, p: Param, a) -> None:
+    t = bindings.get(p.placeholder)
+    if t is None:
+        bindings[p.placeholder] = a._dtype
+    elif t is not a._dtype:
+        raise TypeError(f"type {p.placeholder} is bound to {t.name} and to {a._dtype.name} (parameter {p.name})")
 
 
 def is_scalar(a) -> bool:
@@ -164,6 +183,8 @@ class ElementwiseKernel:
         self.after_loop = after_loop
         self.nin = len(self.in_params)
         self.nout = len(self.out_params)
+        self._params = self.in_params + self.out_params
+        self._placeholders = {p.placeholder for p in self._params if p.placeholder}
         self._functions: dict = {}
         # The vector path keeps each element in a register and stores every output element: it is
         # for operations that write their outputs unconditionally (`vectorize=True` says so), and
@@ -181,40 +202,62 @@ class ElementwiseKernel:
     def __call__(self, *args, size=None, stream=None, _bindings=None):
         """Run on `args` (inputs, then optionally outputs); returns the output(s)."""
         nin, nout = self.nin, self.nout
-        if len(args) not in (nin, nin + nout):
-            raise TypeError(f"{self.name}: takes {nin} inputs (and optionally {nout} outputs), "
-                            f"got {len(args)} arguments")
-        ins = list(args[:nin])
-        outs = list(args[nin:]) if len(args) > nin else [None] * nout
-        nd = _ndarray()
-        for p, a in zip(self.in_params, ins):
-            if not isinstance(a, nd) and not is_scalar(a):
+        nargs = len(args)
+        if nargs != nin and nargs != nin + nout:
+            raise TypeError(f"{self.name}: takes {nin} inputs (and optionally {nout} outputs), got {nargs} arguments")
+        nd = _ND or _ndarray()
+        outs = list(args[nin:]) if nargs > nin else [None] * nout
+        bindings = dict(_bindings) if _bindings else {}
+        shapes = []
+        devices = set()
+        loose = []                   # scalars whose placeholder no array binds
+        for p, a in zip(self.in_params, args):
+            if isinstance(a, nd):
+                if p.placeholder is not None:
+                    _bind(bindings, p, a)
+                if not p.raw:
+                    shapes.append(a._shape)
+                devices.add(a._device_id)
+            elif is_scalar(a):
+                if p.raw:
+                    raise TypeError(f"{self.name}: raw argument {p.name} must be an array")
+                if p.placeholder is not None:
+                    loose.append((p, a))
+            else:
                 raise TypeError(f"{self.name}: argument {p.name} must be a hip.tensor array or a scalar, "
                                 f"got {type(a).__name__}")
-            if p.raw and not isinstance(a, nd):
-                raise TypeError(f"{self.name}: raw argument {p.name} must be an array")
         for p, a in zip(self.out_params, outs):
-            if a is not None and not isinstance(a, nd):
+            if a is None:
+                continue
+            if not isinstance(a, nd):
                 raise TypeError(f"{self.name}: output {p.name} must be a hip.tensor array, got {type(a).__name__}")
-        bindings = dict(_bindings) if _bindings else {}
-        bind_types(self.in_params + self.out_params, ins + outs, bindings)
-        shapes = [a.shape for p, a in zip(self.in_params, ins) if isinstance(a, nd) and not p.raw]
-        shapes += [a.shape for a in outs if a is not None]
+            if p.placeholder is not None:
+                _bind(bindings, p, a)
+            shapes.append(a._shape)
+            devices.add(a._device_id)
+        for p, a in loose:
+            if p.placeholder not in bindings:
+                bindings[p.placeholder] = scalar_dtype(a)
         if size is not None:
             shapes.append((int(size),))
         shape = broadcast_shapes(*shapes)
-        for p, a in zip(self.out_params, outs):
-            if a is not None and a.shape != shape:
-                raise ValueError(f"{self.name}: output {p.name} has shape {a.shape}, the inputs broadcast to {shape}")
-        device_id = _common_device(ins + outs)
+        if len(devices) > 1:
+            raise ValueError(f"arrays on different devices ({sorted(devices)}): copy them to one with .to_device()")
+        if devices:
+            device_id = devices.pop()
+        else:
+            from ._device import get_device_id
+            device_id = get_device_id()
         for k, (p, a) in enumerate(zip(self.out_params, outs)):
             if a is None:
                 t = p.dtype or bindings.get(p.placeholder)
                 if t is None:
                     raise TypeError(f"{self.name}: cannot tell the type {p.placeholder} of output {p.name}: "
                                     "pass the output array")
-                outs[k] = _ndarray()._empty(shape, t, device_id)
-        ins = _resolve_overlap(self.in_params, ins, outs)
+                outs[k] = nd._empty(shape, t, device_id)
+            elif a._shape != shape:
+                raise ValueError(f"{self.name}: output {p.name} has shape {a._shape}, the inputs broadcast to {shape}")
+        ins = _resolve_overlap(self.in_params, args[:nin], outs)
         n = prod(shape)
         if n:
             with _on_device(device_id):
@@ -223,44 +266,57 @@ class ElementwiseKernel:
 
     def _launch(self, ins, outs, shape, n, bindings, device_id, stream):
         """Pick the layout, fetch (or build) the kernel, launch it: the per-call hot path."""
-        nd = _ndarray()
-        params = self.in_params + self.out_params
-        args = ins + outs
-        arrays = [(p, a) for p, a in zip(params, args) if isinstance(a, nd) and not p.raw]
-        bstrides = [broadcast_strides(a.shape, a.strides, shape) for _, a in arrays]
-        cshape, cstrides = collapse(shape, bstrides)
-        contiguous = len(cshape) <= 1 and all(
-            (not s) or s[0] == a.dtype.itemsize for s, (_, a) in zip(cstrides, arrays))
+        nd = _ND
+        params = self._params
+        args = (*ins, *outs)
+        arrays = [a for p, a in zip(params, args) if isinstance(a, nd) and not p.raw]
+        if all(a._shape == shape for a in arrays) and all(
+                is_c_contiguous(a._shape, a._strides, a._dtype.itemsize) for a in arrays):
+            cshape, cstrides, contiguous = (n,), None, True
+        else:
+            cshape, cstrides = collapse(shape, [broadcast_strides(a._shape, a._strides, shape) for a in arrays])
+            contiguous = len(cshape) <= 1 and all((not s) or s[0] == a._dtype.itemsize
+                                                  for s, a in zip(cstrides, arrays))
         vec = 1
         if contiguous and n >= VECTOR_MIN and self._vectorizable:
-            vec = min([VECTOR_MAX] + [16 // a.dtype.itemsize for _, a in arrays])
-            while vec > 1 and any(a.ptr % (vec * a.dtype.itemsize) for _, a in arrays):
+            vec = min([VECTOR_MAX] + [16 // a._dtype.itemsize for a in arrays])
+            while vec > 1 and any(a._ptr % (vec * a._dtype.itemsize) for a in arrays):
                 vec //= 2
-        span = max([n] + [abs(s) * d for st in cstrides for s, d in zip(st, cshape)])
-        index = "unsigned int" if span <= _INT32_LIMIT else "long long"
-        types = tuple((p.dtype or bindings[p.placeholder]).name for p in params)
-        kinds = tuple("raw" if p.raw else ("array" if isinstance(a, nd) else "scalar")
-                      for p, a in zip(params, args))
-        mem = tuple(a.dtype.name if isinstance(a, nd) else None for a in args)
-        ndim = (-vec if vec > 1 else 0) if contiguous else len(cshape)
-        extra = tuple(sorted((k, v.name) for k, v in bindings.items()
-                             if k not in {p.placeholder for p in params}))
+        if contiguous:
+            ndim = -vec if vec > 1 else 0
+            index = "unsigned int" if n <= _INT32_LIMIT else "long long"
+        else:
+            ndim = len(cshape)
+            index = "unsigned int" if n <= _INT32_LIMIT else "long long"
+        types, kinds, mem = [], [], []
+        for p, a in zip(params, args):
+            types.append((p.dtype or bindings[p.placeholder]).name)
+            if isinstance(a, nd):
+                kinds.append("raw" if p.raw else "array")
+                mem.append(a._dtype.name)
+            else:
+                kinds.append("scalar")
+                mem.append(None)
+        types, kinds, mem = tuple(types), tuple(kinds), tuple(mem)
+        extra = tuple(sorted((k, v.name) for k, v in bindings.items() if k not in self._placeholders)) \
+            if len(bindings) > len(self._placeholders) else ()
         key = (device_id, types, kinds, mem, ndim, index, extra)
         fn = self._functions.get(key)
         if fn is None:
-            spec = _Spec(types, kinds, mem, ndim, index)
-            fn = self._functions[key] = self._compile(spec, bindings)
+            fn = self._functions[key] = self._compile(_Spec(types, kinds, mem, ndim, index), bindings)
         kargs = []
-        it = iter(cstrides)
+        k = 0
+        dims = _dims_type(ndim) if ndim > 0 else None
         for p, a, t in zip(params, args, types):
             if isinstance(a, nd):
                 kargs.append(a)
-                if not p.raw and ndim > 0:
-                    kargs.append(_dims_type(ndim)(*next(it)))
+                if dims is not None and not p.raw:
+                    kargs.append(dims(*cstrides[k]))
+                    k += 1
             else:
                 kargs.append(scalar_value(a, _dtypes.dtype(t)))
-        if ndim > 0:
-            kargs.append(_dims_type(ndim)(*cshape))
+        if dims is not None:
+            kargs.append(dims(*cshape))
         kargs.append(np.uint32(n) if index == "unsigned int" else np.int64(n))
         launch(fn, n, kargs, device_id, stream)
 
@@ -397,23 +453,30 @@ def _common_device(arrays) -> int:
 def _resolve_overlap(in_params, ins, outs):
     """Copy an input that shares memory with an output in another layout (x[1:] += x[:-1]);
     the same layout is safe, each element being read before it is written."""
-    nd = _ndarray()
-    res = list(ins)
+    nd = _ND or _ndarray()
+    from ._memory import MemoryPointer
+    res = None
     for k, (p, a) in enumerate(zip(in_params, ins)):
         if not isinstance(a, nd) or p.raw:
             continue
-        alo, ahi = memory_extent(a.ptr, a.shape, a.strides, a.itemsize)
+        extent = None
         for o in outs:
-            if o is a or o.size == 0:
+            if o is a or (a._data is not o._data and type(a._data) is MemoryPointer
+                          and type(o._data) is MemoryPointer):
+                continue            # separate allocations of our pool never overlap
+            if o.size == 0:
                 continue
-            olo, ohi = memory_extent(o.ptr, o.shape, o.strides, o.itemsize)
-            if alo < ohi and olo < ahi:
-                same = (a.ptr == o.ptr and a.dtype.itemsize == o.dtype.itemsize
-                        and broadcast_strides(a.shape, a.strides, o.shape) == o.strides)
+            if extent is None:
+                extent = memory_extent(a._ptr, a._shape, a._strides, a.itemsize)
+            olo, ohi = memory_extent(o._ptr, o._shape, o._strides, o.itemsize)
+            if extent[0] < ohi and olo < extent[1]:
+                same = (a._ptr == o._ptr and a.itemsize == o.itemsize
+                        and broadcast_strides(a._shape, a._strides, o._shape) == o._strides)
                 if not same:
+                    res = list(ins) if res is None else res
                     res[k] = a.copy()
                     break
-    return res
+    return ins if res is None else res
 
 
 class _Nothing:

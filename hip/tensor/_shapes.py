@@ -33,6 +33,8 @@ def prod(shape) -> int:
 
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
     """The shape several shapes broadcast to (NumPy's rules); ValueError when they do not."""
+    if shapes and all(s == shapes[0] for s in shapes):
+        return tuple(shapes[0])
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:
