@@ -24,7 +24,10 @@ MODULES = ("driver", "runtime", "nvrtc")
 CHILD = r"""
 import sys, json, warnings
 warnings.simplefilter("ignore")
+import hip_as_cuda._finder   # ours even where NVIDIA's cuda-bindings is installed (the GPU machines)
+hip_as_cuda._finder.install()
 from cuda.bindings import driver, runtime, nvrtc
+assert "hip_as_cuda" in driver.__file__, driver.__file__
 mods = {"driver": driver, "runtime": runtime, "nvrtc": nvrtc}
 for line in sys.stdin:
     mod, fn, args = json.loads(line)
