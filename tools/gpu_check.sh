@@ -69,10 +69,12 @@ timeout ${GPU_TESTS_TIMEOUT:-900} python3 -m pytest -q -p no:cacheprovider -rs $
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" >> "$OUT/summary.txt"
 PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} python3 examples/rccl_allreduce.py >> "$OUT/summary.txt" 2>&1
 
+if [ -z "${SKIP_ALIAS_TESTS:-}" ]; then
 step "the cuda alias (its CPU tests through python -m hip_as_cuda; its programs ran with tests/gpu)"
 python3 -m hip_as_cuda 2>&1 | tail -4 | tee -a "$OUT/summary.txt"
 python3 -m hip_as_cuda -m pytest -q -p no:cacheprovider -rs tests/test_alias.py 2>&1 | tee "$OUT/alias-pytest.log" | tail -30
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/alias-pytest.log" >> "$OUT/summary.txt"
+fi
 
 step "GPU benchmarks"
 if [ -f benchmarks/gpu/bench_nvidia.py ] && [ -z "${SKIP_BENCH_NVIDIA:-}" ]; then
