@@ -57,6 +57,12 @@ template <class T> HT_D void ht_fuse_keep(ht_complex<T>& v) { ht_fuse_keep(v.re)
 #endif
 """
 
+# No multiply-add contraction at all in fused kernels: NVIDIA's ptxas contracts PTX's mul.f32 +
+# add.f32 into an FMA across the asm barrier above (measured on an H100: fused != eager); with
+# -ffp-contract=off (clang; NVRTC's --fmad=false through the HIP-on-CUDA layer's hiprtc) the PTX
+# holds mul.rn/add.rn, which ptxas leaves alone.
+OPTIONS = ("-ffp-contract=off",)
+
 _EXPR = re.compile(r"y = ht_cast<Y>\((.*)\);$")
 
 
@@ -164,7 +170,8 @@ class _Plan:
                 operation = f"out0 = {fname}({fargs})"
             else:
                 operation = f"{fname}({fargs}, {', '.join(f'out{k}' for k in range(len(results)))})"
-            self.kernel = ElementwiseKernel(", ".join(params), outs_p, operation, kernel_name, preamble=preamble)
+            self.kernel = ElementwiseKernel(", ".join(params), outs_p, operation, kernel_name, preamble=preamble,
+                                            options=OPTIONS)
             self.shape_groups = None
             if len(results) > 1:        # outputs must have one shape (checked per call, from their inputs)
                 groups = [tuple(self.arrays.index(n) for n in _reachable([r]) if n.kind == "in") for r in results]
@@ -188,7 +195,8 @@ class _Plan:
             post_map, out_p = proto.post_map_expr, "Y y"
         self.bindings = {"A": info["A"], "Y": self.reduce.dtype}
         self.kernel = ReductionKernel(", ".join(params), out_p, map_expr, proto.reduce_expr, post_map,
-                                      info["identity"], kernel_name, reduce_type="A", preamble=preamble)
+                                      info["identity"], kernel_name, reduce_type="A", preamble=preamble,
+                                      options=OPTIONS)
 
     # -- the call ---------------------------------------------------------------------------------------
     def kernel_args(self, args) -> list:

@@ -73,6 +73,8 @@ HIPNV_EXPORT hipabi_hiprtcResult hiprtcCompileProgram(hipabi_hiprtcProgram prog,
             hipnv_starts(o, "-mno-cumode") || hipnv_starts(o, "-mwavefrontsize") || !strcmp(o, "-fno-gpu-rdc"))
             continue;
         if (!strcmp(o, "-ffast-math")) o = "--use_fast_math";
+        else if (!strcmp(o, "-ffp-contract=off")) o = "--fmad=false";   /* clang's: no FMA contraction */
+        else if (!strcmp(o, "-ffp-contract=fast")) o = "--fmad=true";
         else if (!strcmp(o, "-fgpu-rdc")) o = "--relocatable-device-code=true";
         out[k++] = o;
     }
