@@ -53,6 +53,13 @@ HT_D unsigned short ht_float_to_half_bits(float f) {
     return __builtin_bit_cast(unsigned short, (_Float16)f);
 #endif
 }
+HT_D unsigned short ht_double_to_half_bits(double d) {     /* one rounding, as NumPy's double -> half */
+#if defined(HT_NVIDIA)
+    unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d)); return h;
+#else
+    return __builtin_bit_cast(unsigned short, (_Float16)d);
+#endif
+}
 HT_D float ht_half_bits_to_float(unsigned short h) {
 #if defined(HT_NVIDIA)
     float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
@@ -64,7 +71,7 @@ struct alignas(2) ht_half {
     unsigned short bits;
     ht_half() = default;
     HT_D ht_half(float f) : bits(ht_float_to_half_bits(f)) {}
-    HT_D ht_half(double f) : bits(ht_float_to_half_bits((float)f)) {}
+    HT_D ht_half(double f) : bits(ht_double_to_half_bits(f)) {}
     HT_D ht_half(bool v) : bits(v ? 0x3c00 : 0) {}
     HT_D ht_half(int v) : bits(ht_float_to_half_bits((float)v)) {}
     HT_D ht_half(unsigned int v) : bits(ht_float_to_half_bits((float)v)) {}

@@ -31,7 +31,7 @@ from ._shapes import broadcast_shapes, broadcast_strides, collapse, normalize_ax
 __all__ = ["ReductionKernel"]
 
 _INT32_LIMIT = 2 ** 31 - 1
-MAX_BLOCK = 256                 # reduction block: a power of two, multiple of 64 and of 32
+MAX_BLOCK = 256                 # reduction block at most: a power of two (the device may lower it)
 _MIN_PER_LANE = 32              # split the reduced extent only where each lane keeps this much work
 
 
@@ -150,7 +150,7 @@ class ReductionKernel:
         kinds = tuple("array" if isinstance(a, nd) else "scalar" for a in ins) + ("array",) * self.nout
         mem = tuple(a.dtype.name if isinstance(a, nd) else None for a in ins) + tuple(o.dtype.name for o in outs)
 
-        block = MAX_BLOCK
+        block = _block_cap(device_id)
         if lane_major:
             G = min(block, _pow2_ceil(R))
         else:
@@ -187,8 +187,9 @@ class ReductionKernel:
             [idx(M), idx(R), idx(chunk), np.int32(G)] + counts
         self._launch(fn, (blocks, P, 1), block, kargs, shared, device_id, stream)
         # second pass: the P partials of each output, contiguous
-        G2 = min(MAX_BLOCK, _pow2_ceil(P))
-        block2 = max(G2, min(MAX_BLOCK, G2 * _pow2_ceil(M)))
+        cap = _block_cap(device_id)
+        G2 = min(cap, _pow2_ceil(P))
+        block2 = max(G2, min(cap, G2 * _pow2_ceil(M)))
         per2 = block2 // G2
         fn2 = self._function(device_id, _RSpec(types, kinds, mem, 1, 1, index, "final", True, rtype.name), bindings)
         kargs2 = [partial] + scal + list(outs) + [_dims((M,)), _dims((P,)), idx(M), idx(P), idx(P),
@@ -337,6 +338,22 @@ class ReductionKernel:
                + (f"    if (!_svalid[_tid]) return;\n" if valid else "")
                + f"{store}  }}\n}}\n")
         return src, fname
+
+
+_caps: dict = {}
+
+
+def _block_cap(device_id: int) -> int:
+    """Threads of a reduction block: MAX_BLOCK, or the device's limit if lower (a power of two)."""
+    cap = _caps.get(device_id)
+    if cap is None:
+        from ._device import Device
+        limit = Device(device_id).max_threads_per_block
+        cap = MAX_BLOCK
+        while cap > limit:
+            cap //= 2
+        _caps[device_id] = cap
+    return cap
 
 
 def _dims(values):

@@ -33,7 +33,7 @@ def test_round_trip_every_dtype_and_layout(dtype, rng):
     np.testing.assert_array_equal(ht.asnumpy(x[1:3]), a[1:3])
 
 
-@pytest.mark.parametrize("src,dst", [("float32", "float16"), ("float64", "bfloat16"), ("bfloat16", "float32"),
+@pytest.mark.parametrize("src,dst", [("float32", "float16"), ("float64", "float16"), ("float64", "bfloat16"), ("bfloat16", "float32"),
                                      ("int32", "float32"), ("float32", "int8"), ("complex64", "float64"),
                                      ("float32", "complex128"), ("bool", "float32"), ("float32", "bool"),
                                      ("uint8", "int64"), ("float16", "bfloat16"), ("int64", "uint16")])
@@ -295,3 +295,58 @@ def test_views_share_memory():
     np.testing.assert_array_equal(x.get(), expect)
     r = ht.reshape(x, (2, 8))
     assert r.data is x.data
+
+
+def test_public_constructor_and_device_moves():
+    a = ht.ndarray((2, 3), dtype=ht.float32)
+    assert a.shape == (2, 3) and a.dtype is ht.float32 and a.flags.c_contiguous and a.base is None
+    a[...] = 1.5
+    v = ht.ndarray((3,), dtype=ht.float32, memptr=a.data, strides=(8,))      # a view of a's memory
+    np.testing.assert_array_equal(v.get(), np.full(3, 1.5, np.float32))
+    assert a.to_device(a.device_id) is a
+    from hip.tensor._device import device_count
+    if device_count() > 1:
+        b = a.to_device(1)
+        assert b.device_id == 1
+        np.testing.assert_array_equal(b.get(), a.get())
+        assert (b + 1).device_id == 1
+        with pytest.raises(ValueError, match="different devices"):
+            a + b
+
+
+def _torch_cuda():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no GPU")
+    return torch
+
+
+def test_dlpack_with_torch():
+    """A real consumer and producer: torch takes our arrays without a copy, and we take its tensors."""
+    torch = _torch_cuda()
+    x = ht.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    t = torch.from_dlpack(x)
+    assert t.data_ptr() == x.ptr and tuple(t.shape) == (3, 4)
+    np.testing.assert_array_equal(t.cpu().numpy(), x.get())
+    u = torch.arange(20, dtype=torch.int64, device="cuda").reshape(4, 5)[:, 1:]
+    y = ht.from_dlpack(u)
+    assert y.ptr == u.data_ptr() and y.dtype is ht.int64 and y.strides == (40, 8)
+    np.testing.assert_array_equal((y * 2).get(), (u * 2).cpu().numpy())
+    b = torch.ones(3, dtype=torch.bfloat16, device="cuda")
+    np.testing.assert_array_equal(ht.from_dlpack(b).get(), np.ones(3, np.float32))
+    z = ht.asarray(u)                                 # asarray takes DLPack producers too
+    assert z.ptr == u.data_ptr()
+
+
+def test_cuda_array_interface_with_cupy():
+    cp = pytest.importorskip("cupy")
+    try:
+        c = cp.arange(10, dtype=cp.float64)[::2]
+    except Exception as e:                            # noqa: BLE001 (no usable CUDA for CuPy)
+        pytest.skip(f"CuPy cannot allocate: {e}")
+    x = ht.asarray(c)
+    assert x.ptr == c.data.ptr and x.strides == c.strides
+    np.testing.assert_array_equal(x.get(), cp.asnumpy(c))
+    back = cp.asarray(x)                              # CuPy reads our __cuda_array_interface__
+    assert back.data.ptr == x.ptr
+    np.testing.assert_array_equal(cp.asnumpy(back), x.get())
