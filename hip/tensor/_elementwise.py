@@ -40,6 +40,7 @@ class _Op:
 
     def __init__(self, name, nin, expr, kinds=_ANY, out="same", bool_as=None, compute=None):
         self.name, self.nin, self.kinds, self.out, self.bool_as, self.compute = name, nin, kinds, out, bool_as, compute
+        self.expr = expr            # the C++ expression in `a` (and `b`) of the compute type C
         if nin == 1:
             op = f"const C a = ht_cast<C>(x1); y = ht_cast<Y>({expr});"
             self.kernel = ElementwiseKernel("X1 x1", "Y y", op, f"ht_{name}", vectorize=True)

@@ -23,8 +23,8 @@ import ctypes
 import numpy as np
 
 from . import _dtypes
-from ._elementwise_kernel import (_IDENT, _common_device, _digest, _ndarray, bind_types, is_scalar,
-                                  parse_params, scalar_value)
+from ._elementwise_kernel import (_IDENT, _common_device, _digest, _ndarray, _on_device, bind_types, grid_for,
+                                  is_scalar, parse_params, scalar_value)
 from ._kernel_source import PRELUDE
 from ._shapes import broadcast_shapes, broadcast_strides, collapse, normalize_axes, prod
 
@@ -123,7 +123,6 @@ class ReductionKernel:
                 raise TypeError(f"{self.name}: cannot tell the type {p.placeholder} of output {p.name}")
             outs.append(nd._empty(out_shape, t, device_id))
         if M:
-            from ._elementwise_kernel import _on_device
             with _on_device(device_id):
                 self._run(ins, outs, shape, axes, kept_axes, M, R, rtype, bindings, device_id, stream)
         return outs[0] if nout == 1 else tuple(outs)
@@ -150,22 +149,11 @@ class ReductionKernel:
         kinds = tuple("array" if isinstance(a, nd) else "scalar" for a in ins) + ("array",) * self.nout
         mem = tuple(a.dtype.name if isinstance(a, nd) else None for a in ins) + tuple(o.dtype.name for o in outs)
 
-        block = _block_cap(device_id)
-        if lane_major:
-            G = min(block, _pow2_ceil(R))
-        else:
-            per = min(32, _pow2_ceil(M))
-            G = min(block // per, _pow2_ceil(R))
-        block = max(G, min(block, G * _pow2_ceil(M)))
-        per = block // G
-        blocks = (M + per - 1) // per
-        from ._elementwise_kernel import grid_for
-        target = grid_for(1 << 62, device_id, 1) // 8          # ~4 blocks per multiprocessor
-        P = 1
-        if blocks < target and R >= 2 * G * _MIN_PER_LANE:
-            P = min((target + blocks - 1) // blocks, R // (G * _MIN_PER_LANE), 65535)
-        chunk = max(1, (R + P - 1) // P)        # R == 0 (an empty reduced extent): one pass of identities
-        P = max(1, (R + chunk - 1) // chunk)
+        plan_key = (device_id, M, R, lane_major)
+        plan = _plans.get(plan_key)
+        if plan is None:
+            plan = _plans[plan_key] = _plan(device_id, M, R, lane_major)
+        block, G, blocks, P, chunk = plan
 
         scal = [scalar_value(a, _dtypes.dtype(t)) for a, t, k in zip(ins, types, kinds) if k == "scalar"]
         geometry = [_dims(ck), _dims(cr)]
@@ -338,6 +326,31 @@ class ReductionKernel:
                + (f"    if (!_svalid[_tid]) return;\n" if valid else "")
                + f"{store}  }}\n}}\n")
         return src, fname
+
+
+_plans: dict = {}
+
+
+def _plan(device_id: int, M: int, R: int, lane_major: bool):
+    """(block, G threads per output, blocks, P blocks per output, chunk of R per block)."""
+    block = _block_cap(device_id)
+    if lane_major:
+        G = min(block, _pow2_ceil(R))
+    else:
+        per = min(32, _pow2_ceil(M))
+        G = min(block // per, _pow2_ceil(R))
+    block = max(G, min(block, G * _pow2_ceil(M)))
+    per = block // G
+    blocks = (M + per - 1) // per
+    target = grid_for(1 << 62, device_id, 1) // 8          # ~4 blocks per multiprocessor
+    P = 1
+    if blocks < target and R >= 2 * G * _MIN_PER_LANE:
+        P = min((target + blocks - 1) // blocks, R // (G * _MIN_PER_LANE), 65535)
+    chunk = max(1, (R + P - 1) // P)        # R == 0 (an empty reduced extent): one pass of identities
+    P = max(1, (R + chunk - 1) // chunk)
+    if len(_plans) > 4096:
+        _plans.clear()
+    return block, G, blocks, P, chunk
 
 
 _caps: dict = {}
