@@ -153,6 +153,7 @@ cdef class Field:
     cdef readonly Py_ssize_t count     # 0: a single value, else a fixed array
     cdef readonly object sub
     cdef readonly int bitoff, bitwidth
+    cdef readonly object elem          # a pointer to structs: their class (point_to), else None
 
     def __init__(self, name, offset, kind, elsize, count, sub, bitoff, bitwidth):
         self.name, self.offset, self.kind, self.elsize = name, offset, KINDS[kind], elsize
@@ -187,6 +188,17 @@ cdef class Field:
         cdef char* p = self.at(s, k)
         cdef Py_ssize_t i
         cdef uint64_t word = 0
+        cdef void* v
+        if self.elem is not None:
+            # cuda.bindings' CUlaunchConfig.attrs: the structs a list set (views of the array made
+            # from it, while the field still points there); NULL is []
+            memcpy(&v, p, sizeof(void*))
+            if v == NULL:
+                return []
+            kept = (<_Kept>s._owner).fields.get((self.name, k)) if isinstance(s._owner, _Kept) else None
+            if kept is not None and v == <void*>PyByteArray_AS_STRING(kept):
+                size = self.elem._size_
+                return [self.elem._view(<size_t>v + i * size, kept) for i in range(len(kept) // size)]
         if self.kind == K_CHARS:
             return <bytes>p[:strnlen(p, self.count or 1)]
         if self.kind == K_BYTES:
@@ -206,7 +218,13 @@ cdef class Field:
         cdef char* p = self.at(s, k)
         cdef Py_ssize_t i
         cdef uint64_t word = 0, mask
-        if self.kind == K_PTR and self.count == 0 and isinstance(value, (list, tuple)):
+        if self.elem is not None and isinstance(value, (list, tuple)):
+            # A pointer to structs (cuda.bindings' `config.attrs = [attr]`): one C array of their
+            # copies, kept by the struct; an empty list is NULL.
+            buf = record_list(self.elem, value)
+            _kept(s, (self.name, k), buf)
+            value = buf if buf is not None else 0
+        elif self.kind == K_PTR and self.count == 0 and isinstance(value, (list, tuple)):
             # Kernel arguments in a struct (CUDA_KERNEL_NODE_PARAMS.kernelParams, hipKernelNodeParams'
             # kernelParams): a list, or cuda.bindings' ((values), (ctypes types)), made an address
             # array that the struct keeps alive.
@@ -498,6 +516,17 @@ def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict
     for f in fields:
         ns[f[0]] = Field(*f)
     return type(name, (Struct,), ns)
+
+
+def point_to(object cls, str field, object elem):
+    """Field `field` of struct class `cls` points to an array of `elem` structs: it takes a list of
+    them, packed into one C array (cuda.bindings' `CUlaunchConfig.attrs`, `CUctxCreateParams.cigParams`),
+    and reads back as that list. Called after both classes exist (the element may be defined later)."""
+    cdef Field f = <Field>cls.__dict__[field]
+    if f.kind != K_PTR or f.count:
+        raise TypeError(f"{cls.__name__}.{field} is not a pointer field")
+    f.elem = elem
+    return None
 
 
 cdef int _make_accessors(object cls) except -1:

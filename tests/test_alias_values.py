@@ -375,6 +375,101 @@ def test_launch_kernel_ex_is_bridged():
     assert driver.has_symbol("cuLaunchKernelEx")
 
 
+def _launch_config(*attrs):
+    config = driver.CUlaunchConfig()
+    config.gridDimX = config.gridDimY = config.gridDimZ = 1
+    config.blockDimX = config.blockDimY = config.blockDimZ = 1
+    config.attrs = list(attrs)
+    config.numAttrs = len(attrs)
+    return config
+
+
+def test_launch_config_attrs_take_a_list_of_structs():
+    """cuda.bindings' `config.attrs = [attr]`: the CUlaunchAttribute structs packed into one C array
+    (not an array of their addresses, as kernelParams' lists are), read back as that list; [] is NULL."""
+    coop = driver.CUlaunchAttribute()
+    coop.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+    coop.value.cooperative = 1
+    prio = driver.CUlaunchAttribute()
+    prio.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PRIORITY
+    prio.value.priority = -3
+    config = _launch_config(coop, prio)
+    size = driver.sizeof(driver.CUlaunchAttribute)
+    ptr = ctypes.c_void_p.from_address(int(config) + type(config).attrs.offset).value
+    raw = ctypes.string_at(ptr, 2 * size)
+    assert raw == ctypes.string_at(int(coop), size) + ctypes.string_at(int(prio), size)
+    assert int.from_bytes(raw[:4], "little") == int(driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
+    back = config.attrs
+    assert [a.id for a in back] == [coop.id, prio.id] and back[0].value.cooperative == 1 and back[1].value.priority == -3
+    coop.value.cooperative = 0          # copies, as cuda.bindings' setter makes
+    assert config.attrs[0].value.cooperative == 1
+    config.attrs = []
+    assert config.attrs == [] and ctypes.c_void_p.from_address(int(config) + type(config).attrs.offset).value is None
+    # the same for the runtime's cudaLaunchConfig_t and the other pointer-to-struct fields
+    rc = runtime.cudaLaunchConfig_t()
+    ra = runtime.cudaLaunchAttribute()
+    ra.id = runtime.cudaLaunchAttributeID.cudaLaunchAttributeCooperative
+    rc.attrs = [ra]
+    assert [a.id for a in rc.attrs] == [ra.id]
+    with pytest.raises(TypeError):
+        config.attrs = [prio, 3]
+
+
+@pytest.mark.runtime
+def test_launch_kernel_ex_reads_the_cooperative_attribute():
+    """With the attribute list packed as C's, cuLaunchKernelEx sees CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+    (HIP's cooperative launch: without a GPU HIP's status, never the not-supported one; with ROCm
+    5.2's runtime, the missing hipModuleLaunchCooperativeKernel), while an
+    attribute HIP 6.4 cannot express answers CUDA_ERROR_NOT_SUPPORTED."""
+    coop = driver.CUlaunchAttribute()
+    coop.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+    coop.value.cooperative = 1
+    f = driver.CUfunction(0x1000)
+    try:
+        err, = driver.cuLaunchKernelEx(_launch_config(coop), f, None, 0)
+    except Exception as e:   # an old ROCm runtime (5.2 here) lacks the cooperative launch HIP 6.4 has
+        assert "hipModuleLaunchCooperativeKernel" in str(e), e
+    else:
+        assert isinstance(err, driver.CUresult) and err != driver.CUresult.CUDA_ERROR_NOT_SUPPORTED
+    cluster = driver.CUlaunchAttribute()
+    cluster.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    assert driver.cuLaunchKernelEx(_launch_config(coop, cluster), f, None, 0)[0] == \
+        driver.CUresult.CUDA_ERROR_NOT_SUPPORTED
+
+
+def test_runtime_helpers():
+    """cuda.bindings' helpers that are no CUDA library function: make_cudaPos / make_cudaExtent /
+    make_cudaPitchedPtr (return the struct itself, as there), getLocalRuntimeVersion, sizeof."""
+    pos = runtime.make_cudaPos(1, 2, 3)
+    assert isinstance(pos, runtime.cudaPos) and (pos.x, pos.y, pos.z) == (1, 2, 3)
+    ext = runtime.make_cudaExtent(40, 5, 6)
+    assert isinstance(ext, runtime.cudaExtent) and (ext.width, ext.height, ext.depth) == (40, 5, 6)
+    buf = (ctypes.c_int * 10)()
+    pp = runtime.make_cudaPitchedPtr(buf, 40, 10, 1)
+    assert isinstance(pp, runtime.cudaPitchedPtr) and int(pp.ptr) == ctypes.addressof(buf)
+    assert (pp.pitch, pp.xsize, pp.ysize) == (40, 10, 1)
+    assert int(runtime.make_cudaPitchedPtr(0x1234, 8, 2, 1).ptr) == 0x1234
+    params = runtime.cudaMemcpy3DParms()        # graphs_explicit.py's memcpy node
+    params.srcPos = runtime.make_cudaPos(0, 0, 0)
+    params.dstPtr = pp
+    params.extent = ext
+    assert int(params.dstPtr.ptr) == ctypes.addressof(buf) and params.extent.width == 40
+    with pytest.raises(OverflowError):
+        runtime.make_cudaPos(-1, 0, 0)
+    err, version = runtime.getLocalRuntimeVersion()
+    assert isinstance(err, runtime.cudaError_t) and isinstance(version, int)
+    assert runtime.sizeof(runtime.cudaPos) == 3 * ctypes.sizeof(ctypes.c_size_t)
+    assert runtime.sizeof(runtime.cudaStream_t) == ctypes.sizeof(ctypes.c_void_p)
+    assert runtime.sizeof(runtime.cudaTextureObject_t) == 8
+    assert driver.sizeof(driver.CUdevice) == 4 and driver.sizeof(driver.CUdeviceptr) == 8
+    assert driver.sizeof(driver.CUstream) == ctypes.sizeof(ctypes.c_void_p)
+    assert driver.sizeof(driver.CUlaunchAttribute) == 72
+    with pytest.raises(TypeError):
+        driver.sizeof(int)
+    with pytest.raises(TypeError):
+        runtime.sizeof(3)
+
+
 
 # -- the generated C bridges, against stand-in HIP functions ------------------------------------
 _BRIDGE_CHECKS = r"""
@@ -391,6 +486,8 @@ static int fake_deps(void* node, void** deps, size_t* n) {
     (void)node; if (deps && *n >= 2) { deps[0] = (void*)0x1; deps[1] = (void*)0x2; } *n = 2; return 0; }
 static int fake_peer(void* dst, int dd, const void* src, int sd, size_t n) {
     (void)dst; (void)src; (void)n; peer_dst = dd; peer_src = sd; return 0; }
+static const void* attr_func; static int attr_set = -1, attr_value;
+static int fake_func_set_attribute(const void* f, int a, int v) { attr_func = f; attr_set = a; attr_value = v; return 0; }
 static void* fake_resolve(const char* name) {
     if (!strcmp(name, "hipGraphAddKernelNode")) return (void*)fake_add;
     if (!strcmp(name, "hipCtxPushCurrent")) return (void*)fake_push;
@@ -398,6 +495,7 @@ static void* fake_resolve(const char* name) {
     if (!strcmp(name, "hipCtxPopCurrent")) return (void*)fake_pop;
     if (!strcmp(name, "hipMemcpyPeer")) return (void*)fake_peer;
     if (!strcmp(name, "hipGraphNodeGetDependencies")) return (void*)fake_deps;
+    if (!strcmp(name, "hipFuncSetAttribute")) return (void*)fake_func_set_attribute;
     return NULL;
 }
 #include <stdio.h>
@@ -432,6 +530,14 @@ int main(void) {
     n = 0;
     CHECK(hipcuda_cuGraphNodeGetDependencies_v2((CUgraphNode)0x9, NULL, NULL, &n) == CUDA_SUCCESS && n == 2,
           "the count query");
+    /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES is hipFuncAttributeMaxDynamicSharedMemorySize
+       (names that differ: codegen/specs/nvidia/hip.yaml enumerators) */
+    CHECK(hipcuda_cuFuncSetAttribute((CUfunction)0x77, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536)
+          == CUDA_SUCCESS && attr_func == (void*)0x77 && attr_set == hipabi_hipFuncAttributeMaxDynamicSharedMemorySize
+          && attr_value == 65536, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    CHECK(hipcuda_cuFuncSetAttribute((CUfunction)0x77, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 50)
+          == CUDA_SUCCESS && attr_set == hipabi_hipFuncAttributePreferredSharedMemoryCarveout && attr_value == 50,
+          "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)");
     printf("%d failed\n", fails);
     return fails != 0;
 }
@@ -440,9 +546,9 @@ int main(void) {
 
 def test_bridges_on_stand_in_hip(tmp_path):
     """The alias's C for cuGraphAddKernelNode (CUDA's gridDimX/Y/Z become HIP's dim3 gridDim),
-    cuMemcpyPeer (each context's device, asked with the context pushed and popped again) and
-    cuGraphNodeGetDependencies (CUDA 13's edge data, which HIP lacks, zeroed), run against
-    stand-ins for HIP's functions."""
+    cuMemcpyPeer (each context's device, asked with the context pushed and popped again),
+    cuGraphNodeGetDependencies (CUDA 13's edge data, which HIP lacks, zeroed) and cuFuncSetAttribute
+    (CUfunction_attribute's names to hipFuncAttribute's), run against stand-ins for HIP's functions."""
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
     include = ROOT / "build" / "cuda-pypi" / "include"

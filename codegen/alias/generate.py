@@ -61,6 +61,15 @@ def handle_bases(spec: specmod.Spec, libs: dict, all_specs: dict, cuda_include: 
     return out
 
 
+def python_manual(module: str, ext: str) -> str:
+    """The hand-written end of a Python module (hip_as_cuda/manual/py_<module>.pyx) or of its stubs
+    (.pyi): cuda.bindings' helpers that are no CUDA library function (make_cudaPos, sizeof)."""
+    path = os.path.join(ROOT, "hip_as_cuda", "manual", f"py_{module}.{ext}")
+    if not os.path.exists(path):
+        return ""
+    return f"\n# ---- hand-written: hip_as_cuda/manual/py_{module}.{ext} " + "-" * 30 + "\n" + open(path).read()
+
+
 def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
     names = ["/.gitignore", "/_coverage/", "/_bridge_*.c"]
     for s in all_specs.values():
@@ -95,9 +104,11 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
         write_if_changed(os.path.join(out_dir, f"{c}.pyx"), b.cy_source(), written)
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
                          pylayer.emit(lib.module, spec, lib.types, all_specs, plans,
-                                      handle_bases(spec, libs, all_specs, cuda_include)), written)
+                                      handle_bases(spec, libs, all_specs, cuda_include))
+                         + python_manual(spec.python_module, "pyx"), written)
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
-                         stubs.emit(lib.module, spec, lib.types, plans), written)
+                         stubs.emit(lib.module, spec, lib.types, plans) + python_manual(spec.python_module, "pyi"),
+                         written)
         os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
         write_if_changed(os.path.join(out_dir, "_coverage", f"{spec.library}.json"), b.coverage_json(), written)
     write_if_changed(os.path.join(out_dir, ".gitignore"), ignore_file(all_specs), written)

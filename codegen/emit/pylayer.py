@@ -258,6 +258,12 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         props = f", props={lt.props!r}" if lt.props is not None else ""
         out.append(f"{r.name} = _struct.define({r.name!r}, {lt.array}[0], {table}, __name__, \"\"\"{doc}\"\"\", "
                    f"{lt.defaults!r}{from_int}{props})")
+    if spec.conventions.get("struct_lists") == "packed":
+        # cuda.bindings' `config.attrs = [attr]`: a pointer-to-struct field takes a list of them
+        for lt in tables:
+            for row in lt.rows:
+                if row.elem and row.elem in owned:
+                    out.append(f"_struct.point_to({lt.record.name}, {row.name!r}, {names.cls_of(row.elem)})")
     for td_name, cls in struct_handles.items():
         out.append(f"{td_name} = {cls}")
     # AMD's HIP Python names nested records <outer>_<key> (hipResourceDesc_union_0_struct_1): aliases.

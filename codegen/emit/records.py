@@ -48,6 +48,7 @@ class Row:
     sub: str                    # bare type name of a handle, enum or record field ('' for none)
     bitoff: int = 0
     bitwidth: int = -1
+    elem: str = ''              # a pointer to complete records: their name (_struct.point_to)
 
 
 @dataclass
@@ -104,12 +105,25 @@ def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
             elsize = f"sizeof({ref}.{f.name}{'[0]' * _dims(f.type)})" if not base else \
                 f"sizeof((({root}*)0)->{member}{'[0]' * _dims(f.type)})"
             rows.append(Row(common.safe_field(f.name), f"{arr}[{len(vals)}]", kind, f"{arr}[{len(vals) + 1}]",
-                            count, sub))
+                            count, sub, elem=_pointee_record(t, types) if kind == "ptr" and not count else ""))
             vals += [f"offsetof({root}, {member}) - {off0}", elsize]
         props = tuple(common.safe_field(f.name) for f in r.fields if amd_property(f, types))
         out.append(Layout(r, arr, vals, rows, spec.struct_defaults.get(r.name), r.name in spec.struct_from_int,
                           props if props != tuple(row.name for row in rows) else None))
     return out
+
+
+def _pointee_record(t: ir.CType, types: TypeIndex) -> str:
+    """The record a pointer field points to, where it is complete (`CUlaunchAttribute *attrs`), else ''."""
+    if types.is_handle(t):
+        return ""
+    r = types.resolve(t)
+    if r.kind != "pointer":
+        return ""
+    pr = types.resolve(r.pointee)
+    if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
+        return pr.name
+    return ""
 
 
 def _dims(t: ir.CType) -> int:

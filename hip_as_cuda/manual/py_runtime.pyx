@@ -1,0 +1,54 @@
+# Hand-written part of the Python module cuda.bindings.runtime (codegen.alias appends it to the
+# generated runtime.pyx; its stubs are py_runtime.pyi): cuda.bindings' helpers that are no CUDA
+# library function.
+
+def make_cudaPitchedPtr(d, size_t p, size_t xsz, size_t ysz):
+    """make_cudaPitchedPtr(d, p, xsz, ysz)
+    A cudaPitchedPtr of `d` (a pointer: an int, a buffer, a pointer object), pitch `p` bytes, width
+    `xsz` and height `ysz` (driver_functions.h's inline helper; as cuda.bindings', it returns the
+    struct itself, not a status tuple)."""
+    return cudaPitchedPtr(ptr=d, pitch=p, xsize=xsz, ysize=ysz)
+
+
+def make_cudaPos(size_t x, size_t y, size_t z):
+    """make_cudaPos(x, y, z)
+    A cudaPos (driver_functions.h's inline helper; the struct itself, as cuda.bindings')."""
+    return cudaPos(x=x, y=y, z=z)
+
+
+def make_cudaExtent(size_t w, size_t h, size_t d):
+    """make_cudaExtent(w, h, d)
+    A cudaExtent of width `w`, height `h`, depth `d` (driver_functions.h's inline helper; the
+    struct itself, as cuda.bindings')."""
+    return cudaExtent(width=w, height=h, depth=d)
+
+
+def getLocalRuntimeVersion():
+    """getLocalRuntimeVersion()
+    cuda.bindings' version of the runtime library it loaded; here the runtime is HIP's, so this
+    is cudaRuntimeGetVersion's answer (HIP's runtime version)."""
+    return cudaRuntimeGetVersion()
+
+
+_VALUE_SIZES = {cudaTextureObject_t: sizeof(_cl.cudaTextureObject_t),
+                cudaSurfaceObject_t: sizeof(_cl.cudaSurfaceObject_t),
+                cudaGraphConditionalHandle: sizeof(_cl.cudaGraphConditionalHandle),
+                cudaLogIterator: sizeof(_cl.cudaLogIterator)}
+
+
+def sizeof(objType):
+    """sizeof(objType)
+    The size in bytes of the C type of a class of this module: a struct's, a handle's (a pointer)
+    or an integer typedef's; any other is a TypeError (as cuda.bindings')."""
+    return _helper_sizeof(objType, _VALUE_SIZES)
+
+
+def _helper_sizeof(objType, dict values):
+    if isinstance(objType, type):
+        if objType in values:
+            return values[objType]
+        if issubclass(objType, _struct.Struct) and isinstance(getattr(objType, "_size_", None), int):
+            return objType._size_
+        if issubclass(objType, Handle):
+            return sizeof(void*)
+    raise TypeError("Unknown type: " + str(objType))
