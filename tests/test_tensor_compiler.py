@@ -52,9 +52,9 @@ def cache(tmp_path, monkeypatch):
 
 
 def test_options_per_platform():
-    assert C.std_options("gfx90a") == ("-std=c++17", "-O3", "--offload-arch=gfx90a")
+    assert C.std_options("gfx90a") == ("-std=c++17", "-O3", "-ffp-contract=off", "--offload-arch=gfx90a")
     assert C.std_options("gfx90a:sramecc+:xnack-")[-1] == "--offload-arch=gfx90a:sramecc+:xnack-"
-    assert C.std_options("sm_90") == ("-std=c++17", "--gpu-architecture=sm_90")   # NVRTC: no -O3
+    assert C.std_options("sm_90") == ("-std=c++17", "--fmad=false", "--gpu-architecture=sm_90")   # NVRTC: no -O3
     assert C.arch_options("compute_80") == ("--gpu-architecture=compute_80",)
     with pytest.raises(ValueError):
         C.arch_options("")

@@ -70,8 +70,13 @@ def arch_options(arch: str) -> tuple[str, ...]:
 
 
 def std_options(arch: str) -> tuple[str, ...]:
-    """Options every kernel gets: C++17, -O3 (AMD; NVRTC optimizes by default and has no -O3), arch."""
-    return ("-std=c++17",) + (() if _is_nvidia_arch(arch) else ("-O3",)) + arch_options(arch)
+    """Options every kernel gets: C++17, -O3 (AMD; NVRTC optimizes by default and has no -O3), no
+    multiply-add contraction, arch. No contraction keeps every kernel's rounding that of its C++
+    (NumPy's on the host has none either): a fused chain then equals eager evaluation bit for bit
+    (complex products contracted inside one eager operation differed on an H100), and the kernels
+    are memory-bound, so FMAs would gain nothing."""
+    nv = _is_nvidia_arch(arch)
+    return ("-std=c++17",) + (("--fmad=false",) if nv else ("-O3", "-ffp-contract=off")) + arch_options(arch)
 
 
 _versions: tuple | None = None

@@ -57,11 +57,10 @@ template <class T> HT_D void ht_fuse_keep(ht_complex<T>& v) { ht_fuse_keep(v.re)
 #endif
 """
 
-# No multiply-add contraction at all in fused kernels: NVIDIA's ptxas contracts PTX's mul.f32 +
-# add.f32 into an FMA across the asm barrier above (measured on an H100: fused != eager); with
-# -ffp-contract=off (clang; NVRTC's --fmad=false through the HIP-on-CUDA layer's hiprtc) the PTX
-# holds mul.rn/add.rn, which ptxas leaves alone.
-OPTIONS = ("-ffp-contract=off",)
+# No multiply-add contraction: every kernel of the layer is compiled without it
+# (_compiler.std_options: NVIDIA's ptxas contracted PTX's mul.f32 + add.f32 across the asm barrier,
+# and complex products inside one eager operation, on an H100). Nothing fused kernels need more.
+OPTIONS = ()
 
 _EXPR = re.compile(r"y = ht_cast<Y>\((.*)\);$")
 
