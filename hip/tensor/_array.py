@@ -431,7 +431,22 @@ class ndarray:
     def __invert__(self): return _ew.bitwise_invert(self)
 
     def __matmul__(self, o):
-        raise NotImplementedError("matmul belongs to hip.tensor's linear algebra (not in this part)")
+        from ._linalg import matmul
+        return matmul(self, o) if isinstance(o, ndarray) else NotImplemented
+
+    def __rmatmul__(self, o):
+        from ._linalg import matmul
+        return matmul(o, self) if isinstance(o, ndarray) else NotImplemented
+
+    def __imatmul__(self, o):
+        from ._linalg import matmul
+        if not isinstance(o, ndarray):
+            return NotImplemented
+        r = matmul(self, o)
+        if r.shape != self.shape:
+            raise ValueError(f"in-place matmul would change the shape {self.shape} to {r.shape}")
+        self[...] = r
+        return self
 
     __hash__ = None
 

@@ -3,8 +3,8 @@
     add = ElementwiseKernel("T x, T y", "T z", "z = x + y", "add")
     z = add(x, y)                       # broadcasts, allocates z, specializes T per dtype
 
-Parameters are "TYPE name" (or "raw TYPE name": a pointer to a C-contiguous array, indexed by
-the operation itself); TYPE is a dtype name or a placeholder such as `T` bound by the arguments'
+Parameters are "TYPE name" (or "raw TYPE name": a pointer to the array's first element, indexed
+by the operation itself in C order; a non-contiguous array is copied first); TYPE is a dtype name or a placeholder such as `T` bound by the arguments'
 dtypes. In the operation, `i` is the flat index and `_ind.size()` the element count.
 
 Each call collapses the broadcast shape to the fewest dimensions; when every array is then
@@ -185,6 +185,7 @@ class ElementwiseKernel:
         self.nout = len(self.out_params)
         self._params = self.in_params + self.out_params
         self._placeholders = {p.placeholder for p in self._params if p.placeholder}
+        self._has_raw = any(p.raw for p in self.in_params)
         self._functions: dict = {}
         # The vector path keeps each element in a register and stores every output element: it is
         # for operations that write their outputs unconditionally (`vectorize=True` says so), and
@@ -258,6 +259,8 @@ class ElementwiseKernel:
             elif a._shape != shape:
                 raise ValueError(f"{self.name}: output {p.name} has shape {a._shape}, the inputs broadcast to {shape}")
         ins = _resolve_overlap(self.in_params, args[:nin], outs)
+        if self._has_raw:           # a raw parameter is indexed by the operation in C order
+            ins = [a.copy() if p.raw and not a.flags.c_contiguous else a for p, a in zip(self.in_params, ins)]
         n = prod(shape)
         if n:
             with _on_device(device_id):

@@ -128,3 +128,17 @@ def test_raw_kernel_bad_input():
     from hip.tensor._compiler import CompileError
     with pytest.raises(CompileError):
         ht.RawKernel('extern "C" __global__ void broken( { }', "broken").compile()
+
+
+def test_raw_parameter_of_a_strided_array_is_indexed_in_c_order():
+    rev = ht.ElementwiseKernel("raw T x", "T y", "y = x[_ind.size() - 1 - i]", "reverse2")
+    a = np.arange(20, dtype=np.int32).reshape(4, 5)
+    out = ht.empty((20,), dtype=ht.int32)
+    rev(ht.asarray(a)[:, ::-1], out)
+    np.testing.assert_array_equal(out.get(), a[:, ::-1].reshape(-1)[::-1])
+
+
+def test_matmul_operator_routes_to_linalg():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_allclose((ht.asarray(a) @ ht.asarray(b)).get(), a @ b, rtol=1e-6)
