@@ -21,7 +21,7 @@ from cpython.object cimport PyObject
 cdef extern from "Python.h":
     ctypedef struct _TypeObjectDict "PyTypeObject":
         PyObject* tp_dict
-from hip._pointer cimport Pointer, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, kernel_params
+from hip._pointer cimport Pointer, Handle, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, kernel_params
 from libc.stdlib cimport calloc, free
 from hip import _enum
 
@@ -703,3 +703,16 @@ cdef list record_items(object cls, object buf):
     cdef Py_ssize_t size = cls._size_, i
     cdef char* p = PyByteArray_AS_STRING(buf) if len(buf) else NULL
     return [record_copy(cls, p + i * size) for i in range(len(buf) // size)]
+
+
+def c_sizeof(objType, dict values):
+    """The size in bytes of a binding class's C type (cuda.bindings' sizeof()): a struct's, a
+    handle's (a pointer), or an integer typedef's from `values` (class -> size); else TypeError."""
+    if isinstance(objType, type):
+        if objType in values:
+            return values[objType]
+        if issubclass(objType, Struct) and isinstance(getattr(objType, "_size_", None), int):
+            return objType._size_
+        if issubclass(objType, Handle):
+            return sizeof(void*)
+    raise TypeError("Unknown type: " + str(objType))

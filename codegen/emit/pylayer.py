@@ -229,10 +229,12 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             if cls != td.name:
                 out.append(f"{td.name} = {cls}")
     # Integer typedefs returned as objects (cuda.bindings' CUdeviceptr): int(), getPtr()
-    for name in spec.conventions.get("value_classes", ()):
-        if name in {td.name for td in module.typedefs}:
-            out.append(f"class {name}(_p.IntValue):\n    \"\"\"`{name}`, an integer (int(x), x.getPtr()).\"\"\"\n"
-                       "    __slots__ = ()")
+    value_classes = [n for n in spec.conventions.get("value_classes", ()) if n in {td.name for td in module.typedefs}]
+    for name in value_classes:
+        out.append(f"class {name}(_p.IntValue):\n    \"\"\"`{name}`, an integer (int(x), x.getPtr()).\"\"\"\n"
+                   "    __slots__ = ()")
+    if value_classes:   # their C sizes (cuda.bindings' sizeof(); IntValue's storage is 8 bytes for all)
+        out.append("_value_sizes = {" + ", ".join(f"{n}: sizeof(_cl.{n})" for n in value_classes) + "}")
     # Structs
     tables = records.layouts(module, types, spec)
     array_typedefs = [td.name for td in module.typedefs

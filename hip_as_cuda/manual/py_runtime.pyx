@@ -30,25 +30,9 @@ def getLocalRuntimeVersion():
     return cudaRuntimeGetVersion()
 
 
-_VALUE_SIZES = {cudaTextureObject_t: sizeof(_cl.cudaTextureObject_t),
-                cudaSurfaceObject_t: sizeof(_cl.cudaSurfaceObject_t),
-                cudaGraphConditionalHandle: sizeof(_cl.cudaGraphConditionalHandle),
-                cudaLogIterator: sizeof(_cl.cudaLogIterator)}
-
-
 def sizeof(objType):
     """sizeof(objType)
     The size in bytes of the C type of a class of this module: a struct's, a handle's (a pointer)
     or an integer typedef's; any other is a TypeError (as cuda.bindings')."""
-    return _helper_sizeof(objType, _VALUE_SIZES)
+    return _struct.c_sizeof(objType, _value_sizes)
 
-
-def _helper_sizeof(objType, dict values):
-    if isinstance(objType, type):
-        if objType in values:
-            return values[objType]
-        if issubclass(objType, _struct.Struct) and isinstance(getattr(objType, "_size_", None), int):
-            return objType._size_
-        if issubclass(objType, Handle):
-            return sizeof(void*)
-    raise TypeError("Unknown type: " + str(objType))
