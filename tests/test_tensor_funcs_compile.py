@@ -22,7 +22,7 @@ from hip.tensor import _sorting as so
 from hip.tensor import linalg as ext
 from hip.tensor._elementwise import math_dtype
 
-from test_tensor_kernels_compile import _culprits, _nvrtc_compile, no_disk_cache, nvrtc  # noqa: F401
+from test_tensor_kernels_compile import check_hiprtc, check_nvrtc, no_disk_cache, nvrtc  # noqa: F401
 
 BATCH = 150
 INTS_BOOL = [d for d in dt.ALL if d.kind in "biu"]
@@ -129,10 +129,6 @@ MATRIX = sorting_matrix() + searching_matrix() + set_matrix() + linalg_matrix()
 BATCHES = [MATRIX[i:i + BATCH] for i in range(0, len(MATRIX), BATCH)]
 
 
-def _source(batch):
-    return ks.source(so.SORT_KEYS + KEY_SIZES, *[body for _, body in batch])
-
-
 def test_matrix_covers_every_function_and_dtype():
     names = {label.split("[")[0].split("/")[0] for label, _ in MATRIX}
     assert {"sort_tile", "sort_merge", "argmax", "argmin", "where", "nonzero", "searchsorted_left",
@@ -149,28 +145,9 @@ def test_matrix_covers_every_function_and_dtype():
 @pytest.mark.runtime
 @pytest.mark.parametrize("batch", range(len(BATCHES)))
 def test_batch_compiles_with_hiprtc_for_gfx90a(batch, no_disk_cache):  # noqa: F811
-    from hip import hiprtc
-    try:
-        hiprtc._library.load()
-    except OSError as e:
-        pytest.skip(f"hiprtc does not load: {str(e).splitlines()[0]}")
-    b = BATCHES[batch]
-    C.clear_memory_cache()
-
-    def compile_one(src):
-        code = C.compile_code_object(src, (), "gfx90a")
-        assert code[:4] == b"\x7fELF"
-
-    try:
-        compile_one(_source(b))
-    except C.CompileError:
-        pytest.fail("kernels that hiprtc rejects:\n" + "\n".join(_culprits(compile_one, b)))
+    check_hiprtc(BATCHES[batch], (so.SORT_KEYS + KEY_SIZES,))
 
 
 @pytest.mark.parametrize("batch", range(len(BATCHES)))
 def test_batch_compiles_with_nvrtc_for_sm90(batch, nvrtc):  # noqa: F811
-    b = BATCHES[batch]
-    try:
-        _nvrtc_compile(nvrtc, _source(b))
-    except RuntimeError:
-        pytest.fail("kernels that NVRTC rejects:\n" + "\n".join(_culprits(lambda s: _nvrtc_compile(nvrtc, s), b)))
+    check_nvrtc(nvrtc, BATCHES[batch], (so.SORT_KEYS + KEY_SIZES,))

@@ -23,7 +23,7 @@ from hip.tensor import _kernel_source as ks
 from hip.tensor import sin as imported_sin
 
 from fusion_chains import CHAINS
-from test_tensor_kernels_compile import _culprits, _layer_hip_runtime_h, _nvrtc_compile, no_disk_cache, nvrtc  # noqa: F401
+from test_tensor_kernels_compile import _layer_hip_runtime_h, check_hiprtc, check_nvrtc, no_disk_cache, nvrtc  # noqa: F401
 
 FULL_LAYOUTS = (dt.float32, dt.float16, dt.bfloat16, dt.int32, dt.complex128, dt.bool)
 BATCH = 160
@@ -216,30 +216,12 @@ def test_matrix_names_are_unique():
 @pytest.mark.runtime
 @pytest.mark.parametrize("batch", range(len(BATCHES)))
 def test_batch_compiles_with_hiprtc_for_gfx90a(batch, no_disk_cache):  # noqa: F811
-    from hip import hiprtc
-    try:
-        hiprtc._library.load()
-    except OSError as e:
-        pytest.skip(f"hiprtc does not load: {str(e).splitlines()[0]}")
-    b = BATCHES[batch]
-    C.clear_memory_cache()
-
-    def compile_one(src):
-        assert C.compile_code_object(src, (), "gfx90a")[:4] == b"\x7fELF"
-
-    try:
-        compile_one(ks.source(*[body for _, body in b]))
-    except C.CompileError:
-        pytest.fail("fused kernels that hiprtc rejects:\n" + "\n".join(_culprits(compile_one, b)))
+    check_hiprtc(BATCHES[batch])
 
 
 @pytest.mark.parametrize("batch", range(len(BATCHES)))
 def test_batch_compiles_with_nvrtc_for_sm90(batch, nvrtc):  # noqa: F811
-    b = BATCHES[batch]
-    try:
-        _nvrtc_compile(nvrtc, ks.source(*[body for _, body in b]))
-    except RuntimeError:
-        pytest.fail("fused kernels that NVRTC rejects:\n" + "\n".join(_culprits(lambda s: _nvrtc_compile(nvrtc, s), b)))
+    check_nvrtc(nvrtc, BATCHES[batch])
 
 
 # -- no multiply-add contracted across two operations ---------------------------------------------------------

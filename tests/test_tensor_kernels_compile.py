@@ -153,11 +153,11 @@ def test_matrix_is_the_fixed_size():
     assert len(kernel_names) == len(set(kernel_names)) == len(MATRIX)   # one kernel each, unique names
 
 
-def _culprits(compile_one, batch):
+def _culprits(compile_one, batch, preamble=()):
     bad = []
     for label, body in batch:
         try:
-            compile_one(ks.source(body))
+            compile_one(ks.source(*preamble, body))
         except Exception as e:                     # noqa: BLE001 (the compiler's message is the report)
             bad.append(f"{label}: {str(e)[-1500:]}")
     return bad
@@ -174,25 +174,39 @@ def no_disk_cache():
         os.environ["HIP_TENSOR_CACHE_DIR"] = old
 
 
-@pytest.mark.runtime
-@pytest.mark.parametrize("batch", range(len(BATCHES)))
-def test_batch_compiles_with_hiprtc_for_gfx90a(batch, no_disk_cache):
+def check_hiprtc(batch, preamble=()) -> None:
+    """Compile a batch of (label, kernel body) in one hiprtc program for gfx90a; on an error, name
+    the kernels hiprtc rejects one by one. Skips where hiprtc does not load. `preamble`: sources
+    every kernel needs before its body. (Shared by every tensor compile check.)"""
     from hip import hiprtc
     try:
         hiprtc._library.load()
     except OSError as e:
         pytest.skip(f"hiprtc does not load: {str(e).splitlines()[0]}")
-    b = BATCHES[batch]
     C.clear_memory_cache()
 
     def compile_one(src):
-        code = C.compile_code_object(src, (), "gfx90a")
-        assert code[:4] == b"\x7fELF"
+        assert C.compile_code_object(src, (), "gfx90a")[:4] == b"\x7fELF"
 
     try:
-        compile_one(ks.source(*[body for _, body in b]))
+        compile_one(ks.source(*preamble, *[body for _, body in batch]))
     except C.CompileError:
-        pytest.fail("kernels that hiprtc rejects:\n" + "\n".join(_culprits(compile_one, b)))
+        pytest.fail("kernels that hiprtc rejects:\n" + "\n".join(_culprits(compile_one, batch, preamble)))
+
+
+def check_nvrtc(lib, batch, preamble=()) -> None:
+    """The same with NVRTC for sm_90 (the nvidia platform's compiler)."""
+    try:
+        _nvrtc_compile(lib, ks.source(*preamble, *[body for _, body in batch]))
+    except RuntimeError:
+        pytest.fail("kernels that NVRTC rejects:\n" + "\n".join(
+            _culprits(lambda s: _nvrtc_compile(lib, s), batch, preamble)))
+
+
+@pytest.mark.runtime
+@pytest.mark.parametrize("batch", range(len(BATCHES)))
+def test_batch_compiles_with_hiprtc_for_gfx90a(batch, no_disk_cache):
+    check_hiprtc(BATCHES[batch])
 
 
 # -- NVRTC (the nvidia platform's compiler), from NVIDIA's wheel when the build fetched it ----------
@@ -229,8 +243,9 @@ def _nvrtc_compile(lib, src: str) -> None:
     prog = ctypes.c_void_p()
     assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"k.cu", 2, bodies, names) == 0
     try:
-        opts = (ctypes.c_char_p * 2)(b"--gpu-architecture=sm_90", b"-std=c++17")
-        r = lib.nvrtcCompileProgram(prog, 2, opts)
+        given = [o.encode() for o in C.std_options("sm_90")]    # the options kernels get there
+        opts = (ctypes.c_char_p * len(given))(*given)
+        r = lib.nvrtcCompileProgram(prog, len(given), opts)
         if r != 0:
             n = ctypes.c_size_t()
             lib.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
@@ -243,8 +258,4 @@ def _nvrtc_compile(lib, src: str) -> None:
 
 @pytest.mark.parametrize("batch", range(len(BATCHES)))
 def test_batch_compiles_with_nvrtc_for_sm90(batch, nvrtc):
-    b = BATCHES[batch]
-    try:
-        _nvrtc_compile(nvrtc, ks.source(*[body for _, body in b]))
-    except RuntimeError:
-        pytest.fail("kernels that NVRTC rejects:\n" + "\n".join(_culprits(lambda s: _nvrtc_compile(nvrtc, s), b)))
+    check_nvrtc(nvrtc, BATCHES[batch])
