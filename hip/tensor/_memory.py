@@ -632,7 +632,7 @@ class PinnedMemory:
     __slots__ = ("ptr", "size", "_capacity", "_streams", "__weakref__")
 
     def __del__(self):
-        if self.ptr:
+        if getattr(self, "ptr", 0):      # unset when the allocation itself failed
             ptr, self.ptr = self.ptr, 0
             try:
                 _pinned.give(ptr, self._capacity, self._streams)
