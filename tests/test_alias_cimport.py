@@ -6,16 +6,13 @@ NVIDIA's need too) and its answers compared with the alias's Python layer.
 """
 from __future__ import annotations
 
-import importlib
 import os
 import shutil
-import subprocess
-import sys
-import sysconfig
 
 import pytest
 
 from conftest import ROOT
+from cython_probe import built
 
 pytest.importorskip("cuda.bindings.cydriver", reason="the cuda alias is not built")
 
@@ -61,19 +58,8 @@ def probe(tmp_path_factory):
         pytest.skip("no gcc, or no CUDA headers (cuda.h, cuda_runtime_api.h, nvrtc.h) to compile against")
     d = tmp_path_factory.mktemp("alias_cimport")
     name = "alias_cimport_probe"
-    (d / f"{name}.pyx").write_text(PYX)
-    r = subprocess.run([sys.executable, "-m", "cython", "-3", "-I", str(ROOT / "hip_as_cuda"), f"{name}.pyx"],
-                       cwd=d, capture_output=True, text=True)
-    assert r.returncode == 0, f"cython failed:\n{r.stderr[-4000:]}"
-    so = d / (name + sysconfig.get_config_var("EXT_SUFFIX"))
-    r = subprocess.run(["gcc", "-shared", "-fPIC", "-O0", "-w", f"-I{sysconfig.get_paths()['include']}",
-                        f"-I{inc}", f"{name}.c", "-o", str(so)], cwd=d, capture_output=True, text=True)
-    assert r.returncode == 0, f"gcc failed:\n{r.stderr[-4000:]}"
-    sys.path.insert(0, str(d))
-    try:
-        yield importlib.import_module(name)
-    finally:
-        sys.path.remove(str(d))
+    with built(d, name, PYX, ROOT / "hip_as_cuda", [f"-I{inc}"]) as module:
+        yield module
 
 
 @pytest.mark.runtime

@@ -12,15 +12,13 @@ out as the C call would leave it; the generated modules' own tables are what the
 from __future__ import annotations
 
 import ctypes
-import importlib
 import shutil
 import subprocess
-import sys
-import sysconfig
 
 import pytest
 
 from conftest import ROOT
+from cython_probe import built
 
 driver = pytest.importorskip("cuda.bindings.driver", reason="the cuda alias is not built")
 from cuda.bindings import nvrtc, runtime  # noqa: E402
@@ -74,19 +72,8 @@ def probe(tmp_path_factory):
         pytest.skip("no gcc")
     d = tmp_path_factory.mktemp("alias_values")
     name = "alias_values_probe"
-    (d / f"{name}.pyx").write_text(PROBE)
-    r = subprocess.run([sys.executable, "-m", "cython", "-3", "-I", str(ROOT), f"{name}.pyx"],
-                       cwd=d, capture_output=True, text=True)
-    assert r.returncode == 0, f"cython failed:\n{r.stderr[-4000:]}"
-    so = d / (name + sysconfig.get_config_var("EXT_SUFFIX"))
-    r = subprocess.run(["gcc", "-shared", "-fPIC", "-O0", "-w", f"-I{sysconfig.get_paths()['include']}",
-                        f"{name}.c", "-o", str(so)], cwd=d, capture_output=True, text=True)
-    assert r.returncode == 0, f"gcc failed:\n{r.stderr[-4000:]}"
-    sys.path.insert(0, str(d))
-    try:
-        yield importlib.import_module(name)
-    finally:
-        sys.path.remove(str(d))
+    with built(d, name, PROBE, ROOT, ()) as module:
+        yield module
 
 
 def u32(v):

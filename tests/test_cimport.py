@@ -18,6 +18,7 @@ import sysconfig
 import pytest
 
 from conftest import ROOT
+from cython_probe import built
 
 PYX = '''
 # cython: language_level=3
@@ -55,21 +56,8 @@ def cimported(include64, tmp_path_factory):
         pytest.skip("no gcc")
     d = tmp_path_factory.mktemp("cimport")
     name = "hip_cimport_probe"
-    (d / f"{name}.pyx").write_text(PYX)
-    r = subprocess.run([sys.executable, "-m", "cython", "-3", "-I", str(ROOT), f"{name}.pyx"],
-                       cwd=d, capture_output=True, text=True)
-    assert r.returncode == 0, f"cython failed:\n{r.stderr[-4000:]}"
-    so = d / (name + sysconfig.get_config_var("EXT_SUFFIX"))
-    cmd = ["gcc", "-shared", "-fPIC", "-O0", "-w", "-D__HIP_PLATFORM_AMD__",
-           f"-I{sysconfig.get_paths()['include']}", f"-I{include64}", f"-I{ROOT}",
-           f"{name}.c", "-o", str(so)]
-    r = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
-    assert r.returncode == 0, f"gcc failed:\n{r.stderr[-4000:]}"
-    sys.path.insert(0, str(d))
-    try:
-        yield importlib.import_module(name)
-    finally:
-        sys.path.remove(str(d))
+    with built(d, name, PYX, ROOT, ["-D__HIP_PLATFORM_AMD__", f"-I{include64}", f"-I{ROOT}"]) as module:
+        yield module
 
 
 @pytest.fixture(scope="module")
