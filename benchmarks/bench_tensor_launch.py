@@ -1,10 +1,17 @@
-"""CPU cost of hip.tensor's Function.launch up to the hipModuleLaunchKernel call (no GPU needed).
+"""CPU cost of hip.tensor's launch path and of a whole small `x + y` (no GPU needed).
 
-The binding's function is swapped for a no-op that takes the same arguments (a no-op call's own
-cost is subtracted), so the figure is what the layer adds per kernel launch before the binding
-(whose call costs about as much as any hip.hip call, ~0.4-0.5 us here).
+1. Function.launch up to the hipModuleLaunchKernel call: the binding's function is swapped for a
+   no-op that takes the same arguments (a no-op call's own cost is subtracted), so the figure is
+   what the layer adds per kernel launch before the binding (whose call costs about as much as any
+   hip.hip call, ~0.4-0.5 us here).
+2. `x + y` on 1000-element float32 arrays (ndarray._view_of over fake device addresses): the whole
+   Python path of one small op (checks, promotion, kernel lookup, allocation from the caching
+   allocator and the free of the result, argument packing) with the three HIP calls it makes
+   swapped for no-ops: hipGetDevice (answers device 0), hipMalloc (a fake address; called once, for
+   the first segment) and the launch; the kernel's compile and load are swapped for a fake Function.
 
-    python benchmarks/bench_tensor_launch.py
+    cd /work/main && LD_LIBRARY_PATH=build/rocm-runtime/usr/lib/x86_64-linux-gnu \
+        .venv/bin/python benchmarks/bench_tensor_launch.py
 """
 from __future__ import annotations
 
@@ -48,6 +55,36 @@ def main() -> None:
         _compiler._launch_kernel = real
     print(f"Function.launch up to the binding call, 4 args: {(launch - noop) * 1e6:.2f} us "
           f"(grid/block as tuples: {(launch_tuple - noop) * 1e6:.2f} us)")
+    small_op()
+
+
+def small_op() -> None:
+    """`x + y` (and `x + 2.0`) on 1000 float32 with the HIP calls swapped for no-ops."""
+    from hip import hip as h
+    import hip.tensor as ht
+    from hip.tensor import _compiler, _dtypes, _elementwise_kernel as ek
+    from hip.tensor._array import ndarray
+
+    swaps = [(h, "hipGetDevice", lambda: (0, 0)),
+             (h, "hipMalloc", lambda size: (0, 0x7e0000000000)),
+             (_compiler, "_launch_kernel", lambda *a: (0,)),
+             (ek.ElementwiseKernel, "_compile", lambda self, spec, b: _compiler.Function(None, "k", 0x1234, 0))]
+    saved = [(o, n, getattr(o, n)) for o, n, _ in swaps]
+    for o, n, f in swaps:
+        setattr(o, n, f)
+    ek._grid_cap.setdefault(0, 132 * 32)
+    try:
+        shape, strides, f32 = (1000,), (4,), _dtypes.float32
+        x = ndarray._view_of(None, 0x7f0000000000, shape, strides, f32, 0)
+        y = ndarray._view_of(None, 0x7f0000100000, shape, strides, f32, 0)
+        add = per_call(lambda: x + y, 50_000)
+        add_scalar = per_call(lambda: x + 2.0, 50_000)
+        add_fn = per_call(lambda: ht.add(x, y), 50_000)
+    finally:
+        for o, n, f in saved:
+            setattr(o, n, f)
+    print(f"x + y, 1000 float32, whole Python path with no-op HIP calls: {add * 1e6:.2f} us "
+          f"(x + 2.0: {add_scalar * 1e6:.2f} us, ht.add(x, y): {add_fn * 1e6:.2f} us)")
 
 
 if __name__ == "__main__":
