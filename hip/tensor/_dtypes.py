@@ -241,15 +241,18 @@ def result_type(*arrays_and_dtypes) -> DType:
     return strong
 
 
-def can_cast(from_, to) -> _builtin_bool:
+_as_dtype = dtype   # for functions whose array API parameter is named `dtype`
+
+
+def can_cast(from_, to, /) -> _builtin_bool:
     """Whether promotion of `from_` with `to` gives `to` (the array API's can_cast)."""
-    f, t = dtype(from_), dtype(to)
+    f, t = dtype(getattr(from_, "dtype", from_)), dtype(to)
     return _TABLE[(f, t)] is t
 
 
-def isdtype(d, kind) -> _builtin_bool:
+def isdtype(dtype, kind) -> _builtin_bool:   # the array API's parameter names
     """The array API's isdtype: a kind name, a dtype, or a tuple of those."""
-    d = dtype(d)
+    d = _as_dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(d, k) for k in kind)
     if isinstance(kind, str):
@@ -258,14 +261,14 @@ def isdtype(d, kind) -> _builtin_bool:
         if kind not in table:
             raise ValueError(f"unknown dtype kind {kind!r}")
         return d.kind in table[kind]
-    return d is dtype(kind)
+    return d is _as_dtype(kind)
 
 
 class finfo:
     """Machine limits of a floating dtype (bfloat16 included)."""
 
-    def __init__(self, d):
-        d = dtype(getattr(d, "dtype", d))
+    def __init__(self, type, /):   # the array API's parameter name
+        d = dtype(getattr(type, "dtype", type))
         if d.kind not in "fc":
             raise ValueError(f"finfo needs a floating or complex dtype, got {d.name}")
         r = d.real_dtype
@@ -291,8 +294,8 @@ class finfo:
 class iinfo:
     """Limits of an integer dtype."""
 
-    def __init__(self, d):
-        d = dtype(getattr(d, "dtype", d))
+    def __init__(self, type, /):
+        d = dtype(getattr(type, "dtype", type))
         if d.kind not in "iu":
             raise ValueError(f"iinfo needs an integer dtype, got {d.name}")
         i = np.iinfo(d.numpy)
