@@ -25,6 +25,7 @@ from ._memory import *  # noqa: E402,F401,F403
 from ._compiler import *  # noqa: E402,F401,F403
 from ._interop import *  # noqa: E402,F401,F403
 from ._dtypes import *  # noqa: E402,F401,F403
+from ._info import *  # noqa: E402,F401,F403
 from ._array import *  # noqa: E402,F401,F403
 from ._creation import *  # noqa: E402,F401,F403
 from ._manipulation import *  # noqa: E402,F401,F403
