@@ -4,7 +4,7 @@
    no-op that takes the same arguments (a no-op call's own cost is subtracted), so the figure is
    what the layer adds per kernel launch before the binding (whose call costs about as much as any
    hip.hip call, ~0.4-0.5 us here).
-2. `x + y` on 1000-element float32 arrays (ndarray._view_of over fake device addresses): the whole
+2. `x + y` on 1000-element float32 arrays (made by ndarray._empty at fake device addresses): the whole
    Python path of one small op (checks, promotion, kernel lookup, allocation from the caching
    allocator and the free of the result, argument packing) with the three HIP calls it makes
    swapped for no-ops: hipGetDevice (answers device 0), hipMalloc (a fake address; called once, for
@@ -74,9 +74,8 @@ def small_op() -> None:
         setattr(o, n, f)
     ek._grid_cap.setdefault(0, 132 * 32)
     try:
-        shape, strides, f32 = (1000,), (4,), _dtypes.float32
-        x = ndarray._view_of(None, 0x7f0000000000, shape, strides, f32, 0)
-        y = ndarray._view_of(None, 0x7f0000100000, shape, strides, f32, 0)
+        shape, f32 = (1000,), _dtypes.float32
+        x, y = ndarray._empty(shape, f32, 0), ndarray._empty(shape, f32, 0)
         add = per_call(lambda: x + y, 50_000)
         add_scalar = per_call(lambda: x + 2.0, 50_000)
         add_fn = per_call(lambda: ht.add(x, y), 50_000)
