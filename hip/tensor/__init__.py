@@ -41,3 +41,4 @@ from ._searching import *  # noqa: E402,F401,F403
 from ._set import *  # noqa: E402,F401,F403
 from ._linalg import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402,F401
+from . import fft, random  # noqa: E402,F401

@@ -1,0 +1,492 @@
+"""`hip.tensor.fft`: discrete Fourier transforms through hipFFT (rocFFT on AMD, cuFFT on the nvidia
+platform), with `numpy.fft`'s functions, arguments and results.
+
+    X = ht.fft.fft(x)                       # along the last axis
+    Y = ht.fft.rfftn(img, axes=(-2, -1), norm="ortho")
+
+Types (NumPy 2's): float16, bfloat16 and float32 transform in single precision (complex64), other
+real types and complex128 in double (complex128); irfft returns the input's real type (float16
+stays float16, integers give float64). `norm` is "backward" (default), "ortho" or "forward".
+
+How: the input is cast, cropped or zero-padded to `n`/`s` along the transformed axes, and those
+axes are moved last and made contiguous (a copy only where the layout needs one); the transform
+is one batched hipFFT plan (hipfftMakePlanMany, rank <= 3: more axes take several passes),
+out of place, scaled afterwards by the norm's factor, and its axes are moved back (the result may
+be a non-contiguous view). irfftn is NumPy's sequence (inverse c2c transforms over all axes but
+the last, then a 1-d c2r transform), so input that is not Hermitian gives NumPy's result. Axes
+named twice are transformed twice, as NumPy does.
+
+Plans are cached per (device, stream, type, lengths, batch), least recently used first out; each
+use binds the plan to its stream (hipfftSetStream) and hands it a work area from hip.tensor's
+allocator (hipfftSetAutoAllocation(0) + hipfftSetWorkArea), freed in stream order after the call.
+"""
+from __future__ import annotations
+
+import math
+import operator
+import threading
+from collections import OrderedDict
+
+from . import _dtypes as _dt
+from ._shapes import normalize_axis, prod
+
+__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
+           "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "clear_plan_cache", "plan_cache_info"]
+
+NORMS = ("backward", "ortho", "forward")
+RANK_MAX = 3                    # hipFFT plans transform at most 3 axes
+_INT_MAX = 2 ** 31 - 1          # hipfftMakePlanMany's lengths, distances and batch are C ints
+_ALIGN = 16                     # input addresses are copied when not aligned to this (cuFFT's rule for vectors)
+
+
+class FFTError(RuntimeError):
+    """A hipFFT call failed (the status is `.status`)."""
+
+    def __init__(self, what: str, status):
+        super().__init__(f"{what} failed: {getattr(status, 'name', None) or status}")
+        self.status = status
+
+
+def _lib():
+    from hip import hipfft
+    from hip.errors import LibraryNotFoundError
+    try:
+        hipfft._library.load()
+    except LibraryNotFoundError as e:
+        raise RuntimeError(f"hip.tensor.fft needs hipFFT: {str(e).splitlines()[0]}") from None
+    return hipfft
+
+
+def _check(result, what: str):
+    if int(result[0]) != 0:
+        raise FFTError(what, result[0])
+    return result[1] if len(result) > 1 else None
+
+
+# -- argument rules (pure Python: the CPU tests check them against numpy.fft) --------------------------
+def norm_mode(norm) -> str:
+    if norm is None:
+        return "backward"
+    if norm not in NORMS:
+        raise ValueError(f'Invalid norm value {norm!r}; should be "backward", "ortho" or "forward".')
+    return norm
+
+
+def scale_factor(norm, n: int, forward: bool) -> float:
+    """The factor the unnormalized transform of logical length n is multiplied by."""
+    norm = norm_mode(norm)
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    if (norm == "forward") == forward:
+        return 1.0 / n
+    return 1.0
+
+
+def _length(n, what: str = "n") -> int:
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        raise TypeError(f"{what} must be an int, got {type(n).__name__}")
+    n = operator.index(n)
+    if n < 1:
+        raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
+    return n
+
+
+def cook_1d(shape, n, axis) -> tuple[int, int]:
+    """(n, axis) of a 1-d transform of an array of `shape` (n None: the axis' length)."""
+    ax = normalize_axis(axis, len(shape))
+    return _length(shape[ax] if n is None else n), ax
+
+
+def cook_nd(shape, s=None, axes=None, invreal: bool = False) -> tuple[list[int], list[int]]:
+    """numpy.fft's `_cook_nd_args`: the lengths and (normalized) axes of an n-d transform.
+    s None: the axes' lengths (irfftn: 2 * (m - 1) on the last); axes None: the last len(s) axes,
+    or all; an s entry -1 means the axis' length."""
+    ndim = len(shape)
+    if axes is not None:
+        axes = [normalize_axis(a, ndim) for a in ([axes] if hasattr(axes, "__index__") else axes)]
+    if s is None:
+        shapeless = True
+        s = [shape[a] for a in axes] if axes is not None else list(shape)
+    else:
+        shapeless = False
+        s = [s] if hasattr(s, "__index__") else list(s)
+    if axes is None:
+        if len(s) > ndim:
+            raise ValueError(f"s has {len(s)} entries, the array only {ndim} dimensions")
+        axes = list(range(ndim - len(s), ndim))
+    if len(s) != len(axes):
+        raise ValueError("Shape and axes have different lengths.")
+    if not axes:
+        raise ValueError("no axes to transform")
+    if invreal and shapeless:
+        s[-1] = (shape[axes[-1]] - 1) * 2
+    out = []
+    for v, a in zip(s, axes):
+        if v is None or (hasattr(v, "__index__") and not isinstance(v, bool) and operator.index(v) == -1):
+            v = shape[a]
+        out.append(_length(v, "s entries"))
+    return out, axes
+
+
+def complex_type(d: _dt.DType) -> _dt.DType:
+    """The complex type a transform of `d` computes in (NumPy 2: single precision stays single)."""
+    if d.kind == "c":
+        return d
+    return _dt.complex64 if d.name in ("float16", "bfloat16", "float32") else _dt.complex128
+
+
+def real_type(d: _dt.DType, what: str) -> _dt.DType:
+    """The real type an r2c transform of `d` computes in (complex input is a TypeError)."""
+    if d.kind == "c":
+        raise TypeError(f"{what} needs real input, got {d.name}")
+    return _dt.float32 if d.name in ("float16", "bfloat16", "float32") else _dt.float64
+
+
+def irfft_result_type(d: _dt.DType) -> _dt.DType:
+    """irfft's output type: NumPy's result_type(real part, 1.0)."""
+    if d.kind == "c":
+        return _dt.float32 if d is _dt.complex64 else _dt.float64
+    return d if d.kind == "f" else _dt.float64
+
+
+def output_shape(kind: str, shape, s, axes) -> tuple[int, ...]:
+    """The result's shape of an n-d transform (kind 'c2c', 'r2c' or 'c2r') of lengths s on axes."""
+    out = list(shape)
+    if kind == "c2r":                               # NumPy's irfftn: the last axis last
+        for n, a in zip(s, axes):
+            out[a] = n
+        return tuple(out)
+    if kind == "r2c":
+        out[axes[-1]] = s[-1] // 2 + 1
+        s, axes = s[:-1], axes[:-1]
+    for n, a in reversed(list(zip(s, axes))):       # an axis named twice: its first entry is applied last
+        out[a] = n
+    return tuple(out)
+
+
+def groups(axes) -> list[list[int]]:
+    """Axes in passes of at most RANK_MAX, the last axes first (the order NumPy transforms in)."""
+    return [list(axes[max(0, i - RANK_MAX):i]) for i in range(len(axes), 0, -RANK_MAX)]
+
+
+# -- plans ------------------------------------------------------------------------------------------
+_lock = threading.RLock()
+_plans: "OrderedDict[tuple, _Plan]" = OrderedDict()
+PLAN_CACHE_SIZE = 32
+_EXEC = {"c2c": ("C2C", "Z2Z"), "r2c": ("R2C", "D2Z"), "c2r": ("C2R", "Z2D")}
+
+
+class _Plan:
+    __slots__ = ("handle", "work_size", "exec_name", "device_id", "lock")
+
+    def __init__(self, key):
+        device_id, _, kind, double, n, batch = key
+        F = _lib()
+        name = _EXEC[kind][double]
+        h = _check(F.hipfftCreate(), "hipfftCreate")
+        try:
+            _check(F.hipfftSetAutoAllocation(h, 0), "hipfftSetAutoAllocation")
+            # inembed/onembed None: the basic layout (contiguous, batches one after another)
+            in_n = list(n) if kind != "c2r" else list(n[:-1]) + [n[-1] // 2 + 1]
+            out_n = list(n) if kind != "r2c" else list(n[:-1]) + [n[-1] // 2 + 1]
+            self.work_size = _check(F.hipfftMakePlanMany(
+                h, len(n), list(n), None, 1, prod(in_n), None, 1, prod(out_n),
+                getattr(F.hipfftType_t, f"HIPFFT_{name}"), batch), "hipfftMakePlanMany")
+        except BaseException:
+            F.hipfftDestroy(h)
+            raise
+        self.handle, self.exec_name, self.device_id = h, "hipfftExec" + name, device_id
+        self.lock = threading.Lock()
+
+    def execute(self, stream, src: int, dst: int, direction) -> None:
+        from ._memory import alloc
+        F = _lib()
+        with self.lock:         # the stream and work area are the plan's state until the call is queued
+            _check(F.hipfftSetStream(self.handle, stream.ptr), "hipfftSetStream")
+            work = alloc(self.work_size, stream) if self.work_size else None
+            if work is not None:
+                _check(F.hipfftSetWorkArea(self.handle, work.ptr), "hipfftSetWorkArea")
+            args = (self.handle, src, dst) if direction is None else (self.handle, src, dst, direction)
+            _check(getattr(F, self.exec_name)(*args), self.exec_name)
+        # `work` returns to the pool here: reused on this stream only after the transform, in order
+
+    def destroy(self) -> None:
+        try:
+            _lib().hipfftDestroy(self.handle)
+        except Exception:       # interpreter shutdown: the process frees it
+            pass
+
+
+def _get_plan(key) -> _Plan:
+    with _lock:
+        p = _plans.get(key)
+        if p is not None:
+            _plans.move_to_end(key)
+            return p
+        p = _plans[key] = _Plan(key)
+        while len(_plans) > PLAN_CACHE_SIZE:
+            _plans.popitem(last=False)[1].destroy()
+        return p
+
+
+def clear_plan_cache() -> None:
+    """Destroy every cached plan."""
+    with _lock:
+        while _plans:
+            _plans.popitem(last=False)[1].destroy()
+
+
+def plan_cache_info() -> dict:
+    """{'size': plans cached, 'max_size': PLAN_CACHE_SIZE, 'keys': their keys, oldest first}."""
+    with _lock:
+        return {"size": len(_plans), "max_size": PLAN_CACHE_SIZE, "keys": list(_plans)}
+
+
+# -- execution ----------------------------------------------------------------------------------------
+def _need_array(x, what: str):
+    from ._array import ndarray
+    if not isinstance(x, ndarray):
+        raise TypeError(f"{what}: expected a hip.tensor array, got {type(x).__name__} (ht.asarray copies one)")
+
+
+def _resize(x, axis: int, n: int):
+    """x cropped (a view) or zero-padded (a new array) to length n along `axis`."""
+    m = x.shape[axis]
+    if n == m:
+        return x
+    if n < m:
+        return x[(slice(None),) * axis + (slice(0, n),)]
+    from ._creation import zeros
+    shape = list(x.shape)
+    shape[axis] = n
+    out = zeros(tuple(shape), dtype=x.dtype, device=x.device_id)
+    out[(slice(None),) * axis + (slice(0, m),)] = x
+    return out
+
+
+def _prepare(x, d: _dt.DType, axes, lengths):
+    if x.dtype is not d:
+        x = x.astype(d)
+    for a, n in zip(axes, lengths):
+        x = _resize(x, a, n)
+    return x
+
+
+def _transform(x, axes, kind: str, forward: bool, norm: str, n_last: int | None = None):
+    """One hipFFT pass over `axes` (distinct, at most RANK_MAX) of x, already of the transform's
+    type and lengths (c2r: n_last//2+1 values on the last axis, n_last the logical length)."""
+    from ._array import ndarray
+    from ._device import current_stream
+    from ._elementwise_kernel import _on_device
+    from ._manipulation import permute_dims
+    nd = x.ndim
+    rest = [a for a in range(nd) if a not in axes]
+    perm = rest + list(axes)
+    xt = permute_dims(x, tuple(perm)) if perm != list(range(nd)) else x
+    # c2r transforms overwrite their input: they always get a private copy
+    if kind == "c2r" or not xt.is_c_contiguous or xt.ptr % _ALIGN:
+        xt = xt.copy()
+    k = len(rest)
+    batch_shape, n = xt.shape[:k], list(xt.shape[k:])
+    if kind == "c2r":
+        n[-1] = n_last
+        # NumPy (pocketfft) ignores the imaginary parts of the zero and (n even) Nyquist frequencies;
+        # what c2r libraries do with them is undefined: they are zeroed
+        for j in (0, n_last // 2) if n_last % 2 == 0 else (0,):
+            if j < xt.shape[-1] and xt.size:
+                xt[..., j] = xt[..., j].real
+    if kind == "c2c":
+        out_dtype, out_n = x.dtype, list(n)
+    elif kind == "r2c":
+        out_dtype, out_n = complex_type(x.dtype), n[:-1] + [n[-1] // 2 + 1]
+    else:
+        out_dtype, out_n = irfft_result_type(x.dtype), list(n)
+    out = ndarray._empty(tuple(batch_shape) + tuple(out_n), out_dtype, x.device_id)
+    batch = prod(batch_shape)
+    if batch:
+        if max(n + [batch, prod(n), prod(out_n)]) > _INT_MAX:
+            raise ValueError(f"FFT of lengths {n} and batch {batch} is too large for hipFFT's 32-bit plans")
+        double = out_dtype in (_dt.complex128, _dt.float64)
+        with _on_device(x.device_id):
+            stream = current_stream(x.device_id)
+            plan = _get_plan((x.device_id, stream.uid, kind, int(double), tuple(n), batch))
+            F = _lib()
+            direction = None if kind != "c2c" else (F.HIPFFT_FORWARD if forward else F.HIPFFT_BACKWARD)
+            plan.execute(stream, xt.ptr, out.ptr, direction)
+            f = scale_factor(norm, prod(n), forward)
+            if f != 1.0:
+                out *= f
+    inverse = [0] * nd
+    for i, a in enumerate(perm):
+        inverse[a] = i
+    return permute_dims(out, tuple(inverse)) if perm != list(range(nd)) else out
+
+
+def _c2c(x, s, axes, forward: bool, norm: str):
+    if len(set(axes)) != len(axes):         # NumPy: one 1-d transform per entry, the last first
+        for i in reversed(range(len(axes))):
+            x = _c2c(x, [s[i]], [axes[i]], forward, norm)
+        return x
+    x = _prepare(x, complex_type(x.dtype), axes, s)
+    for g in groups(axes):
+        x = _transform(x, g, "c2c", forward, norm)
+    return x
+
+
+def _r2c(x, s, axes, norm: str, what: str):
+    d = real_type(x.dtype, what)
+    if len(set(axes)) != len(axes):         # NumPy's rfftn: rfft on the last axis, then fft on the others
+        x = _r2c(x, [s[-1]], [axes[-1]], norm, what)
+        for i in reversed(range(len(axes) - 1)):
+            x = _c2c(x, [s[i]], [axes[i]], True, norm)
+        return x
+    x = _prepare(x, d, axes, s)
+    first, *others = groups(axes)
+    x = _transform(x, first, "r2c", True, norm)
+    for g in others:
+        x = _transform(x, g, "c2c", True, norm)
+    return x
+
+
+def _c2r(x, s, axes, norm: str):
+    result = irfft_result_type(x.dtype)
+    if len(axes) > 1:
+        x = _c2c(x, s[:-1], axes[:-1], False, norm)
+    n, ax = s[-1], axes[-1]
+    x = _prepare(x, complex_type(x.dtype), [ax], [n // 2 + 1])
+    y = _transform(x, [ax], "c2r", False, norm, n_last=n)
+    return y if y.dtype is result else y.astype(result)
+
+
+# -- the public functions --------------------------------------------------------------------------------
+def fft(a, n=None, axis=-1, norm=None):
+    """1-d discrete Fourier transform along `axis` (n: crop or zero-pad to this length)."""
+    _need_array(a, "fft")
+    n, axis = cook_1d(a.shape, n, axis)
+    return _c2c(a, [n], [axis], True, norm_mode(norm))
+
+
+def ifft(a, n=None, axis=-1, norm=None):
+    """1-d inverse discrete Fourier transform along `axis`."""
+    _need_array(a, "ifft")
+    n, axis = cook_1d(a.shape, n, axis)
+    return _c2c(a, [n], [axis], False, norm_mode(norm))
+
+
+def rfft(a, n=None, axis=-1, norm=None):
+    """1-d transform of real input: the n//2 + 1 non-negative frequencies."""
+    _need_array(a, "rfft")
+    n, axis = cook_1d(a.shape, n, axis)
+    return _r2c(a, [n], [axis], norm_mode(norm), "rfft")
+
+
+def irfft(a, n=None, axis=-1, norm=None):
+    """Inverse of rfft: n real values (default 2 * (m - 1)) from m non-negative frequencies."""
+    _need_array(a, "irfft")
+    ax = normalize_axis(axis, a.ndim)
+    n = _length(2 * (a.shape[ax] - 1) if n is None else n)
+    return _c2r(a, [n], [ax], norm_mode(norm))
+
+
+_SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def hfft(a, n=None, axis=-1, norm=None):
+    """Transform of a Hermitian-symmetric signal given by its first half: n real values."""
+    from ._elementwise import conj
+    _need_array(a, "hfft")
+    return irfft(conj(a), n, axis, _SWAP[norm_mode(norm)])
+
+
+def ihfft(a, n=None, axis=-1, norm=None):
+    """Inverse of hfft: the first n//2 + 1 values of a Hermitian spectrum, from real input."""
+    from ._elementwise import conj
+    _need_array(a, "ihfft")
+    return conj(rfft(a, n, axis, _SWAP[norm_mode(norm)]))
+
+
+def fftn(a, s=None, axes=None, norm=None):
+    """n-d transform over `axes` (default: all, or the last len(s)), lengths `s`."""
+    _need_array(a, "fftn")
+    s, axes = cook_nd(a.shape, s, axes)
+    return _c2c(a, s, axes, True, norm_mode(norm))
+
+
+def ifftn(a, s=None, axes=None, norm=None):
+    """n-d inverse transform."""
+    _need_array(a, "ifftn")
+    s, axes = cook_nd(a.shape, s, axes)
+    return _c2c(a, s, axes, False, norm_mode(norm))
+
+
+def rfftn(a, s=None, axes=None, norm=None):
+    """n-d transform of real input (the last axis halved as in rfft)."""
+    _need_array(a, "rfftn")
+    s, axes = cook_nd(a.shape, s, axes)
+    return _r2c(a, s, axes, norm_mode(norm), "rfftn")
+
+
+def irfftn(a, s=None, axes=None, norm=None):
+    """Inverse of rfftn (s[-1] default: 2 * (m - 1) on the last axis)."""
+    _need_array(a, "irfftn")
+    s, axes = cook_nd(a.shape, s, axes, invreal=True)
+    return _c2r(a, s, axes, norm_mode(norm))
+
+
+def fft2(a, s=None, axes=(-2, -1), norm=None):
+    """2-d transform (fftn over the last two axes by default)."""
+    return fftn(a, s, axes, norm)
+
+
+def ifft2(a, s=None, axes=(-2, -1), norm=None):
+    return ifftn(a, s, axes, norm)
+
+
+def rfft2(a, s=None, axes=(-2, -1), norm=None):
+    return rfftn(a, s, axes, norm)
+
+
+def irfft2(a, s=None, axes=(-2, -1), norm=None):
+    return irfftn(a, s, axes, norm)
+
+
+# -- frequencies and shifts ---------------------------------------------------------------------------
+def fftfreq(n, d=1.0, *, dtype=None, device=None):
+    """Sample frequencies of an n-point transform: [0, 1, ..., -1] / (d * n)."""
+    from ._creation import asarray
+    import numpy as np
+    n = _length(n)
+    k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
+    return asarray(k / (float(d) * n), dtype=dtype or _dt.float64, device=device)
+
+
+def rfftfreq(n, d=1.0, *, dtype=None, device=None):
+    """Sample frequencies of rfft's n//2 + 1 outputs."""
+    from ._creation import asarray
+    import numpy as np
+    n = _length(n)
+    return asarray(np.arange(0, n // 2 + 1) / (float(d) * n), dtype=dtype or _dt.float64, device=device)
+
+
+def _shift(x, axes, sign: int, what: str):
+    from ._manipulation import roll
+    _need_array(x, what)
+    if axes is None:
+        axes = tuple(range(x.ndim))
+    elif hasattr(axes, "__index__"):
+        axes = (axes,)
+    axes = tuple(normalize_axis(a, x.ndim) for a in axes)
+    if not axes:
+        return x.copy()
+    shifts = tuple(sign * (x.shape[a] // 2) for a in axes)
+    return roll(x, shifts, axis=axes)
+
+
+def fftshift(x, axes=None):
+    """The zero frequency moved to the middle (roll by n // 2 along `axes`, default all)."""
+    return _shift(x, axes, 1, "fftshift")
+
+
+def ifftshift(x, axes=None):
+    """Inverse of fftshift (roll by -(n // 2))."""
+    return _shift(x, axes, -1, "ifftshift")
