@@ -40,5 +40,7 @@ from ._fusion import *  # noqa: E402,F401,F403
 from ._searching import *  # noqa: E402,F401,F403
 from ._set import *  # noqa: E402,F401,F403
 from ._linalg import *  # noqa: E402,F401,F403
+from ._einsum import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402,F401
+from . import backends  # noqa: E402,F401
 from . import fft, random  # noqa: E402,F401

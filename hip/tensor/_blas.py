@@ -1,17 +1,22 @@
-"""hipBLAS for hip.tensor: handles and the one gemm call.
+"""hipBLAS and hipSOLVER for hip.tensor: library handles per (device, stream), and the one gemm call.
 
-Handles: one per (device, stream), created on first use and bound to its stream once, so no call
-ever changes a handle's stream and threads may share it (hipBLAS/cuBLAS calls on one handle from
-several threads are safe while its stream stays put). The kernels of a gemm on stream s use s's
-handle, hence its workspace: two streams never share one (PyTorch keeps a workspace per handle
-and stream for the same reason). When a Stream object dies its handle goes back to a pool of the
-device and is bound to the next new stream. hipBLAS 6.4 has no hipblasSetWorkspace: the library
-(rocBLAS or cuBLAS underneath) allocates and keeps the workspace of each handle itself, outside
-hip.tensor's caching allocator.
+Handles: one per (library, device, stream), created on first use and bound to its stream once, so
+no call ever changes a handle's stream and threads may share it (hipBLAS/cuBLAS and hipSOLVER/
+cuSOLVER calls on one handle from several threads are safe while its stream stays put). The
+kernels of a gemm on stream s use s's handle, hence its workspace: two streams never share one
+(PyTorch keeps a workspace per handle and stream for the same reason). When a Stream object dies
+its handles go back to a pool of the device and are bound to the next new stream. hipBLAS 6.4 has
+no hipblasSetWorkspace (and our bindings therefore none): the library (rocBLAS or cuBLAS
+underneath) allocates and keeps the workspace of each handle itself, outside hip.tensor's caching
+allocator; on the nvidia platform cuBLAS reads `CUBLAS_WORKSPACE_CONFIG` (as PyTorch documents),
+on AMD rocBLAS sizes it itself. hipSOLVER's workspaces are ours: `_solver` takes them from the
+caching allocator on the handle's stream.
 
 gemm: `hipblasGemmStridedBatchedEx_v2` (hipDataType and hipblasComputeType_t, HIPBLAS_V2 API)
 for float16, bfloat16 (32-bit accumulation), float32, float64, complex64, complex128; column-major
-as BLAS is (the caller maps row-major data: C^T = B^T A^T).
+as BLAS is (the caller maps row-major data: C^T = B^T A^T). float32/complex64 use TF32 tensor
+cores when `hip.tensor.backends.matmul.allow_tf32` is True on the nvidia platform (compute type
+HIPBLAS_COMPUTE_32F_FAST_TF32; off by default, as PyTorch since 1.12); AMD ignores the flag.
 """
 from __future__ import annotations
 
@@ -25,12 +30,10 @@ from . import _dtypes as _dt
 __all__: list[str] = []
 
 _lock = threading.RLock()           # re-entrant: a finalizer may run (GC) while it is held
-_by_stream: dict = {}          # (device id, stream uid) -> handle
-_pool: dict = {}               # device id -> handles whose stream died
 
 
 class BlasError(RuntimeError):
-    """A hipBLAS call failed (the status is `.status`)."""
+    """A hipBLAS or hipSOLVER call failed (the status is `.status`)."""
 
     def __init__(self, what: str, status):
         name = getattr(status, "name", None) or str(status)
@@ -38,15 +41,23 @@ class BlasError(RuntimeError):
         self.status = status
 
 
-def _lib():
-    from hip import hipblas
+def _load(module_name: str, what: str):
+    import importlib
     from hip.errors import LibraryNotFoundError
+    mod = importlib.import_module(f"hip.{module_name}")
     try:
-        hipblas._library.load()
+        mod._library.load()
     except LibraryNotFoundError as e:
-        raise RuntimeError(f"hip.tensor's matmul on floating-point arrays needs hipBLAS: {str(e).splitlines()[0]}") \
-            from None
-    return hipblas
+        raise RuntimeError(f"hip.tensor's {what} needs {module_name}: {str(e).splitlines()[0]}") from None
+    return mod
+
+
+def _lib():
+    return _load("hipblas", "matmul on floating-point arrays")
+
+
+def solver_lib():
+    return _load("hipsolver", "linear algebra (hip.tensor.linalg factorizations)")
 
 
 def _check(result, what: str):
@@ -56,40 +67,66 @@ def _check(result, what: str):
     return result[1] if len(result) > 1 else None
 
 
-def _release(key) -> None:
-    with _lock:
-        h = _by_stream.pop(key, None)
+class _Handles:
+    """The handles of one library: (device id, stream uid) -> handle, and per device a pool of
+    handles whose stream died."""
+
+    def __init__(self, lib, create: str, set_stream: str):
+        self.lib, self.create, self.set_stream = lib, create, set_stream
+        self.by_stream: dict = {}
+        self.pool: dict = {}
+
+    def release(self, key) -> None:
+        with _lock:
+            h = self.by_stream.pop(key, None)
+            if h is not None:
+                self.pool.setdefault(key[0], []).append(h)
+
+    def get(self, stream):
+        key = (stream.device_id, stream.uid)
+        h = self.by_stream.get(key)
         if h is not None:
-            _pool.setdefault(key[0], []).append(h)
+            return h
+        L = self.lib()
+        with _lock:
+            h = self.by_stream.get(key)
+            if h is not None:
+                return h
+            pool = self.pool.get(stream.device_id)
+            if pool:
+                h = pool.pop()
+            else:
+                from ._device import Device
+                with Device(stream.device_id):
+                    h = _check(getattr(L, self.create)(), self.create)
+            _check(getattr(L, self.set_stream)(h, stream.ptr), self.set_stream)
+            self.by_stream[key] = h
+        weakref.finalize(stream, self.release, key)
+        return h
+
+
+_blas_handles = _Handles(_lib, "hipblasCreate", "hipblasSetStream")
+_solver_handles = _Handles(solver_lib, "hipsolverDnCreate", "hipsolverDnSetStream")
 
 
 def handle(stream):
     """The hipBLAS handle bound to `stream` (a hip.tensor Stream)."""
-    key = (stream.device_id, stream.uid)
-    h = _by_stream.get(key)
-    if h is not None:
-        return h
-    B = _lib()
-    with _lock:
-        h = _by_stream.get(key)
-        if h is not None:
-            return h
-        pool = _pool.get(stream.device_id)
-        if pool:
-            h = pool.pop()
-        else:
-            from ._device import Device
-            with Device(stream.device_id):
-                h = _check(B.hipblasCreate(), "hipblasCreate")
-        _check(B.hipblasSetStream(h, stream.ptr), "hipblasSetStream")
-        _by_stream[key] = h
-    weakref.finalize(stream, _release, key)
-    return h
+    return _blas_handles.get(stream)
+
+
+def solver_handle(stream):
+    """The hipSOLVER (hipsolverDn API) handle bound to `stream`."""
+    return _solver_handles.get(stream)
 
 
 def handles_in_use() -> int:
-    """How many handles are bound to live streams (the tests check the pool reuses them)."""
-    return len(_by_stream)
+    """How many hipBLAS handles are bound to live streams (the tests check the pool reuses them)."""
+    return len(_blas_handles.by_stream)
+
+
+def solver_handles_in_use() -> int:
+    """How many hipSOLVER handles are bound to live streams."""
+    return len(_solver_handles.by_stream)
 
 
 _GEMM_TYPES = {}
@@ -115,6 +152,14 @@ def gemm_types(d: _dt.DType):
     return t
 
 
+def _tf32() -> bool:
+    from . import backends
+    if not backends.matmul.allow_tf32:
+        return False
+    from ._device import platform
+    return platform() == "nvidia"
+
+
 def gemm_strided_batched(stream, d: _dt.DType, trans_a: bool, trans_b: bool, m: int, n: int, k: int,
                          a: int, lda: int, stride_a: int, b: int, ldb: int, stride_b: int,
                          c: int, ldc: int, stride_c: int, batch: int) -> None:
@@ -122,6 +167,8 @@ def gemm_strided_batched(stream, d: _dt.DType, trans_a: bool, trans_b: bool, m: 
     elements, addresses as ints), on `stream`."""
     B = _lib()
     data, compute, one, zero = gemm_types(d)
+    if d.name in ("float32", "complex64") and _tf32():
+        compute = B.hipblasComputeType_t.HIPBLAS_COMPUTE_32F_FAST_TF32
     N, T = B.hipblasOperation_t.HIPBLAS_OP_N, B.hipblasOperation_t.HIPBLAS_OP_T
     _check(B.hipblasGemmStridedBatchedEx_v2(
         handle(stream), T if trans_a else N, T if trans_b else N, m, n, k, one, a, data, lda, stride_a,

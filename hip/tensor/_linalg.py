@@ -7,7 +7,8 @@ column-major C^T = B^T A^T, so B is BLAS's first operand; each operand is used i
 matrices are row- or column-major with a positive leading dimension (transposed views included),
 else copied; batch dimensions that collapse to one stride make one strided-batched call, others a
 call per outer batch index. Integer and bool dtypes use a 16x16 shared-memory tiled kernel that
-reads any strides (wrap-around arithmetic as NumPy; bool: or of ands).
+reads any strides (wrap-around arithmetic as NumPy; bool: or of ands). NumPy's dot, inner (through
+tensordot) and vdot (through vecdot) complete the main namespace; einsum is in `_einsum`.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from ._reduction_kernel import ReductionKernel
 from ._shapes import broadcast_shapes, broadcast_strides, collapse, normalize_axis, prod
 from ._template_kernel import TemplateKernel, dims, launch_grid
 
-__all__ = ["matmul", "tensordot", "vecdot", "matrix_transpose"]
+__all__ = ["matmul", "tensordot", "vecdot", "matrix_transpose", "dot", "vdot", "inner"]
 
 _INT_MAX = 2 ** 31 - 1
 
@@ -258,3 +259,34 @@ def vecdot(x1, x2, /, *, axis=-1) -> ndarray:
         if i < 0 or x.shape[i] != shape[ax]:
             raise ValueError(f"vecdot: operands of shapes {x1.shape} and {x2.shape} differ along axis {axis}")
     return _vecdot_k(x1, x2, axis=ax, _bindings={"A": math_dtype(d), "Y": d})
+
+
+def dot(a, b, /) -> ndarray:
+    """NumPy's dot: a product for a 0-d operand, else the sum over a's last axis and b's
+    second-to-last (its only one when 1-d)."""
+    from ._elementwise import multiply
+    _need_array(a, "dot")
+    _need_array(b, "dot")
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    return tensordot(a, b, axes=([a.ndim - 1], [max(b.ndim - 2, 0)]))
+
+
+def inner(a, b, /) -> ndarray:
+    """NumPy's inner: the sum over the last axes of a and b (no conjugation); 0-d: a product."""
+    from ._elementwise import multiply
+    _need_array(a, "inner")
+    _need_array(b, "inner")
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
+
+
+def vdot(a, b, /) -> ndarray:
+    """NumPy's vdot: the dot product of the flattened arrays, conjugating a (complex); a 0-d array."""
+    from ._manipulation import reshape
+    _need_array(a, "vdot")
+    _need_array(b, "vdot")
+    if a.size != b.size:
+        raise ValueError(f"vdot: arrays of {a.size} and {b.size} elements")
+    return vecdot(reshape(a, (a.size,)), reshape(b, (b.size,)))

@@ -1,9 +1,10 @@
-"""`hip.tensor.linalg`: the array API's linear algebra extension (2023.12), the part that needs
-no factorization: matmul, matrix_transpose, tensordot, vecdot (the main namespace's), cross,
-diagonal, outer, trace, vector_norm, matrix_norm ('fro', 1, -1, inf, -inf), matrix_power (n >= 0).
+"""`hip.tensor.linalg`: the array API's linear algebra extension (2023.12): matmul,
+matrix_transpose, tensordot, vecdot (the main namespace's), cross, diagonal, outer, trace,
+vector_norm, matrix_norm, matrix_power; through hipSOLVER (`_decompositions`): solve, inv, det,
+slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, and NumPy's lstsq; LinAlgError (a ValueError,
+as NumPy's) for singular or non-positive-definite matrices and non-matrix shapes.
 
-Not here yet (they need hipSOLVER factorizations): cholesky, det, eigh, eigvalsh, inv, matrix_rank,
-pinv, qr, slogdet, solve, svd, svdvals, matrix_norm ord 2 / -2 / 'nuc', matrix_power with n < 0.
+Not here yet: matrix_rank, pinv (both follow from svd), eig (non-Hermitian: hipSOLVER has no geev).
 Norms follow NumPy: integer input gives float64, complex gives its real type, float16/bfloat16
 accumulate in float32; NaN propagates.
 """
@@ -15,12 +16,16 @@ import operator
 from . import _dtypes as _dt
 from ._array import ndarray
 from ._elementwise import math_dtype
+from ._decompositions import (EighResult, LinAlgError, QRResult, SlogdetResult, SVDResult, cholesky, det,
+                              eigh, eigvalsh, inv, lstsq, qr, slogdet, solve, svd, svdvals)
 from ._linalg import matmul, matrix_transpose, tensordot, vecdot
 from ._reduction_kernel import ReductionKernel
 from ._shapes import broadcast_shapes, normalize_axes, normalize_axis
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "cross", "diagonal", "outer", "trace",
-           "vector_norm", "matrix_norm", "matrix_power"]
+           "vector_norm", "matrix_norm", "matrix_power", "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
+           "svdvals", "eigh", "eigvalsh", "lstsq", "LinAlgError", "SlogdetResult", "QRResult", "SVDResult",
+           "EighResult"]
 
 
 def _need_array(x, name):
@@ -136,10 +141,10 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2) -> ndarray:
 
 
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro") -> ndarray:
-    """Norms of the matrices in the last two axes: 'fro', 1, -1, inf, -inf (2, -2 and 'nuc' need
-    an SVD: NotImplementedError)."""
+    """Norms of the matrices in the last two axes: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (2, -2
+    and 'nuc' from the singular values)."""
     from ._manipulation import squeeze
-    from ._statistical import max as _max, min as _min
+    from ._statistical import max as _max, min as _min, sum as _sum
     _need_array(x, "matrix_norm")
     if x.ndim < 2:
         raise ValueError(f"matrix_norm needs at least 2 dimensions, got {x.ndim}")
@@ -147,10 +152,10 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro") -> ndarray:
         if ord == "fro":
             return vector_norm(x, axis=(-2, -1), keepdims=keepdims, ord=2)
         if ord == "nuc":
-            raise NotImplementedError("matrix_norm(ord='nuc') needs an SVD (hipSOLVER), not in hip.tensor yet")
+            return _singular_norm(x, _sum, keepdims)
         raise ValueError(f"matrix_norm: unknown ord {ord!r}")
-    if ord in (2, -2):
-        raise NotImplementedError(f"matrix_norm(ord={ord}) needs an SVD (hipSOLVER), not in hip.tensor yet")
+    if ord in (2, -2) and not isinstance(ord, bool):
+        return _singular_norm(x, _max if ord > 0 else _min, keepdims)
     if ord in (1, -1):
         sums, over = vector_norm(x, axis=-2, keepdims=True, ord=1), -1
     elif ord in (math.inf, -math.inf):
@@ -161,8 +166,20 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro") -> ndarray:
     return r if keepdims else squeeze(r, axis=(-2, -1))
 
 
+def _singular_norm(x, reduce, keepdims: bool) -> ndarray:
+    """max, min or sum of the singular values (matrix_norm's 2, -2, 'nuc'); integers as float64."""
+    from ._manipulation import expand_dims
+    from ._statistical import sum as _sum
+    s = svdvals(x)
+    if s.shape[-1] == 0 and reduce is not _sum:
+        raise ValueError(f"matrix_norm: empty matrices of shape {x.shape} have no largest or smallest singular value")
+    r = reduce(s, axis=-1)
+    return expand_dims(expand_dims(r, axis=-1), axis=-1) if keepdims else r
+
+
 def matrix_power(x, n: int, /) -> ndarray:
-    """x (square matrices in the last two axes) to the integer power n >= 0 by squaring."""
+    """x (square matrices in the last two axes) to the integer power n by squaring (n < 0: of
+    inv(x), which raises LinAlgError for a singular matrix; integer x with n < 0 gives float64)."""
     from ._creation import eye
     from ._manipulation import broadcast_to
     _need_array(x, "matrix_power")
@@ -171,7 +188,7 @@ def matrix_power(x, n: int, /) -> ndarray:
     if isinstance(n, bool) or not isinstance(n, int):
         n = operator.index(n)
     if n < 0:
-        raise NotImplementedError("matrix_power with n < 0 needs inv (hipSOLVER), not in hip.tensor yet")
+        x, n = inv(x), -n
     if n == 0:
         e = eye(x.shape[-1], dtype=x.dtype, device=x.device_id)
         return broadcast_to(e, x.shape).copy()

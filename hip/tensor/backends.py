@@ -1,0 +1,30 @@
+"""`hip.tensor.backends`: switches of the libraries underneath, PyTorch's `torch.backends` style.
+
+    ht.backends.matmul.allow_tf32 = True     # float32/complex64 matmul on TF32 tensor cores
+
+`matmul.allow_tf32` (default False, or `HIP_TENSOR_ALLOW_TF32=1` at import): float32 and complex64
+gemms run with compute type HIPBLAS_COMPUTE_32F_FAST_TF32 on the nvidia platform (10-bit mantissa
+products, float32 accumulation: about 1e-3 relative error, several times faster on an H100). AMD's
+hipBLAS is left at HIPBLAS_COMPUTE_32F there (rocBLAS's xf32 is a per-handle math mode of a few
+chips only), so the flag changes nothing on AMD. Read at each call: changing it needs no new
+handle. The hipBLAS workspace is not configurable through hip.tensor (hipBLAS 6.4 has no
+hipblasSetWorkspace): cuBLAS reads `CUBLAS_WORKSPACE_CONFIG` itself, as under PyTorch.
+"""
+from __future__ import annotations
+
+import os
+
+__all__: list[str] = []
+
+
+class _MatmulFlags:
+    """Flags read by every hipBLAS gemm."""
+
+    def __init__(self):
+        self.allow_tf32 = os.environ.get("HIP_TENSOR_ALLOW_TF32", "") not in ("", "0")
+
+    def __repr__(self):
+        return f"matmul(allow_tf32={self.allow_tf32})"
+
+
+matmul = _MatmulFlags()

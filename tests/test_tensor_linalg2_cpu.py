@@ -1,0 +1,140 @@
+"""hip.tensor's hipSOLVER functions, einsum, dot/vdot/inner and the TF32 switch without a device:
+bad input raises a clear Python exception before any device call (the arrays describe memory at a
+fake address that is never touched), einsum's subscripts parse as NumPy's, and the switch is read
+from the environment at import."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import hip.tensor as ht
+from hip.tensor import _dtypes as dt
+
+BASE = 1 << 32
+LA = ht.linalg
+
+
+def fake(shape, dtype="float32") -> ht.ndarray:
+    d = ht.dtype(dtype)
+    strides = np.empty(shape, np.uint16 if d is dt.bfloat16 else d.numpy).strides
+    return ht.ndarray._view_of(None, BASE, shape, strides, d, 0)
+
+
+SQ = fake((3, 3))
+RECT = fake((3, 4))
+V3 = fake((3,))
+
+
+@pytest.mark.parametrize("call,exc", [
+    (lambda: LA.solve(np.eye(3), V3), TypeError),
+    (lambda: LA.solve(SQ, np.ones(3)), TypeError),
+    (lambda: LA.solve(RECT, V3), LA.LinAlgError),
+    (lambda: LA.solve(V3, V3), LA.LinAlgError),
+    (lambda: LA.solve(SQ, fake((4,))), LA.LinAlgError),
+    (lambda: LA.solve(SQ, fake((4, 2))), LA.LinAlgError),
+    (lambda: LA.solve(SQ, fake(())), LA.LinAlgError),
+    (lambda: LA.solve(fake((3, 3), "float16"), V3), TypeError),
+    (lambda: LA.solve(fake((3, 3), "bfloat16"), fake((3,), "bfloat16")), TypeError),
+    (lambda: LA.solve(fake((2, 3, 3)), fake((4, 3, 1))), ValueError),
+    (lambda: LA.inv(RECT), LA.LinAlgError),
+    (lambda: LA.inv(V3), LA.LinAlgError),
+    (lambda: LA.inv(fake((3, 3), "float16")), TypeError),
+    (lambda: LA.det(RECT), LA.LinAlgError),
+    (lambda: LA.det([[1.0]]), TypeError),
+    (lambda: LA.slogdet(fake((2, 3, 2))), LA.LinAlgError),
+    (lambda: LA.slogdet(fake((2, 2), "bfloat16")), TypeError),
+    (lambda: LA.cholesky(RECT), LA.LinAlgError),
+    (lambda: LA.cholesky(SQ, upper=1), TypeError),
+    (lambda: LA.cholesky(fake((3, 3), "float16")), TypeError),
+    (lambda: LA.qr(V3), LA.LinAlgError),
+    (lambda: LA.qr(RECT, mode="raw"), ValueError),
+    (lambda: LA.qr(RECT, mode="economic"), ValueError),
+    (lambda: LA.svd(V3), LA.LinAlgError),
+    (lambda: LA.svd(RECT, full_matrices=None), TypeError),
+    (lambda: LA.svdvals(fake((3, 4), "float16")), TypeError),
+    (lambda: LA.eigh(RECT), LA.LinAlgError),
+    (lambda: LA.eigvalsh(fake((4,))), LA.LinAlgError),
+    (lambda: LA.eigh(fake((2, 2), "bfloat16")), TypeError),
+    (lambda: LA.lstsq(fake((2, 3, 4)), V3), LA.LinAlgError),
+    (lambda: LA.lstsq(RECT, fake((4,))), LA.LinAlgError),
+    (lambda: LA.lstsq(RECT, fake((3, 2, 2))), LA.LinAlgError),
+    (lambda: LA.lstsq(RECT, V3, rcond="small"), TypeError),
+    (lambda: LA.lstsq(RECT, np.ones(3)), TypeError),
+    (lambda: LA.lstsq(fake((3, 4), "float16"), fake((3,), "float16")), TypeError),
+    (lambda: LA.matrix_norm(fake((3, 4), "float16"), ord=-2), TypeError),
+    (lambda: LA.matrix_power(fake((3, 3), "bfloat16"), -2), TypeError),
+    (lambda: ht.dot(SQ, np.ones(3)), TypeError),
+    (lambda: ht.dot(RECT, fake((3,))), ValueError),
+    (lambda: ht.dot(fake((2, 4)), fake((2, 3, 4))), ValueError),
+    (lambda: ht.inner(RECT, fake((3,))), ValueError),
+    (lambda: ht.inner([1.0], V3), TypeError),
+    (lambda: ht.vdot(RECT, V3), ValueError),
+    (lambda: ht.vdot(RECT, np.ones(12)), TypeError),
+], ids=lambda v: "" if callable(v) else v.__name__)
+def test_bad_input(call, exc):
+    with pytest.raises(exc):
+        call()
+
+
+def test_linalg_error_is_numpys_kind():
+    assert issubclass(LA.LinAlgError, ValueError)
+    with pytest.raises(LA.LinAlgError, match="square"):
+        LA.solve(RECT, V3)
+
+
+@pytest.mark.parametrize("subscripts,shapes,exc,match", [
+    ("ij,jk->ik", [(3, 4)], ValueError, "operand subscripts"),
+    ("ij,jk->ik", [(3, 4), (5, 2)], ValueError, "sizes 4 and 5"),
+    ("ijk,jk->ik", [(3, 4), (4, 2)], ValueError, "dimensions"),
+    ("ii->i", [(3, 3)], NotImplementedError, "repeated"),
+    ("...ij,jk->...ik", [(2, 3, 4), (4, 2)], NotImplementedError, "ellipsis"),
+    ("ij,jk->iik", [(3, 4), (4, 2)], ValueError, "repeat"),
+    ("ij,jk->iz", [(3, 4), (4, 2)], ValueError, "no operand"),
+    ("i1,1k->ik", [(3, 4), (4, 2)], ValueError, "invalid subscript"),
+    ("", [], ValueError, "no operands"),
+])
+def test_einsum_bad_subscripts(subscripts, shapes, exc, match):
+    with pytest.raises(exc, match=match):
+        ht.einsum(subscripts, *[fake(s) for s in shapes])
+
+
+def test_einsum_refuses_numpy_operands():
+    with pytest.raises(TypeError):
+        ht.einsum("ij->ji", np.ones((2, 2)))
+    with pytest.raises(TypeError):
+        ht.einsum(1, SQ)
+
+
+@pytest.mark.parametrize("subscripts", ["ij,jk", "i,i", "ij,kj", "bij,bjk", "ij", "ba,ab", "ab,cd"])
+def test_einsum_implicit_output_as_numpy(subscripts):
+    """The implicit output labels (once-only labels, sorted) agree with NumPy's result shape."""
+    from hip.tensor._einsum import _parse
+    sizes = dict(zip("abcdijk", (2, 3, 4, 5, 6, 7, 8)))
+    ins = subscripts.split(",")
+    ops = [fake(tuple(sizes[c] for c in t)) for t in ins]
+    want = np.einsum(subscripts, *[np.zeros(o.shape) for o in ops]).shape
+    _, out, _ = _parse(subscripts, ops)
+    assert tuple(sizes[c] for c in out) == want
+
+
+def test_tf32_switch_default_and_environment():
+    assert ht.backends.matmul.allow_tf32 is False
+    code = "import hip.tensor as ht; print(ht.backends.matmul.allow_tf32)"
+    env = dict(os.environ, HIP_TENSOR_ALLOW_TF32="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+    env["HIP_TENSOR_ALLOW_TF32"] = "0"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_namespace():
+    for name in ("solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh",
+                 "lstsq", "matrix_norm", "matrix_power", "LinAlgError"):
+        assert name in LA.__all__ and callable(getattr(LA, name)), name
+    for name in ("dot", "vdot", "inner", "einsum"):
+        assert callable(getattr(ht, name)), name
