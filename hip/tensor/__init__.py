@@ -44,3 +44,4 @@ from ._einsum import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402,F401
 from . import backends  # noqa: E402,F401
 from . import fft, random  # noqa: E402,F401
+from . import sparse, distributed  # noqa: E402,F401
