@@ -5,7 +5,6 @@ every kernel hip.tensor.random launches compiles with the real hiprtc (gfx90a) a
 build fetched it, NVRTC (sm_90)."""
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import numpy as np
