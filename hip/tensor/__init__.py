@@ -45,3 +45,11 @@ from . import linalg  # noqa: E402,F401
 from . import backends  # noqa: E402,F401
 from . import fft, random  # noqa: E402,F401
 from . import sparse, distributed  # noqa: E402,F401
+
+
+def __getattr__(name):
+    # hip.tensor.nn is imported on first use (`ht.nn`), keeping `import hip.tensor` light
+    if name == "nn":
+        import importlib
+        return importlib.import_module(".nn", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

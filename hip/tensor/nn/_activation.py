@@ -1,0 +1,193 @@
+"""Element-wise activations (relu, sigmoid, tanh, gelu, silu), clamp, where, dropout and linear.
+
+Each activation is one ElementwiseKernel; float16/bfloat16 compute in float32 and round once.
+`linear(x, w, b, activation=...)` is one hipBLAS gemm followed by one element-wise pass that adds
+the bias and applies the activation in place (the fused matmul+bias+activation).
+
+dropout draws its mask from a counter-based hash (splitmix64 of seed and the element's flat
+index), seeded per call from a host generator: reproducible for a given seed, but its stream is
+not PyTorch's (the same seed gives a different mask there).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dtypes as _dt
+from .._array import ndarray
+from .._elementwise_kernel import ElementwiseKernel
+from ._common import compute_dtype, need_array, need_float, same_device
+
+__all__ = ["relu", "sigmoid", "tanh", "gelu", "silu", "clamp", "where", "dropout", "linear", "manual_seed"]
+
+PREAMBLE = r"""
+#ifndef HTNN_ACTIVATION_PREAMBLE
+#define HTNN_ACTIVATION_PREAMBLE
+__device__ __forceinline__ float htnn_erf(float x) { return erff(x); }
+__device__ __forceinline__ double htnn_erf(double x) { return erf(x); }
+__device__ __forceinline__ unsigned int htnn_hash(unsigned long long seed, long long i) {
+    unsigned long long z = seed + (unsigned long long)(i + 1) * 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return (unsigned int)(z >> 32);
+}
+#endif
+"""
+
+# C++ over `a` of the compute type C (NaN propagates through relu, as PyTorch's)
+ACTIVATIONS = {
+    "identity": "a",
+    "relu": "(a < C(0) ? C(0) : a)",
+    "sigmoid": "C(1) / (C(1) + ht_exp(-a))",
+    "tanh": "ht_tanh(a)",
+    "gelu": "C(0.5) * a * (C(1) + htnn_erf(a * C(0.70710678118654752440)))",
+    "gelu_tanh": "C(0.5) * a * (C(1) + ht_tanh(C(0.79788456080286535588) * (a + C(0.044715) * a * a * a)))",
+    "silu": "a / (C(1) + ht_exp(-a))",
+}
+
+UNARY = {name: ElementwiseKernel("X x", "Y y", f"const C a = ht_cast<C>(x); y = ht_cast<Y>({expr});",
+                                 f"htnn_{name}", preamble=PREAMBLE, vectorize=True)
+         for name, expr in ACTIVATIONS.items() if name != "identity"}
+# y = act(x + b): the bias broadcast along the last axis; run in place on the gemm's result
+BIAS_ACT = {name: ElementwiseKernel("X x, B b", "Y y",
+                                    f"const C a = ht_cast<C>(x) + ht_cast<C>(b); y = ht_cast<Y>({expr});",
+                                    f"htnn_bias_{name}", preamble=PREAMBLE)
+            for name, expr in ACTIVATIONS.items()}
+DROPOUT = ElementwiseKernel("X x, uint64 seed, uint32 threshold, C scale", "Y y",
+                            "y = ht_cast<Y>(htnn_hash(seed, i) >= threshold ? ht_cast<C>(x) * scale : C(0));",
+                            "htnn_dropout", preamble=PREAMBLE)
+
+
+def _unary(name: str, x, inplace: bool = False) -> ndarray:
+    need_float(x, name)
+    b = {"C": compute_dtype(x.dtype), "Y": x.dtype}
+    if inplace:
+        return UNARY[name](x, x, _bindings=b)
+    return UNARY[name](x, _bindings=b)
+
+
+def relu(input, inplace: bool = False) -> ndarray:
+    """max(x, 0) element-wise (NaN stays NaN)."""
+    return _unary("relu", input, inplace)
+
+
+def sigmoid(input) -> ndarray:
+    """1 / (1 + exp(-x))."""
+    return _unary("sigmoid", input)
+
+
+def tanh(input) -> ndarray:
+    return _unary("tanh", input)
+
+
+def gelu(input, approximate: str = "none") -> ndarray:
+    """x * Phi(x) (approximate='none', through erf) or PyTorch's tanh approximation ('tanh')."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return _unary("gelu" if approximate == "none" else "gelu_tanh", input)
+
+
+def silu(input, inplace: bool = False) -> ndarray:
+    """x * sigmoid(x)."""
+    return _unary("silu", input, inplace)
+
+
+def clamp(input, min=None, max=None) -> ndarray:
+    """x clamped to [min, max] (scalars or arrays; min > max gives max, as PyTorch)."""
+    from .._elementwise import clip
+    need_array(input, "clamp")
+    if min is None and max is None:
+        raise ValueError("clamp: at least one of min and max must be given")
+    return clip(input, min=min, max=max)
+
+
+def where(condition, input, other) -> ndarray:
+    """Elements of input where condition is true, else of other (broadcast)."""
+    from .._searching import where as _where
+    need_array(condition, "where", "condition")
+    if condition.dtype is not _dt.bool:
+        raise TypeError(f"where: condition must be bool, got {condition.dtype.name}")
+    return _where(condition, input, other)
+
+
+# -- dropout ---------------------------------------------------------------------------------------------------
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    """Reseed the host generator dropout draws its per-call seeds from (not PyTorch's stream)."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+def _seed(generator) -> np.uint64:
+    if generator is None:
+        g = _rng
+    elif isinstance(generator, np.random.Generator):
+        g = generator
+    elif isinstance(generator, numbers.Integral) and not isinstance(generator, bool):
+        g = np.random.default_rng(int(generator))
+    else:
+        raise TypeError(f"dropout: generator must be None, an int seed or a numpy.random.Generator, "
+                        f"got {type(generator).__name__}")
+    return np.uint64(g.integers(0, 2 ** 64, dtype=np.uint64))
+
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False, *, generator=None) -> ndarray:
+    """Zero each element with probability p and scale the others by 1/(1-p) when training; the
+    input itself otherwise. The mask comes from a counter-based hash seeded per call (its stream
+    differs from PyTorch's)."""
+    need_float(input, "dropout")
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
+    p = float(p)
+    if not training or p == 0.0:
+        return input
+    c = compute_dtype(input.dtype)
+    b = {"C": c, "Y": input.dtype}
+    seed = _seed(generator)
+    if p == 1.0:
+        threshold, scale = np.uint32(0xFFFFFFFF), 0.0
+        args = (input, seed, threshold, c.numpy.type(scale))
+        # p == 1: every element is dropped (hash >= 2^32 - 1 is rare, so multiply by 0 too)
+    else:
+        threshold = np.uint32(min(int(round(p * 2.0 ** 32)), 2 ** 32 - 1))
+        args = (input, seed, threshold, c.numpy.type(1.0 / (1.0 - p)))
+    if inplace:
+        return DROPOUT(*args, input, _bindings=b)
+    return DROPOUT(*args, _bindings=b)
+
+
+# -- linear ----------------------------------------------------------------------------------------------------
+def linear(input, weight, bias=None, *, activation: str | None = None) -> ndarray:
+    """input @ weight.T + bias (weight: (out_features, in_features)); `activation` (one of relu,
+    sigmoid, tanh, gelu, gelu_tanh, silu) is applied in the same element-wise pass as the bias."""
+    from .._linalg import matmul
+    need_float(input, "linear")
+    need_float(weight, "linear", "weight")
+    act = "identity" if activation is None else activation
+    if act not in ACTIVATIONS:
+        raise ValueError(f"linear: unknown activation {activation!r} (one of {sorted(ACTIVATIONS)[1:]})")
+    if weight.ndim != 2:
+        raise ValueError(f"linear: weight must be 2-d (out_features, in_features), got shape {weight.shape}")
+    if input.ndim < 1 or input.shape[-1] != weight.shape[1]:
+        raise ValueError(f"linear: input of shape {input.shape} does not match weight {weight.shape} "
+                         f"(its last dimension must be {weight.shape[1]})")
+    if weight.dtype is not input.dtype:
+        raise TypeError(f"linear: input is {input.dtype.name} but weight is {weight.dtype.name}")
+    if bias is not None:
+        need_float(bias, "linear", "bias")
+        if bias.shape not in ((weight.shape[0],), ()):
+            raise ValueError(f"linear: bias must have shape ({weight.shape[0]},), got {bias.shape}")
+        if bias.dtype is not input.dtype:
+            raise TypeError(f"linear: input is {input.dtype.name} but bias is {bias.dtype.name}")
+    same_device("linear", input, weight, bias)
+    y = matmul(input, weight.mT)
+    b = {"C": compute_dtype(y.dtype), "Y": y.dtype}
+    if bias is not None:
+        BIAS_ACT[act](y, bias, y, _bindings=b)
+    elif act != "identity":
+        UNARY[act](y, y, _bindings=b)
+    return y

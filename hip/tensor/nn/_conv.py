@@ -1,0 +1,260 @@
+"""Convolutions: conv1d/2d/3d (stride, padding incl. 'valid'/'same', dilation, groups) by im2col
+and one hipBLAS strided-batched gemm over the groups, and conv_transpose1d/2d/3d (output_padding,
+groups, dilation) by one gemm and col2im.
+
+conv: for a chunk of nb samples, im2col writes col[(c, kernel position), n, output position] (zero
+where the window reads padding); the gemm over groups G computes W_g (Cout/G x Cin/G*K) @ col_g
+into (Cout, nb, P), and one element-wise pass adds the bias while moving it to (nb, Cout, P) in
+the output. Chunks bound col's memory (COL_BYTES). conv_transpose: col (Cout*K, nb*Pin) =
+W_g^T @ x_g by one gemm, then col2im gathers for each output element the col entries whose window
+covers it (a gather, no atomics: deterministic), adding the bias. float16/bfloat16 gemms
+accumulate in float32 (hipBLAS compute type 32F); col2im sums in float32.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dtypes as _dt
+from .._array import ndarray
+from .._shapes import prod
+from .._template_kernel import TemplateKernel, dims, launch_flat
+from ._common import compute_dtype, contiguous, need_float, ntuple, same_device
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
+
+COL_BYTES = 1 << 29             # im2col buffer per chunk of samples at most (one sample always fits)
+
+
+def _decomp(prefix: str, shape: str, nd: int, var: str) -> str:
+    """C++ splitting `var` into coordinates prefix0.. over ht_dims `shape` (C order)."""
+    return "".join(f"const long long {prefix}{k} = {var} % {shape}.v[{k}]; {var} /= {shape}.v[{k}];\n        "
+                   for k in reversed(range(nd)))
+
+
+def _im2col_source(d: _dt.DType, nd: int):
+    T = d.ctype
+    name = f"htnn_im2col{nd}d_{d.name}"
+    pos = "".join(f"const long long i{k} = o{k} * St.v[{k}] - P.v[{k}] + k{k} * D.v[{k}];\n        "
+                  for k in range(nd))
+    inside = " && ".join(f"i{k} >= 0 && i{k} < I.v[{k}]" for k in range(nd))
+    at = "i0"
+    for k in range(1, nd):
+        at = f"({at}) * I.v[{k}] + i{k}"
+    src = f"""
+extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ col, long long total,
+        long long nb, long long cin, ht_dims<{nd}> I, ht_dims<{nd}> O, ht_dims<{nd}> K, ht_dims<{nd}> St,
+        ht_dims<{nd}> P, ht_dims<{nd}> D) {{
+    long long plane = 1, P_out = 1, KK = 1;
+    for (int k = 0; k < {nd}; ++k) {{ plane *= I.v[k]; P_out *= O.v[k]; KK *= K.v[k]; }}
+    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
+         idx += (long long)blockDim.x * gridDim.x) {{
+        long long p = idx % P_out, rest = idx / P_out;
+        const long long n = rest % nb, row = rest / nb;
+        const long long c = row / KK;
+        long long kk = row - c * KK;
+        {_decomp("o", "O", nd, "p")}{_decomp("k", "K", nd, "kk")}{pos}{T} v = {T}(0.0f);
+        if ({inside}) v = X[(n * cin + c) * plane + {at}];
+        col[idx] = v;
+    }}
+}}
+"""
+    return src, name
+
+
+def _col2im_source(d: _dt.DType, nd: int):
+    T, A = d.ctype, compute_dtype(d).ctype
+    name = f"htnn_col2im{nd}d_{d.name}"
+    loops = "".join(
+        f"for (long long k{k} = 0; k{k} < K.v[{k}]; ++k{k}) {{ "
+        f"const long long t{k} = o{k} + P.v[{k}] - k{k} * D.v[{k}]; "
+        f"if (t{k} < 0 || t{k} % St.v[{k}]) continue; const long long i{k} = t{k} / St.v[{k}]; "
+        f"if (i{k} >= I.v[{k}]) continue;\n        " for k in range(nd))
+    kat, iat = "k0", "i0"
+    for k in range(1, nd):
+        kat = f"({kat}) * K.v[{k}] + k{k}"
+        iat = f"({iat}) * I.v[{k}] + i{k}"
+    src = f"""
+extern "C" __global__ void {name}(const {T}* __restrict__ col, const {T}* __restrict__ bias, {T}* __restrict__ Y,
+        long long total, long long nb, long long cout, ht_dims<{nd}> I, ht_dims<{nd}> O, ht_dims<{nd}> K,
+        ht_dims<{nd}> St, ht_dims<{nd}> P, ht_dims<{nd}> D) {{
+    typedef {A} A;
+    long long plane = 1, P_out = 1, KK = 1;
+    for (int k = 0; k < {nd}; ++k) {{ plane *= I.v[k]; P_out *= O.v[k]; KK *= K.v[k]; }}
+    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
+         idx += (long long)blockDim.x * gridDim.x) {{
+        long long p = idx % P_out, rest = idx / P_out;
+        const long long c = rest % cout, n = rest / cout;
+        {_decomp("o", "O", nd, "p")}A acc = bias ? ht_cast<A>(bias[c]) : A(0);
+        {loops}    acc += ht_cast<A>(col[((c * KK + {kat}) * nb + n) * plane + {iat}]);
+        {'}' * nd}
+        Y[idx] = ht_cast<{T}>(acc);
+    }}
+}}
+"""
+    return src, name
+
+
+IM2COL = TemplateKernel("htnn_im2col", _im2col_source)
+COL2IM = TemplateKernel("htnn_col2im", _col2im_source)
+
+
+def _check(name, nd, x, weight, bias, groups, transposed):
+    need_float(x, name)
+    need_float(weight, name, "weight")
+    if x.ndim not in (nd + 1, nd + 2):
+        raise ValueError(f"{name}: expected input of shape (N, C, *{nd} spatial) or (C, *{nd} spatial), got {x.shape}")
+    if weight.ndim != nd + 2:
+        raise ValueError(f"{name}: weight must have {nd + 2} dimensions, got shape {weight.shape}")
+    if weight.dtype is not x.dtype:
+        raise TypeError(f"{name}: input is {x.dtype.name} but weight is {weight.dtype.name}")
+    if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or groups < 1:
+        raise ValueError(f"{name}: groups must be a positive int, got {groups!r}")
+    cin = x.shape[-nd - 1]
+    if transposed:
+        cout = weight.shape[1] * groups
+        if weight.shape[0] != cin or cin % groups:
+            raise ValueError(f"{name}: weight {weight.shape} needs {cin} input channels divisible by groups={groups}")
+    else:
+        cout = weight.shape[0]
+        if cin % groups or cout % groups or weight.shape[1] * groups != cin:
+            raise ValueError(f"{name}: input with {cin} channels, weight {weight.shape} and groups={groups} do not "
+                             f"match (weight.shape[1] * groups must be the input channels; both channel counts "
+                             f"divisible by groups)")
+    if bias is not None:
+        need_float(bias, name, "bias")
+        if bias.shape != (cout,):
+            raise ValueError(f"{name}: bias must have shape ({cout},), got {bias.shape}")
+        if bias.dtype is not x.dtype:
+            raise TypeError(f"{name}: input is {x.dtype.name} but bias is {bias.dtype.name}")
+    same_device(name, x, weight, bias)
+    return cin, cout
+
+
+def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
+    from .._linalg import matmul
+    from ._activation import BIAS_ACT
+    name = f"conv{nd}d"
+    cin, cout = _check(name, nd, input, weight, bias, groups, False)
+    S = ntuple(stride, nd, name, "stride", 1)
+    D = ntuple(dilation, nd, name, "dilation", 1)
+    K = weight.shape[2:]
+    sp = input.shape[-nd:]
+    if isinstance(padding, str):
+        if padding == "valid":
+            lo, total = (0,) * nd, (0,) * nd
+        elif padding == "same":
+            if any(s != 1 for s in S):
+                raise ValueError(f"{name}: padding='same' needs stride 1, got {S}")
+            total = tuple(d * (k - 1) for d, k in zip(D, K))
+            lo = tuple(t // 2 for t in total)
+        else:
+            raise ValueError(f"{name}: padding must be 'valid', 'same', an int or {nd} ints, got {padding!r}")
+    else:
+        lo = ntuple(padding, nd, name, "padding", 0)
+        total = tuple(2 * p for p in lo)
+    out_sp = tuple((L + t - d * (k - 1) - 1) // s + 1 for L, t, d, k, s in zip(sp, total, D, K, S))
+    if any(o < 1 for o in out_sp):
+        raise ValueError(f"{name}: the (padded) input {sp} is smaller than the (dilated) kernel {tuple(K)}")
+    unbatched = input.ndim == nd + 1
+    x = contiguous(input)
+    if unbatched:
+        x = x.reshape((1,) + x.shape)
+    N = x.shape[0]
+    dev = x.device_id
+    out = ndarray._empty((N, cout) + out_sp, x.dtype, dev)
+    kk, P = prod(K), prod(out_sp)
+    c = compute_dtype(x.dtype)
+    b = bias.reshape((1, cout, 1)) if bias is not None else c.numpy.type(0)
+    if out.size and cin * kk:
+        w = contiguous(weight).reshape((groups, cout // groups, cin // groups * kk))
+        nb = max(1, min(N, COL_BYTES // max(1, cin * kk * P * x.itemsize)))
+        fn = IM2COL.function(dev, x.dtype, nd)
+        for n0 in range(0, N, nb):
+            m = min(nb, N - n0)
+            col = ndarray._empty((cin * kk, m, P), x.dtype, dev)
+            launch_flat(fn, col.size, [x[n0:n0 + m], col, np.int64(col.size), np.int64(m), np.int64(cin), dims(sp),
+                                       dims(out_sp), dims(K), dims(S), dims(lo), dims(D)], dev)
+            y = matmul(w, col.reshape((groups, cin // groups * kk, m * P)))        # (G, Cout/G, m*P)
+            moved = y.reshape((cout, m, P)).transpose(1, 0, 2)
+            BIAS_ACT["identity"](moved, b, out[n0:n0 + m].reshape((m, cout, P)), _bindings={"C": c, "Y": x.dtype})
+    elif out.size:                                  # no input channels: the output is the bias
+        BIAS_ACT["identity"](_zeros((N, cout, P), x.dtype, dev), b, out.reshape((N, cout, P)),
+                             _bindings={"C": c, "Y": x.dtype})
+    return out[0] if unbatched else out
+
+
+def _zeros(shape, d, dev):
+    from .._creation import zeros
+    return zeros(shape, dtype=d, device=dev)
+
+
+def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    from .._linalg import matmul
+    name = f"conv_transpose{nd}d"
+    cin, cout = _check(name, nd, input, weight, bias, groups, True)
+    S = ntuple(stride, nd, name, "stride", 1)
+    Pd = ntuple(padding, nd, name, "padding", 0)
+    OP = ntuple(output_padding, nd, name, "output_padding", 0)
+    D = ntuple(dilation, nd, name, "dilation", 1)
+    if any(op >= s and op >= d for op, s, d in zip(OP, S, D)):
+        raise ValueError(f"{name}: output_padding {OP} must be smaller than either stride {S} or dilation {D}")
+    K = weight.shape[2:]
+    sp = input.shape[-nd:]
+    out_sp = tuple((L - 1) * s - 2 * p + d * (k - 1) + op + 1 for L, s, p, d, k, op in zip(sp, S, Pd, D, K, OP))
+    if any(o < 1 for o in out_sp):
+        raise ValueError(f"{name}: the output size {out_sp} would be empty")
+    unbatched = input.ndim == nd + 1
+    x = contiguous(input)
+    if unbatched:
+        x = x.reshape((1,) + x.shape)
+    N = x.shape[0]
+    dev = x.device_id
+    out = ndarray._empty((N, cout) + out_sp, x.dtype, dev)
+    kk, Pin = prod(K), prod(sp)
+    if out.size:
+        G = groups
+        # weight (Cin, Cout/G, *K) -> (G, Cin/G, Cout/G*K), read transposed by the gemm
+        wt = contiguous(weight).reshape((G, cin // G, cout // G * kk)).mT
+        nb = max(1, min(N, COL_BYTES // max(1, cout * kk * Pin * x.itemsize)))
+        fn = COL2IM.function(dev, x.dtype, nd)
+        bias_c = contiguous(bias) if bias is not None else None
+        for n0 in range(0, N, nb):
+            m = min(nb, N - n0)
+            xg = x[n0:n0 + m].reshape((m, cin, Pin)).transpose(1, 0, 2).copy().reshape((G, cin // G, m * Pin))
+            col = matmul(wt, xg)                       # (G, Cout/G*K, m*Pin) = (Cout, K, m, Pin)
+            dst = out[n0:n0 + m]
+            launch_flat(fn, dst.size, [col, bias_c, dst, np.int64(dst.size), np.int64(m), np.int64(cout), dims(sp),
+                                       dims(out_sp), dims(K), dims(S), dims(Pd), dims(D)], dev)
+    return out[0] if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> ndarray:
+    """1-d convolution (cross-correlation, as PyTorch) of (N, Cin, L) with (Cout, Cin/groups, k)."""
+    return _conv(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> ndarray:
+    """2-d convolution of (N, Cin, H, W) with (Cout, Cin/groups, kh, kw)."""
+    return _conv(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> ndarray:
+    """3-d convolution of (N, Cin, D, H, W) with (Cout, Cin/groups, kd, kh, kw)."""
+    return _conv(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 1-d convolution; weight (Cin, Cout/groups, k)."""
+    return _conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 2-d convolution; weight (Cin, Cout/groups, kh, kw)."""
+    return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 3-d convolution; weight (Cin, Cout/groups, kd, kh, kw)."""
+    return _conv_transpose(3, input, weight, bias, stride, padding, output_padding, groups, dilation)

@@ -1,0 +1,248 @@
+"""layer_norm, group_norm (a row kernel: one block per normalized row) and batch_norm.
+
+Row kernel: each thread runs Welford's update over its elements of the row (stride blockDim, so
+loads coalesce), the block merges the (count, mean, M2) triples with Chan's formula in a
+shared-memory tree sized by blockDim (no warp-width assumption), then a second pass writes
+(x - mean) / sqrt(var + eps) * w + b. For group_norm a row is one (sample, group) and the affine
+parameters are per channel. float16/bfloat16 compute in float32 and round once.
+
+batch_norm: per-channel statistics (the running ones, or with training=True the batch's, which
+also update the running ones in place as PyTorch does, unbiased variance) and one element-wise
+pass (x - mean[c]) * invstd[c] * w[c] + b[c].
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dtypes as _dt
+from .._array import ndarray
+from .._elementwise_kernel import ElementwiseKernel
+from .._shapes import prod
+from .._template_kernel import TemplateKernel, launch_grid, pow2_ceil
+from ._common import compute_dtype, contiguous, need_float, same_device
+
+__all__ = ["layer_norm", "group_norm", "batch_norm", "instance_norm"]
+
+BLOCKS = (64, 128, 256, 512, 1024)
+
+
+def _source(x: _dt.DType, grouped: bool, block: int):
+    A = compute_dtype(x).ctype
+    T = x.ctype
+    name = f"htnn_rownorm_{x.name}_{'g' if grouped else 'l'}_{block}"
+    widx = "(r % G) * cpg + j / S" if grouped else "j"
+    src = f"""
+#ifndef HTNN_WELFORD
+#define HTNN_WELFORD
+template <class A> __device__ __forceinline__ void htnn_welford_merge(A& n, A& m, A& q, A n2, A m2, A q2) {{
+    if (n2 == A(0)) return;
+    if (n == A(0)) {{ n = n2; m = m2; q = q2; return; }}
+    const A N = n + n2, d = m2 - m, f = n2 / N;
+    m = m + d * f;
+    q = q + q2 + d * d * n * f;
+    n = N;
+}}
+#endif
+extern "C" __global__ void {name}(const {T}* __restrict__ X, const {T}* __restrict__ W, const {T}* __restrict__ B,
+        {T}* __restrict__ out, long long rows, long long n, long long G, long long cpg, long long S, {A} eps) {{
+    typedef {A} A;
+    __shared__ A sn[{block}];
+    __shared__ A sm[{block}];
+    __shared__ A sq[{block}];
+    const int t = threadIdx.x;
+    (void)G; (void)cpg; (void)S;
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {{
+        const {T}* x = X + r * n;
+        A cn = A(0), cm = A(0), cq = A(0);
+        for (long long j = t; j < n; j += {block}) {{
+            const A v = ht_cast<A>(x[j]);
+            cn += A(1);
+            const A d = v - cm;
+            cm += d / cn;
+            cq += d * (v - cm);
+        }}
+        sn[t] = cn; sm[t] = cm; sq[t] = cq;
+        __syncthreads();
+        for (int k = {block} / 2; k > 0; k >>= 1) {{
+            if (t < k) {{
+                A a = sn[t], b = sm[t], c = sq[t];
+                htnn_welford_merge(a, b, c, sn[t + k], sm[t + k], sq[t + k]);
+                sn[t] = a; sm[t] = b; sq[t] = c;
+            }}
+            __syncthreads();
+        }}
+        const A mean = sm[0], var = sq[0] / sn[0];
+        const A rstd = A(1) / ht_sqrt(var + eps);
+        __syncthreads();
+        {T}* y = out + r * n;
+        for (long long j = t; j < n; j += {block}) {{
+            A v = (ht_cast<A>(x[j]) - mean) * rstd;
+            const long long w = {widx}; (void)w;
+            if (W) v = v * ht_cast<A>(W[w]);
+            if (B) v = v + ht_cast<A>(B[w]);
+            y[j] = ht_cast<{T}>(v);
+        }}
+    }}
+}}
+"""
+    return src, name
+
+
+KERNEL = TemplateKernel("htnn_rownorm", _source)
+
+
+def _block_for(n: int) -> int:
+    return max(BLOCKS[0], min(BLOCKS[-1], pow2_ceil(max(1, n // 8))))
+
+
+def _eps(name, eps):
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not eps >= 0:
+        raise ValueError(f"{name}: eps must be a non-negative number, got {eps!r}")
+    return float(eps)
+
+
+def _param(name, what, p, x, shape):
+    if p is None:
+        return None
+    need_float(p, name, what)
+    if p.dtype is not x.dtype:
+        raise TypeError(f"{name}: {what} is {p.dtype.name} but the input is {x.dtype.name}")
+    if p.shape != tuple(shape):
+        raise ValueError(f"{name}: {what} must have shape {tuple(shape)}, got {p.shape}")
+    return contiguous(p)
+
+
+def _rownorm(x, w, b, rows, n, grouped, G, cpg, S, eps) -> ndarray:
+    xc = contiguous(x)
+    out = ndarray._empty(xc.shape, xc.dtype, xc.device_id)
+    if out.size:
+        block = _block_for(n)
+        fn = KERNEL.function(xc.device_id, xc.dtype, grouped, block)
+        a = compute_dtype(xc.dtype).numpy.type
+        launch_grid(fn, (min(rows, 2 ** 31 - 1), 1, 1), (block, 1, 1),
+                    [xc, w, b, out, np.int64(rows), np.int64(n), np.int64(G), np.int64(cpg), np.int64(S), a(eps)],
+                    xc.device_id)
+    return out
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> ndarray:
+    """Normalize over the last len(normalized_shape) dimensions (biased variance), then scale by
+    weight and shift by bias (both of normalized_shape)."""
+    need_float(input, "layer_norm")
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (int(normalized_shape),)
+    ns = tuple(int(s) for s in normalized_shape)
+    k = len(ns)
+    if k == 0 or k > input.ndim or input.shape[input.ndim - k:] != ns:
+        raise ValueError(f"layer_norm: normalized_shape {ns} does not match the last dimensions of the input "
+                         f"of shape {input.shape}")
+    eps = _eps("layer_norm", eps)
+    w = _param("layer_norm", "weight", weight, input, ns)
+    b = _param("layer_norm", "bias", bias, input, ns)
+    same_device("layer_norm", input, w, b)
+    n = prod(ns)
+    return _rownorm(input, w, b, prod(input.shape[:input.ndim - k]), n, False, 1, 0, 1, eps)
+
+
+def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> ndarray:
+    """Normalize each of num_groups channel groups of each sample of (N, C, *) input, then scale
+    and shift per channel (weight and bias of shape (C,))."""
+    need_float(input, "group_norm")
+    if input.ndim < 2:
+        raise ValueError(f"group_norm: expected input of shape (N, C, *), got {input.shape}")
+    if isinstance(num_groups, bool) or not isinstance(num_groups, numbers.Integral) or num_groups < 1:
+        raise ValueError(f"group_norm: num_groups must be a positive int, got {num_groups!r}")
+    C = input.shape[1]
+    if C % num_groups:
+        raise ValueError(f"group_norm: {C} channels are not divisible into {num_groups} groups")
+    eps = _eps("group_norm", eps)
+    w = _param("group_norm", "weight", weight, input, (C,))
+    b = _param("group_norm", "bias", bias, input, (C,))
+    same_device("group_norm", input, w, b)
+    S = prod(input.shape[2:])
+    G = int(num_groups)
+    cpg = C // G
+    return _rownorm(input, w, b, input.shape[0] * G, cpg * S, True, G, cpg, S, eps)
+
+
+# -- batch_norm ------------------------------------------------------------------------------------------------
+_APPLY = ElementwiseKernel("X x, raw A mean, raw A invstd, raw A w, raw A b, int64 S, int64 C", "Y y",
+                           "const long long c = (i / S) % C; "
+                           "y = ht_cast<Y>((ht_cast<A>(x) - mean[c]) * invstd[c] * w[c] + b[c]);",
+                           "htnn_batch_norm")
+_UPDATE = ElementwiseKernel("A stat, float64 momentum, float64 factor", "R r",
+                            "r = ht_cast<R>((1.0 - momentum) * ht_cast<double>(r) "
+                            "+ momentum * factor * ht_cast<double>(stat));",
+                            "htnn_running_update")
+
+
+def _channel_param(name, what, p, C, dev):
+    if p is None:
+        return None
+    need_float(p, name, what)
+    if p.shape != (C,):
+        raise ValueError(f"{name}: {what} must have shape ({C},), got {p.shape}")
+    if p.device_id != dev:
+        raise ValueError(f"{name}: {what} is on device {p.device_id}, the input on {dev}")
+    return p
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> ndarray:
+    """Normalize each channel of (N, C, *) input with the running statistics, or (training=True)
+    with the batch's, which then update running_mean/running_var in place (unbiased variance)."""
+    from .._creation import full
+    from .._statistical import mean as _mean, var as _var
+    need_float(input, "batch_norm")
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected input of shape (N, C, *), got {input.shape}")
+    C = input.shape[1]
+    dev = input.device_id
+    eps = _eps("batch_norm", eps)
+    a = compute_dtype(input.dtype)
+    rm = _channel_param("batch_norm", "running_mean", running_mean, C, dev)
+    rv = _channel_param("batch_norm", "running_var", running_var, C, dev)
+    w = _channel_param("batch_norm", "weight", weight, C, dev)
+    b = _channel_param("batch_norm", "bias", bias, C, dev)
+    S = prod(input.shape[2:])
+    if training:
+        count = input.shape[0] * S
+        if count <= 1:
+            raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
+                             f"got input of shape {input.shape}")
+        axes = (0,) + tuple(range(2, input.ndim))
+        xa = input.astype(a, copy=False)
+        mean = _mean(xa, axis=axes)
+        var = _var(xa, axis=axes)
+        if momentum is not None and (rm is not None or rv is not None):
+            if isinstance(momentum, bool) or not isinstance(momentum, numbers.Real):
+                raise TypeError(f"batch_norm: momentum must be a number, got {momentum!r}")
+            if rm is not None:
+                _UPDATE(mean, float(momentum), 1.0, rm, _bindings={"R": rm.dtype})
+            if rv is not None:
+                _UPDATE(var, float(momentum), count / (count - 1), rv, _bindings={"R": rv.dtype})
+    else:
+        if rm is None or rv is None:
+            raise ValueError("batch_norm: running_mean and running_var are required when training=False")
+        mean = rm.astype(a, copy=False)
+        var = rv.astype(a, copy=False)
+    from .._elementwise import sqrt as _sqrt
+    invstd = 1.0 / _sqrt(var + a.numpy.type(eps))
+    wa = w.astype(a, copy=False) if w is not None else full((C,), 1.0, dtype=a, device=dev)
+    ba = b.astype(a, copy=False) if b is not None else full((C,), 0.0, dtype=a, device=dev)
+    return _APPLY(input, mean, invstd, wa, ba, np.int64(S), np.int64(C),
+                  _bindings={"A": a, "Y": input.dtype})
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> ndarray:
+    """Normalize each channel of each sample (group_norm with one channel per group); only
+    use_input_stats=True without running statistics."""
+    if not use_input_stats or running_mean is not None or running_var is not None:
+        raise NotImplementedError("instance_norm: only use_input_stats=True without running statistics")
+    need_float(input, "instance_norm")
+    if input.ndim < 3:
+        raise ValueError(f"instance_norm: expected input of shape (N, C, *spatial), got {input.shape}")
+    return group_norm(input, input.shape[1], weight, bias, eps)

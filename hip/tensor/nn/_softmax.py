@@ -1,0 +1,122 @@
+"""softmax and log_softmax over any dim: a row kernel, one block per row.
+
+The input is viewed as (outer, n, inner) with the softmax dim in the middle (made C-contiguous
+first when it is not); row r = (o, q) reads x[o, :, q] with stride `inner` (1 for the last dim:
+coalesced). Each thread keeps an online (max, sum of exp(x - max)) pair over its elements, the
+block combines the pairs in a shared-memory tree sized by blockDim (no warp-width assumption),
+then a second pass writes exp(x - max) / sum or x - max - log(sum). float16/bfloat16 compute in
+float32 and round once; NaN in a row gives a NaN row, as PyTorch.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes as _dt
+from .._array import ndarray
+from .._shapes import normalize_axis, prod
+from .._template_kernel import TemplateKernel, launch_grid, pow2_ceil
+from ._common import compute_dtype, contiguous, need_float
+
+__all__ = ["softmax", "log_softmax"]
+
+BLOCKS = (64, 128, 256, 512, 1024)
+
+
+def _source(x: _dt.DType, y: _dt.DType, log: bool, block: int):
+    A = compute_dtype(x).ctype
+    name = f"htnn_{'log_' if log else ''}softmax_{x.name}_{y.name}_{block}"
+    write = "ht_cast<Y>(v - M - L)" if log else "ht_cast<Y>(ht_exp(v - M) / S)"
+    src = f"""
+#ifndef HTNN_SM_COMBINE
+#define HTNN_SM_COMBINE
+template <class A> __device__ __forceinline__ void htnn_sm_combine(A& m, A& s, A m2, A s2) {{
+    /* (max, sum exp(x - max)) pairs; an empty pair has s == 0 and counts for nothing */
+    if (s2 == A(0) && m2 == m2) return;
+    if (s == A(0) && m == m) {{ m = m2; s = s2; return; }}
+    if (m2 != m2 || m != m) {{ m = m != m ? m : m2; s = m; return; }}
+    const A M = m2 > m ? m2 : m;
+    s = s * ht_exp(m - M) + s2 * ht_exp(m2 - M);
+    m = M;
+}}
+#endif
+extern "C" __global__ void {name}(const {x.ctype}* __restrict__ X, {y.ctype}* __restrict__ out,
+                                  long long rows, long long n, long long inner) {{
+    typedef {A} A;
+    typedef {y.ctype} Y;
+    __shared__ A sm_m[{block}];
+    __shared__ A sm_s[{block}];
+    const int t = threadIdx.x;
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {{
+        const long long o = r / inner, q = r - o * inner;
+        const long long base = o * n * inner + q;
+        A m = -ht_real_limits<A>::inf(), s = A(0);
+        for (long long j = t; j < n; j += {block}) {{
+            const A v = ht_cast<A>(X[base + j * inner]);
+            if (v > m) {{ s = s * ht_exp(m - v) + A(1); m = v; }}
+            else if (v == m) s += A(1);                 /* -inf == -inf too: exp would give NaN */
+            else if (v != v) {{ m = v; s = v; }}
+            else s += ht_exp(v - m);
+        }}
+        sm_m[t] = m; sm_s[t] = s;
+        __syncthreads();
+        for (int k = {block} / 2; k > 0; k >>= 1) {{
+            if (t < k) {{ A a = sm_m[t], b = sm_s[t]; htnn_sm_combine(a, b, sm_m[t + k], sm_s[t + k]);
+                          sm_m[t] = a; sm_s[t] = b; }}
+            __syncthreads();
+        }}
+        const A M = sm_m[0], S = sm_s[0];
+        const A L = ht_log(S); (void)L;
+        __syncthreads();
+        for (long long j = t; j < n; j += {block}) {{
+            const A v = ht_cast<A>(X[base + j * inner]);
+            out[base + j * inner] = {write};
+        }}
+    }}
+}}
+"""
+    return src, name
+
+
+KERNEL = TemplateKernel("htnn_softmax", _source)
+
+
+def block_for(n: int) -> int:
+    return max(BLOCKS[0], min(BLOCKS[-1], pow2_ceil(max(1, n // 8))))
+
+
+def _softmax(name: str, log: bool, x, dim, dtype) -> ndarray:
+    need_float(x, name)
+    y = x.dtype if dtype is None else _dt.dtype(dtype)
+    if y.kind != "f":
+        raise TypeError(f"{name}: dtype must be a floating dtype, got {y.name}")
+    if dim is None:
+        raise TypeError(f"{name}: dim must be given (PyTorch's implicit dim choice is deprecated)")
+    if x.ndim == 0:
+        x = x.reshape((1,))
+        scalar = True
+    else:
+        scalar = False
+    ax = normalize_axis(dim, x.ndim)
+    if dtype is not None:
+        x = x.astype(y, copy=False)         # as PyTorch: cast first, then compute
+    xc = contiguous(x)
+    out = ndarray._empty(xc.shape, y, xc.device_id)
+    n = xc.shape[ax]
+    outer, inner = prod(xc.shape[:ax]), prod(xc.shape[ax + 1:])
+    rows = outer * inner
+    if out.size:
+        block = block_for(n)
+        fn = KERNEL.function(xc.device_id, xc.dtype, y, log, block)
+        launch_grid(fn, (min(rows, 2 ** 31 - 1), 1, 1), (block, 1, 1),
+                    [xc, out, np.int64(rows), np.int64(n), np.int64(inner)], xc.device_id)
+    return out.reshape(()) if scalar else out
+
+
+def softmax(input, dim=None, dtype=None) -> ndarray:
+    """exp(x) / sum(exp(x)) along `dim` (numerically stable; dtype: cast the input first)."""
+    return _softmax("softmax", False, input, dim, dtype)
+
+
+def log_softmax(input, dim=None, dtype=None) -> ndarray:
+    """x - log(sum(exp(x))) along `dim`, computed as x - max - log(sum(exp(x - max)))."""
+    return _softmax("log_softmax", True, input, dim, dtype)

@@ -1,0 +1,116 @@
+"""Every kernel of hip.tensor.nn, compiled without a GPU by the real ROCm hiprtc (gfx90a) and, where
+the build fetched NVIDIA's wheel, by NVRTC (sm_90): activations (plain, bias-fused in the strided
+layout, dropout), softmax/log_softmax and the layer/group-norm row kernels at every block size,
+batch_norm's apply and running-statistics kernels, the losses, pooling (max, avg, adaptive; 1-3
+spatial dims) and im2col/col2im (1-3 spatial dims), for float16, bfloat16, float32 and float64, as
+the library's own generators write them. Plus host-side checks that need no device: bad
+arguments raise before any kernel runs, and importing hip.tensor does not import nn."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from hip.tensor import _dtypes as dt
+from hip.tensor import _elementwise_kernel as ek
+from hip.tensor.nn import _activation as act
+from hip.tensor.nn import _conv as cv
+from hip.tensor.nn import _loss as ls
+from hip.tensor.nn import _norm as nm
+from hip.tensor.nn import _pool as pl
+from hip.tensor.nn import _softmax as sm
+
+from test_tensor_kernels_compile import check_hiprtc, check_nvrtc, no_disk_cache, nvrtc  # noqa: F401
+
+FLOATS = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
+BATCH = 60
+
+
+def _ew(kernel, dtypes, kinds=None, ndim=0, bindings=None):
+    spec, b = ek.spec_for(kernel, dtypes, kinds=kinds, ndim=ndim, bindings=bindings)
+    return kernel.generate(spec, b)[0]
+
+
+def nn_matrix():
+    out = []
+    for d in FLOATS:
+        c = dt.float32 if d.itemsize == 2 else d
+        b = {"C": c, "Y": d}
+        for name, k in act.UNARY.items():
+            out.append((f"{name}[{d.name}]/contiguous", _ew(k, (d, d), bindings=b)))
+            out.append((f"{name}[{d.name}]/vector", _ew(k, (d, d), ndim=-min(8, 16 // d.itemsize),
+                                                        bindings=b)))
+            out.append((f"{name}[{d.name}]/strided3", _ew(k, (d, d), ndim=3, bindings=b)))
+        for name, k in act.BIAS_ACT.items():
+            out.append((f"bias_{name}[{d.name}]/strided2", _ew(k, (d, d, d), ndim=2, bindings=b)))
+            out.append((f"bias_{name}[{d.name}]/strided3", _ew(k, (d, d, d), ndim=3, bindings=b)))
+            out.append((f"bias_{name}[{d.name}]/scalar-bias", _ew(k, (d, c, d), kinds=("array", "scalar", "array"),
+                                                                   ndim=3, bindings=b)))
+        out.append((f"dropout[{d.name}]", _ew(act.DROPOUT, (d, dt.uint64, dt.uint32, c, d),
+                                              kinds=("array", "scalar", "scalar", "scalar", "array"), bindings=b)))
+        for log in (False, True):
+            for block in sm.BLOCKS:
+                out.append((f"softmax[{d.name},log={log},{block}]", sm.KERNEL.source(d, d, log, block)))
+        for other in FLOATS:
+            if other is not d:
+                out.append((f"softmax[{d.name}->{other.name}]", sm.KERNEL.source(d, other, True, 256)))
+        for grouped in (False, True):
+            for block in nm.BLOCKS:
+                out.append((f"rownorm[{d.name},grouped={grouped},{block}]", nm.KERNEL.source(d, grouped, block)))
+        out.append((f"batch_norm[{d.name}]/contiguous", _ew(nm._APPLY, (d, c, c, c, c, dt.int64, dt.int64, d),
+                                                            kinds=("array",) + ("raw",) * 4 + ("scalar",) * 2
+                                                            + ("array",), bindings={"A": c, "Y": d})))
+        out.append((f"batch_norm[{d.name}]/strided3", _ew(nm._APPLY, (d, c, c, c, c, dt.int64, dt.int64, d),
+                                                          kinds=("array",) + ("raw",) * 4 + ("scalar",) * 2
+                                                          + ("array",), ndim=3, bindings={"A": c, "Y": d})))
+        out.append((f"running_update[{d.name}]", _ew(nm._UPDATE, (c, dt.float64, dt.float64, d),
+                                                     kinds=("array", "scalar", "scalar", "array"), bindings={"R": d})))
+        for y in ((d,) if c is d else (d, c)):
+            out.append((f"mse[{d.name}->{y.name}]", _ew(ls._MSE, (d, d, y), bindings={"A": c, "Y": y})))
+        for idx in (dt.int64, dt.int32, dt.uint8):
+            out.append((f"nll[{d.name},{idx.name}]", _ew(ls._NLL, (d, idx, c, dt.int64, dt.int64, dt.int64, c, c,
+                                                                   dt.bool),
+                                                         kinds=("raw", "array", "raw", "scalar", "scalar", "scalar",
+                                                                "array", "array", "array"), bindings={"A": c})))
+        out.append((f"bce[{d.name}]/scalar-weight", _ew(ls._BCE, (d, d, c, c), kinds=("array", "array", "scalar", "array"),
+                                                        bindings={"A": c, "W": c})))
+        out.append((f"bce[{d.name}]/weight", _ew(ls._BCE, (d, d, d, c), ndim=2, bindings={"A": c})))
+        for nd in (1, 2, 3):
+            for kind in ("max", "avg", "adaptive"):
+                out.append((f"{kind}_pool{nd}d[{d.name}]", pl.KERNEL.source(d, nd, kind)))
+            out.append((f"im2col{nd}d[{d.name}]", cv.IM2COL.source(d, nd)))
+            out.append((f"col2im{nd}d[{d.name}]", cv.COL2IM.source(d, nd)))
+    return out
+
+
+MATRIX = nn_matrix()
+BATCHES = [MATRIX[i:i + BATCH] for i in range(0, len(MATRIX), BATCH)]
+
+
+def test_matrix_covers_every_kernel():
+    names = {label.split("[")[0] for label, _ in MATRIX}
+    assert set(act.UNARY) <= names
+    assert {f"bias_{n}" for n in act.BIAS_ACT} <= names
+    assert {"dropout", "softmax", "rownorm", "batch_norm", "running_update", "mse", "nll", "bce", "im2col2d",
+            "col2im2d", "max_pool3d", "avg_pool1d", "adaptive_pool2d"} <= names
+    kernel_names = [m for _, body in MATRIX for m in re.findall(r'__global__ void (\w+)\(', body)]
+    assert len(kernel_names) == len(set(kernel_names)) == len(MATRIX)
+
+
+@pytest.mark.runtime
+@pytest.mark.parametrize("batch", range(len(BATCHES)))
+def test_nn_batch_compiles_with_hiprtc_for_gfx90a(batch, no_disk_cache):
+    check_hiprtc(BATCHES[batch])
+
+
+@pytest.mark.parametrize("batch", range(len(BATCHES)))
+def test_nn_batch_compiles_with_nvrtc_for_sm90(batch, nvrtc):
+    check_nvrtc(nvrtc, BATCHES[batch])
+
+
+def test_importing_hip_tensor_does_not_import_nn():
+    code = "import sys, hip.tensor as ht; assert 'hip.tensor.nn' not in sys.modules; ht.nn.functional.softmax; " \
+           "assert 'hip.tensor.nn' in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
