@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""hip.tensor's linear algebra against PyTorch and CuPy, measured in one process on one GPU.
+
+    HIP_PLATFORM=nvidia python3 benchmarks/gpu/bench_tensor_linalg.py [--n 8192] [--reps 10]
+
+  (a) sgemm n^3 (float32, no TF32 on any side): TFLOP/s; target >= 0.98x PyTorch.
+  (b) the same with TF32 allowed (ht.backends.matmul.allow_tf32, torch.backends.cuda.matmul.
+      allow_tf32; CuPy skipped: its switch, CUPY_TF32, is read at import).
+  (c) bf16 gemm n^3 (float32 accumulation): TFLOP/s; target >= 0.98x PyTorch (CuPy has no bfloat16).
+  (d) batched small gemm: --batch float32 matrices of 64 x 64 (one strided-batched call).
+  (e) Cholesky of an --nf x --nf float32 SPD matrix (hip.tensor and PyTorch read the info output,
+      hence wait for the GPU; CuPy does not by default).
+  (f) solve of an --nf x --nf float32 system with one right-hand side (LU, then getrs).
+
+GPU times are ht.Event pairs on the null stream around each call (the peers use it too), warm-up
+first, best of --reps. A peer that cannot be imported is skipped with a message. Nothing asserts
+a timing; exits 77 without a GPU, 1 if a part failed, else 0. HIP_PLATFORM defaults to nvidia.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import traceback
+
+os.environ.setdefault("HIP_PLATFORM", "nvidia")
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_tensor as bt  # noqa: E402  (peers, gpu_ms, free_all, the machine header)
+
+Skip = bt.Skip
+
+
+def report(label, ms, flops=None, base_ms=None):
+    rate = f"{flops / (ms * 1e-3) / 1e12:8.1f} TFLOP/s" if flops else ""
+    ratio = f"  (hip.tensor {ms / base_ms:.2f}x as fast)" if base_ms and label != "hip.tensor" else ""
+    print(f"  {label:<12} {ms:10.3f} ms  {rate}{ratio}")
+    return {"ms": ms}
+
+
+def contenders(args, peers, make, flops=None):
+    """Time each contender's call; `make(lib)` returns (fn, keep-alive) or raises Skip."""
+    out = {}
+    for name, label in (("ht", "hip.tensor"), ("torch", "PyTorch"), ("cupy", "CuPy")):
+        if name != "ht" and name not in peers:
+            continue
+        try:
+            fn, keep = make(name)
+        except Skip as e:
+            print(f"  {label:<12} skipped: {e}")
+            continue
+        base = out.get("ht", {}).get("ms")
+        out[name] = report(label, bt.gpu_ms(fn, args.reps), flops, base)
+        del fn, keep
+        bt.free_all(peers)
+    return out
+
+
+def part_gemm(args, peers, dtype: str, tf32: bool = False):
+    import numpy as np
+    import hip.tensor as ht
+    n = args.n
+    host = np.random.default_rng(0).uniform(-1, 1, (2, n, n)).astype(np.float32)
+
+    def make(lib):
+        if lib == "ht":
+            x, y = ht.asarray(host[0], dtype=dtype), ht.asarray(host[1], dtype=dtype)
+            return (lambda: ht.matmul(x, y)), (x, y)
+        if lib == "torch":
+            torch = peers["torch"]
+            t = torch.from_numpy(host).cuda().to(getattr(torch, dtype))
+            return (lambda: torch.matmul(t[0], t[1])), t
+        if dtype == "bfloat16":
+            raise Skip("CuPy has no bfloat16")
+        if tf32:
+            raise Skip("CuPy's TF32 switch (CUPY_TF32) is read at import")
+        cp = peers["cupy"]
+        c = cp.asarray(host)
+        return (lambda: cp.matmul(c[0], c[1])), c
+
+    torch = peers.get("torch")
+    old = torch.backends.cuda.matmul.allow_tf32 if torch else None
+    ht.backends.matmul.allow_tf32 = tf32
+    if torch:
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+    try:
+        return contenders(args, peers, make, 2.0 * n ** 3)
+    finally:
+        ht.backends.matmul.allow_tf32 = False
+        if torch:
+            torch.backends.cuda.matmul.allow_tf32 = old
+
+
+def part_batched(args, peers):
+    import numpy as np
+    import hip.tensor as ht
+    b, m = args.batch, 64
+    host = np.random.default_rng(1).uniform(-1, 1, (2, b, m, m)).astype(np.float32)
+
+    def make(lib):
+        if lib == "ht":
+            x, y = ht.asarray(host[0]), ht.asarray(host[1])
+            return (lambda: ht.matmul(x, y)), (x, y)
+        if lib == "torch":
+            t = peers["torch"].from_numpy(host).cuda()
+            return (lambda: peers["torch"].bmm(t[0], t[1])), t
+        c = peers["cupy"].asarray(host)
+        return (lambda: peers["cupy"].matmul(c[0], c[1])), c
+    return contenders(args, peers, make, 2.0 * b * m ** 3)
+
+
+def part_factor(args, peers, what: str):
+    import numpy as np
+    import hip.tensor as ht
+    n = args.nf
+    g = np.random.default_rng(2).standard_normal((n, n)).astype(np.float32)
+    a = (g @ g.T / n + np.eye(n, dtype=np.float32)) if what == "cholesky" else g + np.sqrt(n) * np.eye(n, dtype=np.float32)
+    rhs = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+
+    def make(lib):
+        if lib == "ht":
+            x, y = ht.asarray(a), ht.asarray(rhs)
+            fn = (lambda: ht.linalg.cholesky(x)) if what == "cholesky" else (lambda: ht.linalg.solve(x, y))
+            return fn, (x, y)
+        if lib == "torch":
+            torch = peers["torch"]
+            x, y = torch.from_numpy(a).cuda(), torch.from_numpy(rhs).cuda()
+            fn = (lambda: torch.linalg.cholesky(x)) if what == "cholesky" else (lambda: torch.linalg.solve(x, y))
+            return fn, (x, y)
+        cp = peers["cupy"]
+        x, y = cp.asarray(a), cp.asarray(rhs)
+        fn = (lambda: cp.linalg.cholesky(x)) if what == "cholesky" else (lambda: cp.linalg.solve(x, y))
+        return fn, (x, y)
+    flops = n ** 3 / 3 if what == "cholesky" else 2 * n ** 3 / 3
+    return contenders(args, peers, make, flops)
+
+
+def summary(results):
+    rows = []
+    for key, label in (("a", "sgemm vs PyTorch >= 0.98x"), ("c", "bf16 gemm vs PyTorch >= 0.98x")):
+        r = results.get(key, {})
+        if "ht" in r and "torch" in r:
+            ratio = r["torch"]["ms"] / r["ht"]["ms"]
+            rows.append((label, f"{ratio:.3f}x", "met" if ratio >= 0.98 else "NOT met"))
+        else:
+            rows.append((label, "n/a", "not measured"))
+    for key, label in (("d", "batched 64^3 gemm vs PyTorch"), ("e", "cholesky vs PyTorch"), ("f", "solve vs PyTorch")):
+        r = results.get(key, {})
+        if "ht" in r and "torch" in r:
+            rows.append((label, f"{r['torch']['ms'] / r['ht']['ms']:.3f}x", "(no target)"))
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="a,b,c,d,e,f", help="parts to run (default a,b,c,d,e,f)")
+    ap.add_argument("--n", type=int, default=8192, help="gemm size of (a)-(c) (default 8192)")
+    ap.add_argument("--batch", type=int, default=4096, help="(d) batch of 64 x 64 matrices (default 4096)")
+    ap.add_argument("--nf", type=int, default=4096, help="(e), (f) matrix size (default 4096)")
+    ap.add_argument("--reps", type=int, default=10, help="timed calls per contender, best taken (default 10)")
+    args = ap.parse_args()
+    parts = [p.strip() for p in args.only.split(",") if p.strip()]
+    try:
+        import hip.tensor as ht
+        available = ht.is_available()
+    except Exception as e:      # the runtime (or the HIP-on-CUDA layer) cannot be loaded
+        print(f"skipped: the HIP runtime could not be loaded: {str(e).splitlines()[0]}")
+        return 77
+    if not available:
+        print("skipped: no GPU")
+        return 77
+    dev = ht.Device(0)
+    print(f"machine   {bt._util.machine()}")
+    print(f"GPU       {dev.name}, {dev.gcn_arch_name}; platform {ht.platform()}")
+    peers = bt.load_peers()
+    for name, mod in peers.items():
+        print(f"          {'PyTorch' if name == 'torch' else 'CuPy'} {mod.__version__}")
+    print()
+    table = [("a", f"sgemm {args.n}^3 float32", lambda: part_gemm(args, peers, "float32")),
+             ("b", f"sgemm {args.n}^3 float32, TF32 allowed", lambda: part_gemm(args, peers, "float32", tf32=True)),
+             ("c", f"bf16 gemm {args.n}^3", lambda: part_gemm(args, peers, "bfloat16")),
+             ("d", f"batched gemm {args.batch} x 64^3 float32", lambda: part_batched(args, peers)),
+             ("e", f"cholesky {args.nf}^2 float32", lambda: part_factor(args, peers, "cholesky")),
+             ("f", f"solve {args.nf}^2 float32, one right-hand side", lambda: part_factor(args, peers, "solve"))]
+    results, errors = {}, {}
+    t0 = time.perf_counter()
+    for key, title, run in table:
+        if key not in parts:
+            continue
+        print(f"({key}) {title}")
+        try:
+            results[key] = run()
+        except Skip as e:
+            errors[key] = f"skipped: {e}"
+            print(f"  skipped: {e}")
+        except Exception as e:   # one part failing must not stop the others
+            errors[key] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            traceback.print_exc()
+        print()
+    print("summary")
+    for target, value, ok in summary(results):
+        print(f"  {target:<32}  {value:<10} {ok}")
+    for key, e in errors.items():
+        print(f"  ({key}) {e}")
+    print(f"total {time.perf_counter() - t0:.0f} s")
+    return 1 if any(e.startswith("failed") for e in errors.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
