@@ -271,21 +271,23 @@ class _SparseBase:
                              f"(a vector of {n}, an {n} x k matrix or a batch of them is needed)")
         d = _value_dtype(_dt.result_type(self.dtype, x.dtype))
         a = self if d is self.dtype else self._make_like(self.data.astype(d))
-        if x.dtype is not d or not x.flags.c_contiguous:
-            x = x.astype(d) if x.dtype is not d else x.copy()
         out_shape = (m,) if x.ndim == 1 else (m, x.shape[-1]) if x.ndim == 2 else (x.shape[0], m, x.shape[-1])
         if self.nnz == 0 or x.size == 0 or m == 0:
             return _zeros(out_shape, d, dev)
-        out = _empty(out_shape, d, dev)
-        stream = _stream(dev)
+        if x.ndim == 3:                       # a batch is one SpMM: A [X_0 ... X_b-1], columns side by side
+            b, k = x.shape[0], x.shape[2]
+            x = x.transpose(1, 0, 2).astype(d).reshape(n, b * k)
+        # the dense operands are C-contiguous and 16-byte aligned (cuSPARSE's generic API wants
+        # aligned values; fresh allocations are)
+        if x.dtype is not d or not x.flags.c_contiguous or x.ptr % 16:
+            x = x.astype(d)
+        out = _empty((m,) if x.ndim == 1 else (m, x.shape[1]), d, dev)
+        if x.ndim == 2 and a.format == "coo":
+            a = a.tocsr()                     # as CuPy does: row-major SpMM is CSR's well-trodden path
         with _on_device(dev):
-            if x.ndim == 1:
-                L.spmv(a, x, out, stream)
-            elif x.ndim == 2:
-                L.spmm(a, x, out, stream)
-            else:
-                for i in range(x.shape[0]):
-                    L.spmm(a, x[i], out[i], stream)
+            (L.spmv if x.ndim == 1 else L.spmm)(a, x, out, _stream(dev))
+        if len(out_shape) == 3:
+            out = out.reshape(m, b, k).transpose(1, 0, 2).copy()
         return out
 
     def __rmatmul__(self, other):
