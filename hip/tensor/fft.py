@@ -28,6 +28,7 @@ import threading
 from collections import OrderedDict
 
 from . import _dtypes as _dt
+from ._array import ndarray
 from ._shapes import normalize_axis, prod
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
@@ -244,7 +245,6 @@ def plan_cache_info() -> dict:
 
 # -- execution ----------------------------------------------------------------------------------------
 def _need_array(x, what: str):
-    from ._array import ndarray
     if not isinstance(x, ndarray):
         raise TypeError(f"{what}: expected a hip.tensor array, got {type(x).__name__} (ht.asarray copies one)")
 
@@ -275,7 +275,6 @@ def _prepare(x, d: _dt.DType, axes, lengths):
 def _transform(x, axes, kind: str, forward: bool, norm: str, n_last: int | None = None):
     """One hipFFT pass over `axes` (distinct, at most RANK_MAX) of x, already of the transform's
     type and lengths (c2r: n_last//2+1 values on the last axis, n_last the logical length)."""
-    from ._array import ndarray
     from ._device import current_stream
     from ._elementwise_kernel import _on_device
     from ._manipulation import permute_dims
@@ -359,28 +358,28 @@ def _c2r(x, s, axes, norm: str):
 
 
 # -- the public functions --------------------------------------------------------------------------------
-def fft(a, n=None, axis=-1, norm=None):
+def fft(a, n=None, axis=-1, norm=None) -> ndarray:
     """1-d discrete Fourier transform along `axis` (n: crop or zero-pad to this length)."""
     _need_array(a, "fft")
     n, axis = cook_1d(a.shape, n, axis)
     return _c2c(a, [n], [axis], True, norm_mode(norm))
 
 
-def ifft(a, n=None, axis=-1, norm=None):
+def ifft(a, n=None, axis=-1, norm=None) -> ndarray:
     """1-d inverse discrete Fourier transform along `axis`."""
     _need_array(a, "ifft")
     n, axis = cook_1d(a.shape, n, axis)
     return _c2c(a, [n], [axis], False, norm_mode(norm))
 
 
-def rfft(a, n=None, axis=-1, norm=None):
+def rfft(a, n=None, axis=-1, norm=None) -> ndarray:
     """1-d transform of real input: the n//2 + 1 non-negative frequencies."""
     _need_array(a, "rfft")
     n, axis = cook_1d(a.shape, n, axis)
     return _r2c(a, [n], [axis], norm_mode(norm), "rfft")
 
 
-def irfft(a, n=None, axis=-1, norm=None):
+def irfft(a, n=None, axis=-1, norm=None) -> ndarray:
     """Inverse of rfft: n real values (default 2 * (m - 1)) from m non-negative frequencies."""
     _need_array(a, "irfft")
     ax = normalize_axis(axis, a.ndim)
@@ -391,67 +390,67 @@ def irfft(a, n=None, axis=-1, norm=None):
 _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
-def hfft(a, n=None, axis=-1, norm=None):
+def hfft(a, n=None, axis=-1, norm=None) -> ndarray:
     """Transform of a Hermitian-symmetric signal given by its first half: n real values."""
     from ._elementwise import conj
     _need_array(a, "hfft")
     return irfft(conj(a), n, axis, _SWAP[norm_mode(norm)])
 
 
-def ihfft(a, n=None, axis=-1, norm=None):
+def ihfft(a, n=None, axis=-1, norm=None) -> ndarray:
     """Inverse of hfft: the first n//2 + 1 values of a Hermitian spectrum, from real input."""
     from ._elementwise import conj
     _need_array(a, "ihfft")
     return conj(rfft(a, n, axis, _SWAP[norm_mode(norm)]))
 
 
-def fftn(a, s=None, axes=None, norm=None):
+def fftn(a, s=None, axes=None, norm=None) -> ndarray:
     """n-d transform over `axes` (default: all, or the last len(s)), lengths `s`."""
     _need_array(a, "fftn")
     s, axes = cook_nd(a.shape, s, axes)
     return _c2c(a, s, axes, True, norm_mode(norm))
 
 
-def ifftn(a, s=None, axes=None, norm=None):
+def ifftn(a, s=None, axes=None, norm=None) -> ndarray:
     """n-d inverse transform."""
     _need_array(a, "ifftn")
     s, axes = cook_nd(a.shape, s, axes)
     return _c2c(a, s, axes, False, norm_mode(norm))
 
 
-def rfftn(a, s=None, axes=None, norm=None):
+def rfftn(a, s=None, axes=None, norm=None) -> ndarray:
     """n-d transform of real input (the last axis halved as in rfft)."""
     _need_array(a, "rfftn")
     s, axes = cook_nd(a.shape, s, axes)
     return _r2c(a, s, axes, norm_mode(norm), "rfftn")
 
 
-def irfftn(a, s=None, axes=None, norm=None):
+def irfftn(a, s=None, axes=None, norm=None) -> ndarray:
     """Inverse of rfftn (s[-1] default: 2 * (m - 1) on the last axis)."""
     _need_array(a, "irfftn")
     s, axes = cook_nd(a.shape, s, axes, invreal=True)
     return _c2r(a, s, axes, norm_mode(norm))
 
 
-def fft2(a, s=None, axes=(-2, -1), norm=None):
+def fft2(a, s=None, axes=(-2, -1), norm=None) -> ndarray:
     """2-d transform (fftn over the last two axes by default)."""
     return fftn(a, s, axes, norm)
 
 
-def ifft2(a, s=None, axes=(-2, -1), norm=None):
+def ifft2(a, s=None, axes=(-2, -1), norm=None) -> ndarray:
     return ifftn(a, s, axes, norm)
 
 
-def rfft2(a, s=None, axes=(-2, -1), norm=None):
+def rfft2(a, s=None, axes=(-2, -1), norm=None) -> ndarray:
     return rfftn(a, s, axes, norm)
 
 
-def irfft2(a, s=None, axes=(-2, -1), norm=None):
+def irfft2(a, s=None, axes=(-2, -1), norm=None) -> ndarray:
     return irfftn(a, s, axes, norm)
 
 
 # -- frequencies and shifts ---------------------------------------------------------------------------
-def fftfreq(n, d=1.0, *, dtype=None, device=None):
+def fftfreq(n, d=1.0, *, dtype=None, device=None) -> ndarray:
     """Sample frequencies of an n-point transform: [0, 1, ..., -1] / (d * n)."""
     from ._creation import asarray
     import numpy as np
@@ -460,7 +459,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
     return asarray(k / (float(d) * n), dtype=dtype or _dt.float64, device=device)
 
 
-def rfftfreq(n, d=1.0, *, dtype=None, device=None):
+def rfftfreq(n, d=1.0, *, dtype=None, device=None) -> ndarray:
     """Sample frequencies of rfft's n//2 + 1 outputs."""
     from ._creation import asarray
     import numpy as np
@@ -482,11 +481,11 @@ def _shift(x, axes, sign: int, what: str):
     return roll(x, shifts, axis=axes)
 
 
-def fftshift(x, axes=None):
+def fftshift(x, axes=None) -> ndarray:
     """The zero frequency moved to the middle (roll by n // 2 along `axes`, default all)."""
     return _shift(x, axes, 1, "fftshift")
 
 
-def ifftshift(x, axes=None):
+def ifftshift(x, axes=None) -> ndarray:
     """Inverse of fftshift (roll by -(n // 2))."""
     return _shift(x, axes, -1, "ifftshift")

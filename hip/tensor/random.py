@@ -23,10 +23,10 @@ from __future__ import annotations
 import operator
 import threading
 import weakref
-
 import numpy as np
 
 from . import _dtypes as _dt
+from ._array import ndarray
 from ._shapes import as_shape, normalize_axis, prod
 
 __all__ = ["Generator", "default_rng", "seed", "get_default_generator", "random", "random_sample", "rand",
@@ -240,22 +240,20 @@ class Generator:
             _check(R.hiprandSetStream(g, current_stream(dev).ptr), "hiprandSetStream")
             _check(getattr(R, fn)(g, out.ptr, n, *args), fn)
 
-    def _words(self, count: int):
+    def _words(self, count: int) -> ndarray:
         """`count` random uint32 words (a 1-d array)."""
-        from ._array import ndarray
         w = ndarray._empty((count,), _dt.uint32)
         if count:
             self._fill("hiprandGenerate", w, count)
         return w
 
     # -- floating distributions ------------------------------------------------------------------
-    def random(self, size=None, dtype=_dt.float64):
+    def random(self, size=None, dtype=_dt.float64) -> ndarray:
         """Uniform floats in [0, 1)."""
         return self.uniform(0.0, 1.0, size, dtype=_float_dtype(dtype, "random"))
 
-    def uniform(self, low=0.0, high=1.0, size=None, *, dtype=_dt.float64):
+    def uniform(self, low=0.0, high=1.0, size=None, *, dtype=_dt.float64) -> ndarray:
         """Uniform floats in [low, high) (high itself may come out by rounding, as in NumPy)."""
-        from ._array import ndarray
         shape = _size(size)
         d = _float_dtype(dtype, "uniform")
         lo, hi = _real(low, "low", "uniform"), _real(high, "high", "uniform")
@@ -265,8 +263,7 @@ class Generator:
             _unit_kernel(d)(self._words(n * words_per_value(d)), np.float64(lo), np.float64(hi - lo), out)
         return out
 
-    def _normal_like(self, fn: str, what: str, mean, sigma, size, dtype):
-        from ._array import ndarray
+    def _normal_like(self, fn: str, what: str, mean, sigma, size, dtype) -> ndarray:
         shape = _size(size)
         d = _float_dtype(dtype, what)
         mean, sigma = _real(mean, "loc" if what == "normal" else "mean", what), _real(sigma, "scale" if what == "normal" else "sigma", what)
@@ -283,22 +280,21 @@ class Generator:
         out = out.reshape(shape)
         return out if gen is d else out.astype(d)
 
-    def standard_normal(self, size=None, dtype=_dt.float64):
+    def standard_normal(self, size=None, dtype=_dt.float64) -> ndarray:
         """Normal floats of mean 0 and standard deviation 1."""
         return self._normal_like("hiprandGenerateNormal", "standard_normal", 0.0, 1.0, size, dtype)
 
-    def normal(self, loc=0.0, scale=1.0, size=None, *, dtype=_dt.float64):
+    def normal(self, loc=0.0, scale=1.0, size=None, *, dtype=_dt.float64) -> ndarray:
         """Normal floats of mean `loc` and standard deviation `scale` (>= 0)."""
         return self._normal_like("hiprandGenerateNormal", "normal", loc, scale, size, dtype)
 
-    def lognormal(self, mean=0.0, sigma=1.0, size=None, *, dtype=_dt.float64):
+    def lognormal(self, mean=0.0, sigma=1.0, size=None, *, dtype=_dt.float64) -> ndarray:
         """exp of normal floats of mean `mean` and standard deviation `sigma` (>= 0)."""
         return self._normal_like("hiprandGenerateLogNormal", "lognormal", mean, sigma, size, dtype)
 
     # -- discrete distributions --------------------------------------------------------------------
-    def poisson(self, lam=1.0, size=None, *, dtype=_dt.int64):
+    def poisson(self, lam=1.0, size=None, *, dtype=_dt.int64) -> ndarray:
         """Poisson counts of mean `lam` (>= 0) as `dtype` (int64 by default, as NumPy)."""
-        from ._array import ndarray
         from ._creation import zeros
         shape = _size(size)
         d = _dt.dtype(dtype)
@@ -316,9 +312,8 @@ class Generator:
         self._fill("hiprandGeneratePoisson", buf, n, lam)
         return buf if d is _dt.uint32 else buf.astype(d)
 
-    def integers(self, low, high=None, size=None, dtype=_dt.int64, endpoint: bool = False):
+    def integers(self, low, high=None, size=None, dtype=_dt.int64, endpoint: bool = False) -> ndarray:
         """Uniform integers in [low, high) ([low, high] with endpoint=True); `high=None`: [0, low)."""
-        from ._array import ndarray
         if high is None:
             low, high = 0, low
         shape = _size(size)
@@ -331,16 +326,15 @@ class Generator:
         return out
 
     # -- permutations --------------------------------------------------------------------------------
-    def _order(self, n: int):
+    def _order(self, n: int) -> ndarray:
         """A random permutation of range(n) as int64 (argsort of random 64-bit keys)."""
         from ._sorting import argsort
         w = self._words(2 * n)
         keys = w._view(w.ptr, (n,), (8,), _dt.uint64)      # the words' bytes read as n uint64
         return argsort(keys)
 
-    def permutation(self, x, axis: int = 0):
+    def permutation(self, x, axis: int = 0) -> ndarray:
         """A permuted range(x) (x an int), or a copy of the array x shuffled along `axis`."""
-        from ._array import ndarray
         if isinstance(x, ndarray):
             if x.ndim == 0:
                 raise ValueError("permutation: x must be an int or an array of at least one dimension")
@@ -360,7 +354,6 @@ class Generator:
 
     def shuffle(self, x, axis: int = 0) -> None:
         """Shuffle the array x in place along `axis`."""
-        from ._array import ndarray
         if not isinstance(x, ndarray):
             raise TypeError(f"shuffle: x must be a hip.tensor array, got {type(x).__name__}")
         if x.ndim == 0:
@@ -403,53 +396,53 @@ def seed(seed=None) -> None:
         _default = g
 
 
-def random(size=None, dtype=_dt.float64):
+def random(size=None, dtype=_dt.float64) -> ndarray:
     return get_default_generator().random(size, dtype)
 
 
 random_sample = random
 
 
-def rand(*shape, dtype=_dt.float64):
+def rand(*shape, dtype=_dt.float64) -> ndarray:
     """Uniform [0, 1) floats of shape `shape` (NumPy's legacy spelling)."""
     return get_default_generator().random(shape, dtype)
 
 
-def randn(*shape, dtype=_dt.float64):
+def randn(*shape, dtype=_dt.float64) -> ndarray:
     """Standard normal floats of shape `shape` (NumPy's legacy spelling)."""
     return get_default_generator().standard_normal(shape, dtype)
 
 
-def uniform(low=0.0, high=1.0, size=None, *, dtype=_dt.float64):
+def uniform(low=0.0, high=1.0, size=None, *, dtype=_dt.float64) -> ndarray:
     return get_default_generator().uniform(low, high, size, dtype=dtype)
 
 
-def standard_normal(size=None, dtype=_dt.float64):
+def standard_normal(size=None, dtype=_dt.float64) -> ndarray:
     return get_default_generator().standard_normal(size, dtype)
 
 
-def normal(loc=0.0, scale=1.0, size=None, *, dtype=_dt.float64):
+def normal(loc=0.0, scale=1.0, size=None, *, dtype=_dt.float64) -> ndarray:
     return get_default_generator().normal(loc, scale, size, dtype=dtype)
 
 
-def lognormal(mean=0.0, sigma=1.0, size=None, *, dtype=_dt.float64):
+def lognormal(mean=0.0, sigma=1.0, size=None, *, dtype=_dt.float64) -> ndarray:
     return get_default_generator().lognormal(mean, sigma, size, dtype=dtype)
 
 
-def poisson(lam=1.0, size=None, *, dtype=_dt.int64):
+def poisson(lam=1.0, size=None, *, dtype=_dt.int64) -> ndarray:
     return get_default_generator().poisson(lam, size, dtype=dtype)
 
 
-def integers(low, high=None, size=None, dtype=_dt.int64, endpoint: bool = False):
+def integers(low, high=None, size=None, dtype=_dt.int64, endpoint: bool = False) -> ndarray:
     return get_default_generator().integers(low, high, size, dtype, endpoint)
 
 
-def randint(low, high=None, size=None, dtype=_dt.int64):
+def randint(low, high=None, size=None, dtype=_dt.int64) -> ndarray:
     """Uniform integers in [low, high) (NumPy's legacy spelling of `integers`)."""
     return get_default_generator().integers(low, high, size, dtype)
 
 
-def permutation(x, axis: int = 0):
+def permutation(x, axis: int = 0) -> ndarray:
     return get_default_generator().permutation(x, axis)
 
 
