@@ -32,13 +32,8 @@ class SparseError(RuntimeError):
 
 
 def lib():
-    from hip import hipsparse
-    from hip.errors import LibraryNotFoundError
-    try:
-        hipsparse._library.load()
-    except LibraryNotFoundError as e:
-        raise RuntimeError(f"hip.tensor.sparse needs hipSPARSE: {str(e).splitlines()[0]}") from None
-    return hipsparse
+    from ._blas import _load
+    return _load("hipsparse", "sparse matrices (hip.tensor.sparse)")
 
 
 def check(result, what: str):

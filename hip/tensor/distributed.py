@@ -69,13 +69,8 @@ class DistributedError(RuntimeError):
 
 
 def _lib():
-    from hip import rccl
-    from hip.errors import LibraryNotFoundError
-    try:
-        rccl._library.load()
-    except LibraryNotFoundError as e:
-        raise RuntimeError(f"hip.tensor.distributed needs RCCL: {str(e).splitlines()[0]}") from None
-    return rccl
+    from ._blas import _load
+    return _load("rccl", "collectives (hip.tensor.distributed)")
 
 
 def _check(result, what: str):

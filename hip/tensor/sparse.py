@@ -162,8 +162,40 @@ class _SparseBase:
     """What CSR and COO share: shape, dtype, nnz, device, products and scaling."""
 
     format = ""
+    _index_names: tuple[str, str] = ("", "")     # the two int32 index arrays of the format
     ndim = 2
     __array_ufunc__ = None      # NumPy operands defer to ours: ndarray @ A -> A.__rmatmul__, no object arrays
+
+    def _set(self, data, index0, index1, shape) -> None:
+        _sparse_dtype(data.dtype)
+        self.data, self._shape = data, tuple(shape)
+        setattr(self, self._index_names[0], index0)
+        setattr(self, self._index_names[1], index1)
+
+    @classmethod
+    def _make(cls, data, index0, index1, shape):
+        a = object.__new__(cls)
+        a._set(data, index0, index1, shape)
+        return a
+
+    def _indices(self) -> tuple[ndarray, ndarray]:
+        return tuple(getattr(self, n) for n in self._index_names)
+
+    def _like(self, data):
+        """The same pattern (index arrays copied) with `data`."""
+        return self._make(data, *(i.copy() for i in self._indices()), self.shape)
+
+    def _make_like(self, data):
+        """The same pattern (index arrays shared) with `data`."""
+        return self._make(data, *self._indices(), self.shape)
+
+    def _set_from_sparse(self, arg, dtype, copy) -> None:
+        src = getattr(arg, "to" + self.format)()
+        if dtype is not None and _sparse_dtype(dtype) is not src.dtype:
+            src = src.astype(dtype)
+        elif copy or src is arg:
+            src = src.copy()
+        self._set(src.data, *src._indices(), src.shape)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -314,15 +346,11 @@ class csr_matrix(_SparseBase):
     """
 
     format = "csr"
+    _index_names = ("indices", "indptr")
 
     def __init__(self, arg, shape=None, dtype=None, *, device=None, copy=False, check=True):
         if isinstance(arg, _SparseBase):
-            src = arg.tocsr()
-            if dtype is not None and _sparse_dtype(dtype) is not src.dtype:
-                src = src.astype(dtype)
-            elif copy or src is arg:
-                src = src.copy()
-            self._set(src.data, src.indices, src.indptr, src.shape)
+            self._set_from_sparse(arg, dtype, copy)
             return
         if isinstance(arg, tuple) and len(arg) == 3:
             data, indices, indptr = arg
@@ -351,22 +379,6 @@ class csr_matrix(_SparseBase):
         d = _sparse_dtype(dtype) if dtype is not None else _value_dtype(data.dtype)
         dev = _where(device, (arg,))
         self._set(_upload(data, d, dev), _upload(indices, _dt.int32, dev), _upload(indptr, _dt.int32, dev), shape)
-
-    def _set(self, data, indices, indptr, shape):
-        self.data, self.indices, self.indptr, self._shape = data, indices, indptr, tuple(shape)
-        _sparse_dtype(data.dtype)
-
-    @classmethod
-    def _make(cls, data, indices, indptr, shape) -> "csr_matrix":
-        a = object.__new__(cls)
-        a._set(data, indices, indptr, shape)
-        return a
-
-    def _like(self, data) -> "csr_matrix":
-        return csr_matrix._make(data, self.indices.copy(), self.indptr.copy(), self.shape)
-
-    def _make_like(self, data) -> "csr_matrix":
-        return csr_matrix._make(data, self.indices, self.indptr, self.shape)      # shares the indices
 
     def tocsr(self, copy=False) -> "csr_matrix":
         return self.copy() if copy else self
@@ -418,15 +430,11 @@ class coo_matrix(_SparseBase):
     """
 
     format = "coo"
+    _index_names = ("row", "col")
 
     def __init__(self, arg, shape=None, dtype=None, *, device=None, copy=False, check=True):
         if isinstance(arg, _SparseBase):
-            src = arg.tocoo()
-            if dtype is not None and _sparse_dtype(dtype) is not src.dtype:
-                src = src.astype(dtype)
-            elif copy or src is arg:
-                src = src.copy()
-            self._set(src.data, src.row, src.col, src.shape)
+            self._set_from_sparse(arg, dtype, copy)
             return
         if isinstance(arg, tuple) and len(arg) == 2 and isinstance(arg[1], tuple) and len(arg[1]) == 2:
             data, (row, col) = arg
@@ -462,22 +470,6 @@ class coo_matrix(_SparseBase):
         dev = _where(device, (arg,))
         row = np.repeat(np.arange(shape[0], dtype=np.int32), np.diff(indptr))
         self._set(_upload(data, d, dev), _upload(row, _dt.int32, dev), _upload(indices, _dt.int32, dev), shape)
-
-    def _set(self, data, row, col, shape):
-        self.data, self.row, self.col, self._shape = data, row, col, tuple(shape)
-        _sparse_dtype(data.dtype)
-
-    @classmethod
-    def _make(cls, data, row, col, shape) -> "coo_matrix":
-        a = object.__new__(cls)
-        a._set(data, row, col, shape)
-        return a
-
-    def _like(self, data) -> "coo_matrix":
-        return coo_matrix._make(data, self.row.copy(), self.col.copy(), self.shape)
-
-    def _make_like(self, data) -> "coo_matrix":
-        return coo_matrix._make(data, self.row, self.col, self.shape)             # shares the indices
 
     def tocoo(self, copy=False) -> "coo_matrix":
         return self.copy() if copy else self
