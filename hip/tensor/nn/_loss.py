@@ -10,7 +10,6 @@ import numbers
 
 import numpy as np
 
-from .. import _dtypes as _dt
 from .._array import ndarray
 from .._elementwise_kernel import ElementwiseKernel
 from .._shapes import prod
