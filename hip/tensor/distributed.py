@@ -68,9 +68,15 @@ class DistributedError(RuntimeError):
         self.result = result
 
 
+_rccl = None
+
+
 def _lib():
-    from ._blas import _load
-    return _load("rccl", "collectives (hip.tensor.distributed)")
+    global _rccl
+    if _rccl is None:                # loaded once: every collective call passes here
+        from ._blas import _load
+        _rccl = _load("rccl", "collectives (hip.tensor.distributed)")
+    return _rccl
 
 
 def _check(result, what: str):
@@ -80,8 +86,18 @@ def _check(result, what: str):
 
 
 # -- types and ops ----------------------------------------------------------------------------------
+_reductions: dict = {}
+
+
 def _reduction(d: _dt.DType, op: str):
     """(ncclDataType_t, ncclRedOp_t, elements per array element) for reducing dtype `d` with `op`."""
+    r = _reductions.get((d, op)) if isinstance(op, str) else None
+    if r is None:
+        r = _reductions[(d, op)] = _new_reduction(d, op)
+    return r
+
+
+def _new_reduction(d: _dt.DType, op: str):
     if not isinstance(op, str) or op not in _OPS:
         raise ValueError(f"op must be one of {sorted(_OPS)}, got {op!r}")
     t = _TYPES.get(d.name)
