@@ -210,7 +210,9 @@ class generating_build_ext(build_ext):
 def packages() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
     """(packages, package_dir, package_data): `cuda` too where the alias is built and no NVIDIA
     cuda-bindings is in the environment being installed into."""
-    pkgs = ["hip", "hip._util", "hip.tensor", "hip_as_cuda", "hip_as_cuda.cuda", "hip_as_cuda.cuda.bindings"]
+    from setuptools import find_packages
+    pkgs = ["hip", "hip._util", "hip_as_cuda", "hip_as_cuda.cuda", "hip_as_cuda.cuda.bindings"]
+    pkgs += find_packages(include=["hip.tensor", "hip.tensor.*"])   # its subpackages (nn, ...) as they come
     alias_data = ["*.pxd", "*.pyi", "_coverage/*.json"]
     data = {"hip": ["*.pxd", "*.pyi", "py.typed", "_coverage/*.json", "_nvidia/*.so"],
             "hip_as_cuda": ["nvrtc_prelude.h"], "hip_as_cuda.cuda.bindings": alias_data}

@@ -78,6 +78,10 @@ def test_wheel_has_the_chosen_libraries(wheel):
     for f in ("hip/hip.pyi", "hip/chip.pxd", "hip/hiprtc.pyi", "hip/_coverage/hip.json", "hip/py.typed"):
         assert f in names
     assert not any(n.startswith("hip/_nvidia/") for n in names), "nvidia=no still built the layer"
+    # hip.tensor whole, its subpackages included (the sources git tracks)
+    tracked = subprocess.run(["git", "ls-files", "hip/tensor/*.py"], cwd=ROOT, capture_output=True,
+                             text=True).stdout.split()
+    assert tracked and set(tracked) <= set(names), sorted(set(tracked) - set(names))
     assert "hip-bindings build: ROCm" in log
 
 
