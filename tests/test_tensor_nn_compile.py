@@ -50,15 +50,14 @@ def nn_matrix():
                                                                    ndim=3, bindings=b)))
         out.append((f"dropout[{d.name}]", _ew(act.DROPOUT, (d, dt.uint64, dt.uint32, c, d),
                                               kinds=("array", "scalar", "scalar", "scalar", "array"), bindings=b)))
-        for log in (False, True):
-            for block in sm.BLOCKS:
-                out.append((f"softmax[{d.name},log={log},{block}]", sm.KERNEL.source(d, d, log, block)))
-        for other in FLOATS:
-            if other is not d:
-                out.append((f"softmax[{d.name}->{other.name}]", sm.KERNEL.source(d, other, True, 256)))
-        for grouped in (False, True):
-            for block in nm.BLOCKS:
-                out.append((f"rownorm[{d.name},grouped={grouped},{block}]", nm.KERNEL.source(d, grouped, block)))
+        for vec in (1, 16 // d.itemsize):
+            for log in (False, True):
+                for block in sm.BLOCKS:
+                    out.append((f"softmax[{d.name},log={log},{block},v{vec}]", sm.KERNEL.source(d, log, block, vec)))
+            for grouped in (False, True):
+                for block in nm.BLOCKS:
+                    out.append((f"rownorm[{d.name},grouped={grouped},{block},v{vec}]",
+                                nm.KERNEL.source(d, grouped, block, vec)))
         out.append((f"batch_norm[{d.name}]/contiguous", _ew(nm._APPLY, (d, c, c, c, c, dt.int64, dt.int64, d),
                                                             kinds=("array",) + ("raw",) * 4 + ("scalar",) * 2
                                                             + ("array",), bindings={"A": c, "Y": d})))

@@ -62,6 +62,14 @@ def contiguous(x: ndarray) -> ndarray:
     return x if x.is_c_contiguous else x.copy()
 
 
+def vector_width(x: ndarray, out: ndarray, n: int, inner: int) -> int:
+    """Elements per 16-byte load where rows are contiguous, whole vectors and aligned, else 1."""
+    v = 16 // x.itemsize
+    if inner == 1 and v > 1 and n % v == 0 and x.ptr % 16 == 0 and out.ptr % 16 == 0:
+        return v
+    return 1
+
+
 def check_reduction(name: str, reduction: str) -> str:
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{name}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")

@@ -21,18 +21,20 @@ from .._array import ndarray
 from .._elementwise_kernel import ElementwiseKernel
 from .._shapes import prod
 from .._template_kernel import TemplateKernel, launch_grid, pow2_ceil
-from ._common import compute_dtype, contiguous, need_float, same_device
+from ._common import compute_dtype, contiguous, need_float, same_device, vector_width
 
 __all__ = ["layer_norm", "group_norm", "batch_norm", "instance_norm"]
 
 BLOCKS = (64, 128, 256, 512, 1024)
 
 
-def _source(x: _dt.DType, grouped: bool, block: int):
+def _source(x: _dt.DType, grouped: bool, block: int, vec: int):
+    """vec > 1: rows are whole 16-byte aligned vectors; vec elements per load."""
     A = compute_dtype(x).ctype
     T = x.ctype
-    name = f"htnn_rownorm_{x.name}_{'g' if grouped else 'l'}_{block}"
-    widx = "(r % G) * cpg + j / S" if grouped else "j"
+    name = f"htnn_rownorm_{x.name}_{'g' if grouped else 'l'}_{block}_v{vec}"
+    widx = "(r % G) * cpg + e / S" if grouped else "e"
+    vt = f"ht_vec<{T}, {vec}>"
     src = f"""
 #ifndef HTNN_WELFORD
 #define HTNN_WELFORD
@@ -54,14 +56,18 @@ extern "C" __global__ void {name}(const {T}* __restrict__ X, const {T}* __restri
     const int t = threadIdx.x;
     (void)G; (void)cpg; (void)S;
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {{
-        const {T}* x = X + r * n;
+        const {vt}* x = reinterpret_cast<const {vt}*>(X + r * n);
         A cn = A(0), cm = A(0), cq = A(0);
-        for (long long j = t; j < n; j += {block}) {{
-            const A v = ht_cast<A>(x[j]);
-            cn += A(1);
-            const A d = v - cm;
-            cm += d / cn;
-            cq += d * (v - cm);
+        for (long long j = t; j < n / {vec}; j += {block}) {{
+            const {vt} w = x[j];
+#pragma unroll
+            for (int u = 0; u < {vec}; ++u) {{
+                const A v = ht_cast<A>(w.v[u]);
+                cn += A(1);
+                const A d = v - cm;
+                cm += d / cn;
+                cq += d * (v - cm);
+            }}
         }}
         sn[t] = cn; sm[t] = cm; sq[t] = cq;
         __syncthreads();
@@ -76,13 +82,20 @@ extern "C" __global__ void {name}(const {T}* __restrict__ X, const {T}* __restri
         const A mean = sm[0], var = sq[0] / sn[0];
         const A rstd = A(1) / ht_sqrt(var + eps);
         __syncthreads();
-        {T}* y = out + r * n;
-        for (long long j = t; j < n; j += {block}) {{
-            A v = (ht_cast<A>(x[j]) - mean) * rstd;
-            const long long w = {widx}; (void)w;
-            if (W) v = v * ht_cast<A>(W[w]);
-            if (B) v = v + ht_cast<A>(B[w]);
-            y[j] = ht_cast<{T}>(v);
+        {vt}* y = reinterpret_cast<{vt}*>(out + r * n);
+        for (long long j = t; j < n / {vec}; j += {block}) {{
+            const {vt} w = x[j];
+            {vt} z;
+#pragma unroll
+            for (int u = 0; u < {vec}; ++u) {{
+                const long long e = j * {vec} + u; (void)e;
+                A v = (ht_cast<A>(w.v[u]) - mean) * rstd;
+                const long long k = {widx};
+                if (W) v = v * ht_cast<A>(W[k]);
+                if (B) v = v + ht_cast<A>(B[k]);
+                z.v[u] = ht_cast<{T}>(v);
+            }}
+            y[j] = z;
         }}
     }}
 }}
@@ -119,7 +132,7 @@ def _rownorm(x, w, b, rows, n, grouped, G, cpg, S, eps) -> ndarray:
     out = ndarray._empty(xc.shape, xc.dtype, xc.device_id)
     if out.size:
         block = _block_for(n)
-        fn = KERNEL.function(xc.device_id, xc.dtype, grouped, block)
+        fn = KERNEL.function(xc.device_id, xc.dtype, grouped, block, vector_width(xc, out, n, 1))
         a = compute_dtype(xc.dtype).numpy.type
         launch_grid(fn, (min(rows, 2 ** 31 - 1), 1, 1), (block, 1, 1),
                     [xc, w, b, out, np.int64(rows), np.int64(n), np.int64(G), np.int64(cpg), np.int64(S), a(eps)],

@@ -15,17 +15,37 @@ from .. import _dtypes as _dt
 from .._array import ndarray
 from .._shapes import normalize_axis, prod
 from .._template_kernel import TemplateKernel, launch_grid, pow2_ceil
-from ._common import compute_dtype, contiguous, need_float
+from ._common import compute_dtype, contiguous, need_float, vector_width
 
 __all__ = ["softmax", "log_softmax"]
 
 BLOCKS = (64, 128, 256, 512, 1024)
 
 
-def _source(x: _dt.DType, y: _dt.DType, log: bool, block: int):
-    A = compute_dtype(x).ctype
-    name = f"htnn_{'log_' if log else ''}softmax_{x.name}_{y.name}_{block}"
-    write = "ht_cast<Y>(v - M - L)" if log else "ht_cast<Y>(ht_exp(v - M) / S)"
+def _source(x: _dt.DType, log: bool, block: int, vec: int):
+    """vec > 1: rows are contiguous (inner == 1) and 16-byte aligned; vec elements per load."""
+    T, A = x.ctype, compute_dtype(x).ctype
+    name = f"htnn_{'log_' if log else ''}softmax_{x.name}_{block}_v{vec}"
+    write = "ht_cast<T>(v - M - L)" if log else "ht_cast<T>(ht_exp(v - M) / S)"
+    if vec == 1:
+        read_loop = (f"for (long long j = t; j < n; j += {block}) {{\n"
+                     f"            const A v = ht_cast<A>(X[base + j * inner]);\n")
+        read_end = "        }"
+        write_loop = (f"for (long long j = t; j < n; j += {block}) {{\n"
+                      f"            const A v = ht_cast<A>(X[base + j * inner]);\n"
+                      f"            out[base + j * inner] = {write};\n        }}")
+    else:
+        vt = f"ht_vec<T, {vec}>"
+        read_loop = (f"for (long long j = t; j < n / {vec}; j += {block}) {{\n"
+                     f"            const {vt} w = reinterpret_cast<const {vt}*>(X + base)[j];\n"
+                     f"#pragma unroll\n            for (int u = 0; u < {vec}; ++u) {{\n"
+                     f"            const A v = ht_cast<A>(w.v[u]);\n")
+        read_end = "        } }"
+        write_loop = (f"for (long long j = t; j < n / {vec}; j += {block}) {{\n"
+                      f"            const {vt} w = reinterpret_cast<const {vt}*>(X + base)[j];\n"
+                      f"            {vt} z;\n#pragma unroll\n"
+                      f"            for (int u = 0; u < {vec}; ++u) {{ const A v = ht_cast<A>(w.v[u]); z.v[u] = {write}; }}\n"
+                      f"            reinterpret_cast<{vt}*>(out + base)[j] = z;\n        }}")
     src = f"""
 #ifndef HTNN_SM_COMBINE
 #define HTNN_SM_COMBINE
@@ -39,10 +59,10 @@ template <class A> __device__ __forceinline__ void htnn_sm_combine(A& m, A& s, A
     m = M;
 }}
 #endif
-extern "C" __global__ void {name}(const {x.ctype}* __restrict__ X, {y.ctype}* __restrict__ out,
+extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ out,
                                   long long rows, long long n, long long inner) {{
     typedef {A} A;
-    typedef {y.ctype} Y;
+    typedef {T} T;
     __shared__ A sm_m[{block}];
     __shared__ A sm_s[{block}];
     const int t = threadIdx.x;
@@ -50,13 +70,12 @@ extern "C" __global__ void {name}(const {x.ctype}* __restrict__ X, {y.ctype}* __
         const long long o = r / inner, q = r - o * inner;
         const long long base = o * n * inner + q;
         A m = -ht_real_limits<A>::inf(), s = A(0);
-        for (long long j = t; j < n; j += {block}) {{
-            const A v = ht_cast<A>(X[base + j * inner]);
+        {read_loop}
             if (v > m) {{ s = s * ht_exp(m - v) + A(1); m = v; }}
             else if (v == m) s += A(1);                 /* -inf == -inf too: exp would give NaN */
             else if (v != v) {{ m = v; s = v; }}
             else s += ht_exp(v - m);
-        }}
+        {read_end}
         sm_m[t] = m; sm_s[t] = s;
         __syncthreads();
         for (int k = {block} / 2; k > 0; k >>= 1) {{
@@ -67,10 +86,7 @@ extern "C" __global__ void {name}(const {x.ctype}* __restrict__ X, {y.ctype}* __
         const A M = sm_m[0], S = sm_s[0];
         const A L = ht_log(S); (void)L;
         __syncthreads();
-        for (long long j = t; j < n; j += {block}) {{
-            const A v = ht_cast<A>(X[base + j * inner]);
-            out[base + j * inner] = {write};
-        }}
+        {write_loop}
     }}
 }}
 """
@@ -106,7 +122,7 @@ def _softmax(name: str, log: bool, x, dim, dtype) -> ndarray:
     rows = outer * inner
     if out.size:
         block = block_for(n)
-        fn = KERNEL.function(xc.device_id, xc.dtype, y, log, block)
+        fn = KERNEL.function(xc.device_id, y, log, block, vector_width(xc, out, n, inner))
         launch_grid(fn, (min(rows, 2 ** 31 - 1), 1, 1), (block, 1, 1),
                     [xc, out, np.int64(rows), np.int64(n), np.int64(inner)], xc.device_id)
     return out.reshape(()) if scalar else out
