@@ -81,15 +81,18 @@ def test_solve_non_contiguous_and_mixed(rng):
     b = rand("float64", (3, 8, 10), rng)
     x = LA.solve(dev(a).mT, dev(b)[..., ::2])                            # transposed A, strided b
     close(x, np.linalg.solve(np.swapaxes(a, -1, -2), b[..., ::2]), "float64")
-    x = LA.solve(dev(a)[::-1], dev(b)[:, ::-1, 3])                        # negative strides, 1-d rows
-    close(x, np.linalg.solve(a[::-1], b[:, ::-1, 3][..., None])[..., 0], "float64")
+    x = LA.solve(dev(a)[::-1], dev(b)[:, ::-1, 3:4])                      # negative strides, one column
+    close(x, np.linalg.solve(a[::-1], b[:, ::-1, 3:4]), "float64")
+    with pytest.raises(LA.LinAlgError):                                    # (3, 8) is a matrix, not 3 vectors
+        LA.solve(dev(a), dev(b)[:, :, 3])
     ai = rng.integers(1, 5, size=(4, 4)) + 8 * np.eye(4, dtype=np.int64)
     x = LA.solve(dev(ai.astype(np.int32)), dev(np.arange(4, dtype=np.int16)))
     assert x.dtype.name == "float64"                                       # integers: float64, as NumPy
     close(x, np.linalg.solve(ai, np.arange(4)), "float64")
-    x = LA.solve(dev(a[0].astype(np.float32)), dev(b[0].astype(np.complex128)))
-    assert x.dtype.name == "complex128"
-    close(x, np.linalg.solve(a[0], b[0]), "complex64")
+    a32 = a[0].astype(np.float32)
+    x = LA.solve(dev(a32), dev(b[0].astype(np.complex128)))
+    assert x.dtype.name == "complex128"                                    # result_type(float32, complex128)
+    close(x, np.linalg.solve(a32.astype(np.float64), b[0]), "complex128")
 
 
 @pytest.mark.parametrize("name", FLOATS)
