@@ -8,7 +8,9 @@ import numpy as np
 
 from . import _dtypes as _dt
 from ._dtypes import DType
-from ._shapes import as_shape, c_strides, is_c_contiguous, is_f_contiguous, prod
+from ._device import current_stream as _current_stream
+from ._memory import alloc as _alloc
+from ._shapes import as_shape, c_layout, c_strides, is_c_contiguous, is_f_contiguous, prod
 
 __all__ = ["ndarray"]
 
@@ -73,16 +75,12 @@ class ndarray:
     @classmethod
     def _empty(cls, shape, dtype: DType, device_id: int | None = None, stream=None) -> "ndarray":
         """A fresh C-contiguous array of `dtype` on `device_id` (the current device by default)."""
-        from ._memory import alloc
-        shape = tuple(shape)
-        nbytes = prod(shape) * dtype.itemsize
-        if device_id is None:
-            mem = alloc(nbytes, stream)
-        else:
-            from ._device import current_stream
-            mem = alloc(nbytes, stream if stream is not None else current_stream(device_id))
+        if type(shape) is not tuple:
+            shape = tuple(shape)
+        strides, n = c_layout(shape, dtype.itemsize)
+        mem = _alloc(n * dtype.itemsize, stream if stream is not None else _current_stream(device_id))
         a = object.__new__(cls)
-        a._shape, a._strides, a._dtype = shape, c_strides(shape, dtype.itemsize), dtype
+        a._shape, a._strides, a._dtype = shape, strides, dtype
         a._data, a._ptr, a._device_id, a._base, a._readonly = mem, mem.ptr, mem.device_id, None, False
         return a
 

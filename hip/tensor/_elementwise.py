@@ -41,6 +41,7 @@ class _Op:
     def __init__(self, name, nin, expr, kinds=_ANY, out="same", bool_as=None, compute=None):
         self.name, self.nin, self.kinds, self.out, self.bool_as, self.compute = name, nin, kinds, out, bool_as, compute
         self.expr = expr            # the C++ expression in `a` (and `b`) of the compute type C
+        self.fast: dict = {}        # argument types -> _Fast (or None: the general path decides)
         if nin == 1:
             op = f"const C a = ht_cast<C>(x1); y = ht_cast<Y>({expr});"
             self.kernel = ElementwiseKernel("X1 x1", "Y y", op, f"ht_{name}", vectorize=True)
@@ -97,7 +98,54 @@ def _checked(name: str, args):
     return dts
 
 
+class _Fast:
+    """What `_apply` resolves once per argument-type signature of an op: the compute dtype, the
+    kernel's signature, and the bounds a Python int scalar must be in (NumPy raises outside)."""
+
+    __slots__ = ("c", "kernel_sig", "int_at", "lo", "hi")
+
+    def __init__(self, c, kernel_sig, int_at, lo, hi):
+        self.c, self.kernel_sig, self.int_at, self.lo, self.hi = c, kernel_sig, int_at, lo, hi
+
+
+def _fast_entry(op: _Op, args):
+    """The _Fast of these arguments' types, or None (the general path then decides every call)."""
+    if not all(type(a) is ndarray or is_scalar(a) for a in args):
+        return None
+    try:
+        rt = _dt.result_type(*_checked(op.name, args))
+        c, y = op.resolve(rt)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    int_at, lo, hi = None, 0, 0
+    ints = [k for k, a in enumerate(args) if type(a) is int]
+    if ints:
+        strong = _dt.result_type(*[a.dtype if type(a) is ndarray else _dt.dtype(a.dtype)
+                                   for a in args if not type(a) in (bool, int, float, complex)])
+        if len(ints) > 1:
+            return None
+        if strong.kind in "iu":
+            int_at = ints[0]
+            info = np.iinfo(strong.numpy)
+            lo, hi = int(info.min), int(info.max)
+    kargs = [a if type(a) is ndarray else scalar_value(a, c) for a in args]
+    sig = op.kernel.signature(kargs, {"C": c, "Y": y})
+    return None if sig is None else _Fast(c, sig, int_at, lo, hi)
+
+
 def _apply(op: _Op, args, out=None):
+    if out is None:
+        key = tuple([a._dtype if type(a) is ndarray else type(a) for a in args])
+        try:
+            f = op.fast[key]
+        except KeyError:
+            f = op.fast[key] = _fast_entry(op, args)
+        if f is not None and (f.int_at is None or f.lo <= args[f.int_at] <= f.hi):
+            c = f.c
+            r = op.kernel.call_contiguous(f.kernel_sig, [a if type(a) is ndarray else scalar_value(a, c)
+                                                         for a in args])
+            if r is not None:
+                return r
     rt = _dt.result_type(*_checked(op.name, args))
     c, y = op.resolve(rt)
     if out is not None:

@@ -23,7 +23,8 @@ import numpy as np
 from . import _dtypes
 from ._dtypes import DType
 from ._kernel_source import PRELUDE
-from ._shapes import broadcast_shapes, broadcast_strides, collapse, is_c_contiguous, memory_extent, prod
+from ._device import current_stream as _current_stream, get_device_id as _get_device_id
+from ._shapes import broadcast_shapes, broadcast_strides, c_layout, collapse, is_c_contiguous, memory_extent, prod
 
 __all__ = ["ElementwiseKernel"]
 
@@ -150,6 +151,19 @@ class _Spec:
     def __init__(self, types, kinds, mem, ndim, index):
         self.types, self.kinds, self.mem, self.ndim, self.index = types, kinds, mem, ndim, index
         self.key = (types, kinds, mem, ndim, index)
+
+
+class _Signature:
+    """ElementwiseKernel.signature: the resolved bindings, (types, kinds, mem) of every parameter,
+    the extra bindings, the array and scalar inputs' positions, the outputs' dtypes, and the
+    kernels by (device, layout, index type)."""
+
+    __slots__ = ("bindings", "part", "extra", "arrays", "scalars", "outs", "functions")
+
+    def __init__(self, bindings, part, extra, arrays, scalars, outs):
+        self.bindings, self.part, self.extra, self.arrays, self.scalars, self.outs = \
+            bindings, part, extra, arrays, scalars, outs
+        self.functions: dict = {}
 
 
 def _dims_type(n: int):
@@ -280,11 +294,7 @@ class ElementwiseKernel:
             cshape, cstrides = collapse(shape, [broadcast_strides(a._shape, a._strides, shape) for a in arrays])
             contiguous = len(cshape) <= 1 and all((not s) or s[0] == a._dtype.itemsize
                                                   for s, a in zip(cstrides, arrays))
-        vec = 1
-        if contiguous and n >= VECTOR_MIN and self._vectorizable:
-            vec = min([VECTOR_MAX] + [16 // a._dtype.itemsize for a in arrays])
-            while vec > 1 and any(a._ptr % (vec * a._dtype.itemsize) for a in arrays):
-                vec //= 2
+        vec = self._vector_width(arrays, n) if contiguous else 1
         if contiguous:
             ndim = -vec if vec > 1 else 0
             index = "unsigned int" if n <= _INT32_LIMIT else "long long"
@@ -303,10 +313,7 @@ class ElementwiseKernel:
         types, kinds, mem = tuple(types), tuple(kinds), tuple(mem)
         extra = tuple(sorted((k, v.name) for k, v in bindings.items() if k not in self._placeholders)) \
             if len(bindings) > len(self._placeholders) else ()
-        key = (device_id, types, kinds, mem, ndim, index, extra)
-        fn = self._functions.get(key)
-        if fn is None:
-            fn = self._functions[key] = self._compile(_Spec(types, kinds, mem, ndim, index), bindings)
+        fn = self._function(device_id, types, kinds, mem, ndim, index, extra, bindings)
         kargs = []
         k = 0
         dims = _dims_type(ndim) if ndim > 0 else None
@@ -322,6 +329,100 @@ class ElementwiseKernel:
             kargs.append(dims(*cshape))
         kargs.append(np.uint32(n) if index == "unsigned int" else np.int64(n))
         launch(fn, n, kargs, device_id, stream)
+
+    def _vector_width(self, arrays, n: int) -> int:
+        """Elements per wide load for a contiguous call over `arrays` (1: none)."""
+        vec = 1
+        if n >= VECTOR_MIN and self._vectorizable:
+            vec = min([VECTOR_MAX] + [16 // a._dtype.itemsize for a in arrays])
+            while vec > 1 and any(a._ptr % (vec * a._dtype.itemsize) for a in arrays):
+                vec //= 2
+        return vec
+
+    def _function(self, device_id, types, kinds, mem, ndim, index, extra, bindings):
+        key = (device_id, types, kinds, mem, ndim, index, extra)
+        fn = self._functions.get(key)
+        if fn is None:
+            fn = self._functions[key] = self._compile(_Spec(types, kinds, mem, ndim, index), bindings)
+        return fn
+
+    # -- the fast path: repeat calls on C-contiguous arrays of one shape --------------------------
+    def signature(self, args, bindings: dict | None = None) -> "_Signature | None":
+        """What every call on inputs of these types (arrays' dtypes, scalars' types) under
+        `bindings` shares, for `call_contiguous`; None where the general path must decide (raw
+        parameters, bad arguments, unbound types). Made once per signature by the caller."""
+        nd = _ND or _ndarray()
+        if self._has_raw or len(args) != self.nin:
+            return None
+        b = dict(bindings) if bindings else {}
+        try:
+            bind_types(self.in_params, args, b)
+        except TypeError:
+            return None
+        types, kinds, mem, arrays, scalars, outs = [], [], [], [], [], []
+        for k, (p, a) in enumerate(zip(self.in_params, args)):
+            t = p.dtype or b.get(p.placeholder)
+            if t is None:
+                return None
+            types.append(t.name)
+            if isinstance(a, nd):
+                kinds.append("array")
+                mem.append(a._dtype.name)
+                arrays.append(k)
+            elif is_scalar(a):
+                kinds.append("scalar")
+                mem.append(None)
+                scalars.append((k, t))
+            else:
+                return None
+        if not arrays:
+            return None
+        for p in self.out_params:
+            t = p.dtype or b.get(p.placeholder)
+            if t is None:
+                return None
+            types.append(t.name)
+            kinds.append("array")
+            mem.append(t.name)
+            outs.append(t)
+        extra = tuple(sorted((k, v.name) for k, v in b.items() if k not in self._placeholders)) \
+            if len(b) > len(self._placeholders) else ()
+        return _Signature(b, (tuple(types), tuple(kinds), tuple(mem)), extra, tuple(arrays), tuple(scalars),
+                          tuple(outs))
+
+    def call_contiguous(self, sig: "_Signature", args):
+        """Run on inputs of `sig`'s types when they are C-contiguous arrays of one shape on the
+        current device (and scalars) with a fresh output: the per-op hot path. None (nothing done)
+        otherwise, and the caller takes the general path."""
+        nd = _ND
+        first = args[sig.arrays[0]]
+        shape, dev = first._shape, first._device_id
+        strides, n = c_layout(shape, first._dtype.itemsize)
+        if not n:
+            return None
+        for k in sig.arrays:
+            a = args[k]
+            if a._shape != shape or a._device_id != dev or (
+                    a._strides != strides and a._strides != c_layout(shape, a._dtype.itemsize)[0]):
+                return None
+        if _get_device_id() != dev:
+            return None
+        stream = _current_stream(dev)
+        outs = [nd._empty(shape, t, dev, stream) for t in sig.outs]
+        kargs = list(args)
+        for k, t in sig.scalars:
+            kargs[k] = scalar_value(args[k], t)
+        kargs += outs
+        vec = self._vector_width([args[k] for k in sig.arrays] + outs, n) if n >= VECTOR_MIN else 1
+        ndim = -vec if vec > 1 else 0
+        index = "unsigned int" if n <= _INT32_LIMIT else "long long"
+        fn = sig.functions.get((dev, ndim, index))
+        if fn is None:
+            fn = sig.functions[(dev, ndim, index)] = self._function(dev, *sig.part, ndim, index, sig.extra,
+                                                                    sig.bindings)
+        kargs.append(np.uint32(n) if index == "unsigned int" else np.int64(n))
+        fn.launch(grid_for(n, dev), BLOCK, kargs, 0, stream)
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
     # -- source --------------------------------------------------------------------------------
     def kernel_name(self, spec: _Spec, bindings: dict) -> str:

@@ -108,6 +108,19 @@ def f_strides(shape, itemsize: int) -> tuple[int, ...]:
     return tuple(strides)
 
 
+_c_layouts: dict = {}
+
+
+def c_layout(shape: tuple, itemsize: int) -> tuple[tuple[int, ...], int]:
+    """(C-order strides, element count) of a shape tuple, cached (the per-op hot path asks often)."""
+    r = _c_layouts.get((shape, itemsize))
+    if r is None:
+        if len(_c_layouts) > 4096:      # bounded: programs with ever new shapes
+            _c_layouts.clear()
+        r = _c_layouts[(shape, itemsize)] = (c_strides(shape, itemsize), prod(shape))
+    return r
+
+
 def is_c_contiguous(shape, strides, itemsize: int) -> bool:
     if prod(shape) == 0:
         return True
