@@ -83,7 +83,8 @@ extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ o
                           sm_m[t] = a; sm_s[t] = b; }}
             __syncthreads();
         }}
-        const A M = sm_m[0], S = sm_s[0];
+        /* a +inf in the row makes exp(inf - inf) NaN in PyTorch's sum: the whole row is NaN */
+        const A M = sm_m[0], S = M == ht_real_limits<A>::inf() ? ht_real_limits<A>::nan() : sm_s[0];
         const A L = ht_log(S); (void)L;
         __syncthreads();
         {write_loop}
