@@ -148,10 +148,8 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False,
     c = compute_dtype(input.dtype)
     b = {"C": c, "Y": input.dtype}
     seed = _seed(generator)
-    if p == 1.0:
-        threshold, scale = np.uint32(0xFFFFFFFF), 0.0
-        args = (input, seed, threshold, c.numpy.type(scale))
-        # p == 1: every element is dropped (hash >= 2^32 - 1 is rare, so multiply by 0 too)
+    if p == 1.0:            # every element dropped: the rare hash 2^32 - 1 passes, times 0
+        args = (input, seed, np.uint32(0xFFFFFFFF), c.numpy.type(0.0))
     else:
         threshold = np.uint32(min(int(round(p * 2.0 ** 32)), 2 ** 32 - 1))
         args = (input, seed, threshold, c.numpy.type(1.0 / (1.0 - p)))
@@ -169,7 +167,8 @@ def linear(input, weight, bias=None, *, activation: str | None = None) -> ndarra
     need_float(weight, "linear", "weight")
     act = "identity" if activation is None else activation
     if act not in ACTIVATIONS:
-        raise ValueError(f"linear: unknown activation {activation!r} (one of {sorted(ACTIVATIONS)[1:]})")
+        raise ValueError(f"linear: unknown activation {activation!r} "
+                         f"(one of {[a for a in sorted(ACTIVATIONS) if a != 'identity']})")
     if weight.ndim != 2:
         raise ValueError(f"linear: weight must be 2-d (out_features, in_features), got shape {weight.shape}")
     if input.ndim < 1 or input.shape[-1] != weight.shape[1]:

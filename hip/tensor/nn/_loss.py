@@ -29,7 +29,7 @@ _NLL = ElementwiseKernel(
 _BCE = ElementwiseKernel(
     "X x, X t, W w", "A y",
     "const A a = ht_cast<A>(x), b = ht_cast<A>(t);"
-    "A lx = ht_log(a), l1 = ht_log(A(1) - a);"
+    "A lx = ht_log(a), l1 = ht_log1p(-a);"
     "if (lx < A(-100)) lx = A(-100); if (l1 < A(-100)) l1 = A(-100);"
     "y = -(b * lx + (A(1) - b) * l1) * ht_cast<A>(w);",
     "htnn_bce")
