@@ -77,15 +77,12 @@ def define(name: str, members, module: str, doc: str = "", signed: bool = False,
     `style='cuda'`: as cuda.bindings' enums, str() and format() give the repr
     (`<CUresult.CUDA_SUCCESS: 0>`) and a value with several names is known by the last.
     """
-    if isinstance(members, str):
-        it = iter(members.split())
-        members = [(n, int(v)) for n, v in zip(it, it)]
-    v2m, n2m, names, hashable = {}, {}, [], []
-    # The state EnumType.__new__ would set, in the namespace (the containers are filled below):
+    # The state EnumType.__new__ would set, in the namespace (the containers are filled by _fill):
     # one class creation, no per-attribute class updates.
     # (_member_type_, _new_member_, _value_repr_, _use_args_, _unhashable_values_ are the base's.)
+    v2m = {}
     ns = {"__module__": module, "__doc__": doc or None, "__qualname__": name,
-          "_member_names_": names, "_member_map_": n2m, "_value2member_map_": v2m, "_hashable_values_": hashable}
+          "_member_names_": [], "_member_map_": {}, "_value2member_map_": v2m, "_hashable_values_": []}
     if signed:
         ns["ctypes_type"] = staticmethod(_signed_ctypes_type)
     if style == "cuda":
@@ -93,6 +90,18 @@ def define(name: str, members, module: str, doc: str = "", signed: bool = False,
         ns["__format__"] = _repr_format
     cls = type.__new__(EnumMeta, name, (Enum,), ns)
     _VALUE_MAPS[cls] = v2m
+    _fill(cls, members, style == "cuda")
+    return cls
+
+
+def _fill(cls, members, last_name_wins: bool) -> None:
+    """Create the members of a new class from ((name, value), ...) or "name value name value"; a value
+    named twice is one member (known by its first name, or its last if `last_name_wins`).
+    (Replaced below by hip._pointer.enum_fill, the same in C: it writes the class dict directly.)"""
+    if isinstance(members, str):
+        it = iter(members.split())
+        members = [(n, int(v)) for n, v in zip(it, it)]
+    v2m, n2m, names = cls._value2member_map_, cls._member_map_, cls._member_names_
     new = int.__new__
     setattr_ = type.__setattr__
     for n, v in members:
@@ -103,13 +112,12 @@ def define(name: str, members, module: str, doc: str = "", signed: bool = False,
             m._value_ = v
             v2m[v] = m
             names.append(n)
-        elif style == "cuda":   # the later name of a value is its name (CU_CTX_BLOCKING_SYNC)
+        elif last_name_wins:   # the later name of a value is its name (CU_CTX_BLOCKING_SYNC)
             names[names.index(m._name_)] = n
             m._name_ = n
         n2m[n] = m
         setattr_(cls, n, m)
-    hashable += v2m
-    return cls
+    cls._hashable_values_.extend(v2m)
 
 
 def member(cls, value: int):
@@ -142,7 +150,7 @@ def check_arg(cls, value) -> int:
     return int(value)
 
 
-try:   # the compiled lookup (reads the class's own dict: no EnumType.__getattr__ detour)
-    from hip._pointer import enum_member as member  # noqa: F811
+try:   # the compiled lookup and fill (read the class's own dict: no EnumType.__getattr__ detour)
+    from hip._pointer import enum_member as member, enum_fill as _fill  # noqa: F811
 except ImportError:   # hip/_pointer not built (the generator's tests import this module alone)
     pass

@@ -241,6 +241,24 @@ def test_kernel_params_in_a_struct_field():
         p.kernelParams = ((1, 2), (ctypes.c_int,))
 
 
+def test_kernel_params_keep_the_values_they_point_into():
+    """With the type None, an entry points into the value's own storage (a CUdeviceptr's, a ctypes
+    object's): the packed block keeps those values alive, given as a tuple or (hip.hip) a list.
+    Freed values' memory would be reused by the objects made after them (read back as 0xDEAD)."""
+    import ctypes
+    import gc
+    from hip import hip
+    for form in (tuple, list):
+        p = hip.hipKernelNodeParams()
+        p.kernelParams = (form([driver.CUdeviceptr(0x1234), ctypes.c_int(7)]), (None, None))
+        gc.collect()
+        churn = [(driver.CUdeviceptr(0xDEAD), ctypes.c_int(0xDEAD)) for _ in range(1000)]
+        addrs = (ctypes.c_void_p * 2).from_address(int(p.kernelParams))
+        assert ctypes.c_uint64.from_address(addrs[0]).value == 0x1234, form
+        assert ctypes.c_int.from_address(addrs[1]).value == 7, form
+        del churn
+
+
 def _simple_ctypes_types():
     """Every simple ctypes type of this platform (taken from ctypes itself), but strings and objects."""
     import ctypes

@@ -9,6 +9,19 @@ from libc.stdint cimport *
 from libc.stddef cimport wchar_t
 from cpython.ref cimport Py_INCREF, Py_DECREF
 from hip cimport cdemo as _cl
+cdef extern from *:
+    """
+    #if PY_VERSION_HEX >= 0x030A0000
+    #define hip_py_gc_pause() PyGC_Disable()
+    #define hip_py_gc_resume(was) ((void)((was) && PyGC_Enable()))
+    #else
+    #define hip_py_gc_pause() 0
+    #define hip_py_gc_resume(was) ((void)(was))
+    #endif
+    """
+    int hip_py_gc_pause()
+    void hip_py_gc_resume(int)
+cdef int _gc_was_enabled = hip_py_gc_pause()
 from hip cimport _pointer as _p
 from hip cimport _struct as _s
 from hip._pointer cimport Pointer, DevicePointer, Handle
@@ -673,3 +686,5 @@ _errors.register_status(demoStatus_t, _describe)
 DEMO_MAX = DEMO_MAX_DEVICES
 DEMO_OK = demoStatus.DEMO_SUCCESS
 demoGetCountAlias = demoGetCount
+
+hip_py_gc_resume(_gc_was_enabled)

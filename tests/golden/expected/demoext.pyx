@@ -11,6 +11,19 @@ from cpython.ref cimport Py_INCREF, Py_DECREF
 from hip cimport cdemoext as _cl
 from hip cimport cdemo as _c_demo
 from hip import demo as _demo
+cdef extern from *:
+    """
+    #if PY_VERSION_HEX >= 0x030A0000
+    #define hip_py_gc_pause() PyGC_Disable()
+    #define hip_py_gc_resume(was) ((void)((was) && PyGC_Enable()))
+    #else
+    #define hip_py_gc_pause() 0
+    #define hip_py_gc_resume(was) ((void)(was))
+    #endif
+    """
+    int hip_py_gc_pause()
+    void hip_py_gc_resume(int)
+cdef int _gc_was_enabled = hip_py_gc_pause()
 from hip cimport _pointer as _p
 from hip cimport _struct as _s
 from hip._pointer cimport Pointer, DevicePointer, Handle
@@ -134,3 +147,5 @@ _errors.register_status(demoextStatus_t, _describe)
 
 # -- #define aliases (hipGetDeviceProperties -> hipGetDevicePropertiesR0600) ----------
 DEMOEXT_MODE_FAST = _demo.demoMode.DEMO_MODE_FAST
+
+hip_py_gc_resume(_gc_was_enabled)
