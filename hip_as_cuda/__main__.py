@@ -3,9 +3,7 @@
 Runs an unchanged CUDA Python program on HIP: its `cuda.bindings` / `cuda.cuda` imports are
 taken by the alias for this process, even where NVIDIA's cuda-python is installed.
 """
-from __future__ import annotations
-
-import runpy
+import runpy   # runpy itself is what `python -m` has imported already
 import sys
 
 
@@ -37,8 +35,25 @@ def main(argv: list[str]) -> int:
     else:
         sys.argv = argv
         sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(argv[0])))
-        runpy.run_path(argv[0], run_name="__main__")
+        if argv[0].endswith(".py") and __import__("os").path.isfile(argv[0]):
+            run_script(argv[0])
+        else:   # a directory or zip file with __main__.py
+            runpy.run_path(argv[0], run_name="__main__")
     return 0
+
+
+def run_script(path: str) -> None:
+    """Run a .py file as `python path` does, as the module __main__ (classes defined there
+    pickle). Not runpy.run_path: it imports pkgutil, and with it typing and re (~5 ms more at
+    every start than `python prog.py`)."""
+    import builtins
+    import types
+    with open(path, "rb") as f:
+        code = compile(f.read(), path, "exec")
+    main = types.ModuleType("__main__")
+    main.__file__, main.__builtins__, main.__cached__ = path, builtins, None
+    sys.modules["__main__"] = main
+    exec(code, main.__dict__)
 
 
 if __name__ == "__main__":

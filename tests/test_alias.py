@@ -188,6 +188,27 @@ def test_python_m_hip_as_cuda_runs_a_program(tmp_path):
     assert r.stdout.strip() == "True ['x']"
 
 
+def test_python_m_hip_as_cuda_runs_the_program_as_main(tmp_path):
+    """The program is the module __main__, as under `python prog.py` (its classes pickle, its
+    errors exit nonzero with their traceback), and the launcher imports no more than it needs
+    (runpy.run_path would import pkgutil, and with it typing and re, at every start)."""
+    prog = tmp_path / "prog.py"
+    prog.write_text("import pickle, sys\nclass A:\n    pass\n"
+                    "assert __name__ == '__main__' and sys.modules['__main__'].A is A\n"
+                    "assert type(pickle.loads(pickle.dumps(A()))) is A\n"
+                    "print('pkgutil' in sys.modules, __file__ == sys.argv[0])\n"
+                    "if sys.argv[1:] == ['fail']:\n    raise ValueError('from the program')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    plain = subprocess.run([sys.executable, "-S", str(prog)], capture_output=True, text=True, timeout=120, env=env)
+    r = subprocess.run([sys.executable, "-S", "-m", "hip_as_cuda", str(prog)], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == plain.stdout == "False True\n"
+    r = subprocess.run([sys.executable, "-m", "hip_as_cuda", str(prog), "fail"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120, env=env)
+    assert r.returncode == 1 and "ValueError: from the program" in r.stderr and str(prog) in r.stderr
+
+
 def test_python_m_hip_as_cuda_reports_coverage():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     r = subprocess.run([sys.executable, "-m", "hip_as_cuda"], capture_output=True, text=True, timeout=120, env=env)
