@@ -128,12 +128,14 @@ class generating_build_py(build_py):
 # at -O0 they compile in seconds, and per-call code keeps -O2.
 CFLAGS = ["-O2", "-g0", "-Wno-unused-function", "-Wno-deprecated-declarations", "-Wno-unused-variable"]
 SMALL_CODE = ("CYTHON_SMALL_CODE", '__attribute__((cold, optimize("O0")))')
-RUNTIME_MODULES = ("_loader", "_pointer", "_struct")
+# Hand-written modules that need no headers, built with every build (HIP_PYTHON_LIBS=none too):
+# the runtime helpers, and hip.tensor's per-op hot path (its HIP functions come through _loader).
+RUNTIME_MODULES = ("_loader", "_pointer", "_struct", "tensor._launch")
 
 
 def extensions(include: str | None, libraries: list[str], cuda_include: str | None = None) -> list[Extension]:
-    exts = [Extension(f"hip.{m}", [f"hip/{m}.pyx"], extra_compile_args=CFLAGS, define_macros=[SMALL_CODE])
-            for m in RUNTIME_MODULES]
+    exts = [Extension(f"hip.{m}", [f"hip/{m.replace('.', '/')}.pyx"], extra_compile_args=CFLAGS,
+                      define_macros=[SMALL_CODE]) for m in RUNTIME_MODULES]
     for lib in libraries:
         if lib == ALIAS:
             exts += alias_extensions(cuda_include)

@@ -1,14 +1,13 @@
 """CPU cost of hip.tensor's launch path and of a whole small `x + y` (no GPU needed).
 
-1. Function.launch up to the hipModuleLaunchKernel call: the binding's function is swapped for a
-   no-op that takes the same arguments (a no-op call's own cost is subtracted), so the figure is
-   what the layer adds per kernel launch before the binding (whose call costs about as much as any
-   hip.hip call, ~0.4-0.5 us here).
+1. Function.launch up to the hipModuleLaunchKernel call: the C function it calls (hip.tensor._launch)
+   is swapped for a C no-op, so the figure is what the layer adds per kernel launch.
 2. `x + y` on 1000-element float32 arrays (made by ndarray._empty at fake device addresses): the whole
    Python path of one small op (checks, promotion, kernel lookup, allocation from the caching
    allocator and the free of the result, argument packing) with the three HIP calls it makes
-   swapped for no-ops: hipGetDevice (answers device 0), hipMalloc (a fake address; called once, for
-   the first segment) and the launch; the kernel's compile and load are swapped for a fake Function.
+   swapped for no-ops: hipGetDevice (answers device 0) and the launch (C no-ops in
+   hip.tensor._launch), hipMalloc (a fake address; called once, for the first segment); the
+   kernel's compile and load are swapped for a fake Function.
 
     cd /work/main && LD_LIBRARY_PATH=build/rocm-runtime/usr/lib/x86_64-linux-gnu \
         .venv/bin/python benchmarks/bench_tensor_launch.py
@@ -33,7 +32,7 @@ def per_call(fn, n=200_000) -> float:
 
 
 def main() -> None:
-    from hip.tensor import _compiler, _device
+    from hip.tensor import _compiler, _device, _launch
 
     class Arr:                      # stands for an ndarray: an int .ptr
         __slots__ = ("ptr",)
@@ -45,17 +44,14 @@ def main() -> None:
     f = _compiler.Function(None, "k", 0x1234, device_id=0)
     x, y = Arr(0x7f0000000000), Arr(0x7f0000100000)
     args = (x, y, np.float32(2.0), 1000)
-    calls = []
-    real = _compiler._launch_kernel
-    _compiler._launch_kernel = lambda *a: (0,)
+    _launch._benchmark_noops(True)
     try:
-        noop = per_call(lambda: (lambda *a: (0,))(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, None))
         launch = per_call(lambda: f.launch(4, 256, args, 0, null))
         launch_tuple = per_call(lambda: f.launch((4, 1), (256, 1, 1), args, 0, null))
     finally:
-        _compiler._launch_kernel = real
-    print(f"Function.launch up to the binding call, 4 args: {(launch - noop) * 1e6:.2f} us "
-          f"(grid/block as tuples: {(launch_tuple - noop) * 1e6:.2f} us)")
+        _launch._benchmark_noops(False)
+    print(f"Function.launch up to the hipModuleLaunchKernel call, 4 args: {launch * 1e6:.2f} us "
+          f"(grid/block as tuples: {launch_tuple * 1e6:.2f} us)")
     small_op()
 
 
@@ -63,16 +59,15 @@ def small_op() -> None:
     """`x + y` (and `x + 2.0`) on 1000 float32 with the HIP calls swapped for no-ops."""
     from hip import hip as h
     import hip.tensor as ht
-    from hip.tensor import _compiler, _dtypes, _elementwise_kernel as ek
+    from hip.tensor import _compiler, _dtypes, _elementwise_kernel as ek, _launch
     from hip.tensor._array import ndarray
 
-    swaps = [(h, "hipGetDevice", lambda: (0, 0)),
-             (h, "hipMalloc", lambda size: (0, 0x7e0000000000)),
-             (_compiler, "_launch_kernel", lambda *a: (0,)),
-             (ek.ElementwiseKernel, "_compile", lambda self, spec, b: _compiler.Function(None, "k", 0x1234, 0))]
+    swaps = [(h, "hipMalloc", lambda size: (0, 0x7e0000000000)),
+             (ek.ElementwiseKernel, "_compile", lambda self, *a: _compiler.Function(None, "k", 0x1234, 0))]
     saved = [(o, n, getattr(o, n)) for o, n, _ in swaps]
     for o, n, f in swaps:
         setattr(o, n, f)
+    _launch._benchmark_noops(True)
     ek._grid_cap.setdefault(0, 132 * 32)
     try:
         shape, f32 = (1000,), _dtypes.float32
@@ -81,6 +76,7 @@ def small_op() -> None:
         add_scalar = per_call(lambda: x + 2.0, 50_000)
         add_fn = per_call(lambda: ht.add(x, y), 50_000)
     finally:
+        _launch._benchmark_noops(False)
         for o, n, f in saved:
             setattr(o, n, f)
     print(f"x + y, 1000 float32, whole Python path with no-op HIP calls: {add * 1e6:.2f} us "

@@ -200,6 +200,33 @@ def test_arguments_are_packed_with_their_c_types_and_alignment():
                    0xABC, 0.25, -1.0]
 
 
+def test_the_c_packer_packs_as_the_plans():
+    """hip.tensor._launch packs the common kinds in C (Function.launch's path): the same values at
+    the same offsets as the Python plans; other kinds are left to the plans (None)."""
+    from hip.tensor import _launch
+    from hip.tensor._array import ndarray
+    from hip.tensor._dtypes import dtype
+
+    class Arr:
+        ptr = 0x7F00_0000_1000
+    nd = ndarray._view_of(None, 0x7E00_0000_0040, (3,), (4,), dtype("float32"), 0)
+    args = (np.int8(-3), 2.5, Arr(), np.float16(1.5), np.complex64(1 - 2j), True, None, 12345678901, nd,
+            np.uint32(4000000000), C.Pointer(0xABC), np.float32(0.25), np.complex128(3 + 4j), np.bool_(True),
+            np.int64(-5), -7)
+    sizes = [1, 8, 8, 2, 8, 1, 8, 8, 8, 4, 8, 4, 16, 1, 8, 8]
+    plan = C._Plan(args)
+    plan.pack(args)
+    base = ctypes.addressof(plan.buf)
+    offsets = [plan.params[i] - base for i in range(len(args))]
+    packed, c_offsets = _launch.pack(args)
+    assert c_offsets == offsets
+    want = bytes(plan.buf)
+    assert [packed[o:o + z] for o, z in zip(offsets, sizes)] == [want[o:o + z] for o, z in zip(offsets, sizes)]
+    assert packed[offsets[8]:offsets[8] + 8] == (0x7E00_0000_0040).to_bytes(8, "little")
+    for other in (ctypes.c_short(7), np.datetime64("2020-01-01"), 2 ** 70, np.longdouble(1), "text"):
+        assert _launch.pack((1, other)) is None, other
+
+
 def test_plans_are_per_signature_and_repack():
     a1, a2 = (np.float32(1), 3), (np.float32(2), 4)
     p = C._Plan(a1)

@@ -2,6 +2,7 @@
 """The `cuda` alias's cost (issue 12, item 9), measured in one run on one GPU.
 
     HIP_PLATFORM=nvidia python3 benchmarks/gpu/bench_alias.py [--calls N] [--launches N] [--rounds R] [--imports N]
+    python3 benchmarks/gpu/bench_alias.py --imports-only [--nvidia-python PY]    (c) alone, no GPU needed
 
 Three contenders, each in its own fresh interpreters with the same timing code:
   nvidia  NVIDIA's cuda.bindings       python worker.py            (this repository off PYTHONPATH)
@@ -13,6 +14,8 @@ Three contenders, each in its own fresh interpreters with the same timing code:
   (b) cuLaunchKernel of an almost empty kernel with 4 arguments given as ((values), (ctypes types))
       (hip: hipModuleLaunchKernel with a list of 4 ctypes values), 1 block of 32 threads on a
       non-blocking stream, --launches launches then one synchronize, us per launch, best of 5;
+      and both of ours with the same arguments in the one form both take, ((int, int, 256, 0.5),
+      (c_void_p, c_void_p, c_int, c_float)): the alias - hip figure;
   (c) `import cuda.bindings.driver` in fresh interpreters, --imports samples each, min and median
       (our .py files byte-compiled first, as pip installs them):
       the import statement itself (timed inside the program) and the whole process less a bare
@@ -69,6 +72,12 @@ def best_launch_us(launch, sync):
     return best
 
 
+def same_form(d_a, d_b):
+    """The kernel arguments in the one form both hip.hip and the alias take, as the same objects:
+    ((values), (ctypes types)) with the device pointers as ints (the alias - hip comparison)."""
+    return ((int(d_a), int(d_b), 256, 0.5), (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_float))
+
+
 def cuda_contender():
     from cuda.bindings import driver, nvrtc, runtime
 
@@ -92,14 +101,17 @@ def cuda_contender():
     d_a, d_b = ok(driver.cuMemAlloc(1024)), ok(driver.cuMemAlloc(1024))
     stream = ok(driver.cuStreamCreate(driver.CUstream_flags.CU_STREAM_NON_BLOCKING))
     args = ((d_a, d_b, 256, 0.5), (None, None, ctypes.c_int, ctypes.c_float))
+    same = same_form(d_a, d_b)
     launch_fn, get_device, get_ctx = driver.cuLaunchKernel, runtime.cudaGetDevice, driver.cuCtxGetCurrent
     ok(launch_fn(f, 1, 1, 1, 32, 1, 1, 0, stream, args, 0))
+    ok(launch_fn(f, 1, 1, 1, 32, 1, 1, 0, stream, same, 0))
     ok(driver.cuStreamSynchronize(stream))
+    sync = lambda: ok(driver.cuStreamSynchronize(stream))
     return {
         "cheap": best_ns(get_device),
         "ctx": best_ns(get_ctx),
-        "launch": best_launch_us(lambda: launch_fn(f, 1, 1, 1, 32, 1, 1, 0, stream, args, 0),
-                                 lambda: ok(driver.cuStreamSynchronize(stream))),
+        "launch": best_launch_us(lambda: launch_fn(f, 1, 1, 1, 32, 1, 1, 0, stream, args, 0), sync),
+        "launch_same": best_launch_us(lambda: launch_fn(f, 1, 1, 1, 32, 1, 1, 0, stream, same, 0), sync),
         "module": driver.__file__,
     }
 
@@ -124,13 +136,16 @@ def hip_contender():
     stream = hip.check(h.hipStreamCreateWithFlags(h.hipStreamNonBlocking))
     params = [ctypes.c_void_p(int(d_a)), ctypes.c_void_p(int(d_b)), ctypes.c_int(256), ctypes.c_float(0.5)]
     launch_fn, get_device, get_ctx = h.hipModuleLaunchKernel, h.hipGetDevice, h.hipCtxGetCurrent
+    same = same_form(d_a, d_b)
     hip.check(launch_fn(f, 1, 1, 1, 32, 1, 1, 0, stream, params, None))
+    hip.check(launch_fn(f, 1, 1, 1, 32, 1, 1, 0, stream, same, None))
     hip.check(h.hipStreamSynchronize(stream))
+    sync = lambda: hip.check(h.hipStreamSynchronize(stream))
     return {
         "cheap": best_ns(get_device),
         "ctx": best_ns(get_ctx),
-        "launch": best_launch_us(lambda: launch_fn(f, 1, 1, 1, 32, 1, 1, 0, stream, params, None),
-                                 lambda: hip.check(h.hipStreamSynchronize(stream))),
+        "launch": best_launch_us(lambda: launch_fn(f, 1, 1, 1, 32, 1, 1, 0, stream, params, None), sync),
+        "launch_same": best_launch_us(lambda: launch_fn(f, 1, 1, 1, 32, 1, 1, 0, stream, same, None), sync),
         "module": h.__file__,
     }
 
@@ -157,9 +172,14 @@ def environments() -> dict[str, dict]:
     return {"nvidia": nvidia, "alias": ours, "hip": ours}
 
 
+NVIDIA_PYTHON = [sys.executable]   # --nvidia-python: an interpreter whose environment has NVIDIA's package
+
+
 def command(who: str, script: str, *args) -> list[str]:
     if who == "alias":
         return [sys.executable, "-m", "hip_as_cuda", script, *args]
+    if who == "nvidia":
+        return [*NVIDIA_PYTHON, script, *args]
     return [sys.executable, script, *args]
 
 
@@ -175,12 +195,13 @@ def last_line(r) -> str:
 def probe(envs, work) -> dict[str, str]:
     """Which contenders can run here: {who: ''} or {who: why not}."""
     why = {}
-    r = run([sys.executable, "-c", "import json, cuda.bindings.driver as d; print(json.dumps(d.__file__))"],
+    r = run([*NVIDIA_PYTHON, "-c", "import json, cuda.bindings.driver as d; print(json.dumps(d.__file__))"],
             envs["nvidia"], work, timeout=120)
     if r.returncode != 0:
         why["nvidia"] = f"NVIDIA's cuda.bindings is not importable: {last_line(r)}"
-    elif os.path.realpath(json.loads(r.stdout.strip().splitlines()[-1])).startswith(os.path.realpath(REPO)):
-        why["nvidia"] = "cuda.bindings resolves to this repository, not NVIDIA's package"
+    elif os.path.realpath(json.loads(r.stdout.strip().splitlines()[-1])).startswith(
+            os.path.realpath(os.path.join(REPO, "hip_as_cuda")) + os.sep):   # (a side venv in build/ is fine)
+        why["nvidia"] = "cuda.bindings resolves to this repository's alias, not NVIDIA's package"
     r = run([sys.executable, "-c", "import hip_as_cuda"], envs["alias"], work, timeout=120)
     if r.returncode != 0:
         why["alias"] = f"hip_as_cuda is not importable: {last_line(r)}"
@@ -191,7 +212,8 @@ def measure_calls(args, envs, work, able) -> tuple[dict, dict]:
     worker = os.path.join(work, "worker.py")
     with open(worker, "w") as f:
         f.write(WORKER)
-    best = {who: {"cheap": float("inf"), "ctx": float("inf"), "launch": float("inf")} for who in able}
+    best = {who: {"cheap": float("inf"), "ctx": float("inf"), "launch": float("inf"), "launch_same": float("inf")}
+            for who in able}
     errors, modules = {}, {}
     for rnd in range(args.rounds):
         order = list(able) if rnd % 2 == 0 else list(able)[::-1]
@@ -253,6 +275,27 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
 
+def imports_only(args) -> int:
+    """(c) without a GPU: neither import touches the device."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(REPO, "hip"),
+                    os.path.join(REPO, "hip_as_cuda")], check=False)
+    envs = environments()
+    with tempfile.TemporaryDirectory(prefix="bench-alias-") as work:
+        why = probe(envs, work)
+        if why:
+            print(f"skipped: {'; '.join(why.values())}")
+            return 77
+        print(f"date     {datetime.datetime.now().isoformat(timespec='seconds')}")
+        print(f"machine  {_util.machine()}")
+        print(f"python   ours {sys.executable}, NVIDIA's {' '.join(NVIDIA_PYTHON)}")
+        print(f"(c) import cuda.bindings.driver, {args.imports} fresh interpreters each")
+        imports = measure_imports(args, envs, work, ["nvidia", "alias"])
+    a, n = imports["alias"], imports["nvidia"]
+    print(f"  import statement, alias/cuda.bindings: {a['statement_min'] / n['statement_min']:.2f}x (min), "
+          f"{a['statement_median'] / n['statement_median']:.2f}x (median); target <= 0.5x")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--calls", type=int, default=200_000, help="(a) calls per timeit repeat")
@@ -260,7 +303,15 @@ def main() -> int:
     ap.add_argument("--launches", type=int, default=20_000, help="(b) launches per timed loop")
     ap.add_argument("--rounds", type=int, default=3, help="(a, b) processes per contender, order alternating")
     ap.add_argument("--imports", type=int, default=15, help="(c) fresh interpreters per contender")
+    ap.add_argument("--imports-only", action="store_true",
+                    help="(c) alone, without a GPU (a CPU proxy: NVIDIA's import needs no driver)")
+    ap.add_argument("--nvidia-python", help="interpreter with NVIDIA's cuda.bindings (default: this one), run "
+                    "isolated (-I); e.g. build/cuda-bindings-oracle/venv-13.0.3-cp311/bin/python")
     args = ap.parse_args()
+    if args.nvidia_python:
+        NVIDIA_PYTHON[:] = [os.path.abspath(args.nvidia_python), "-I"]   # the runs change directory
+    if args.imports_only:
+        return imports_only(args)
 
     from hip.errors import HipPythonError
     try:
@@ -301,7 +352,7 @@ def main() -> int:
         for who, b in best.items():
             print(f"  {who:7s} {'cudaGetDevice' if who != 'hip' else 'hipGetDevice':16s} {b['cheap']:8.1f} ns   "
                   f"{'cuCtxGetCurrent' if who != 'hip' else 'hipCtxGetCurrent':16s} {b['ctx']:8.1f} ns   "
-                  f"launch {b['launch']:6.2f} us")
+                  f"launch {b['launch']:6.2f} us   same form {b['launch_same']:6.2f} us")
         for who, e in errors.items():
             print(f"  {who:7s} {e}")
         print()
@@ -322,9 +373,12 @@ def main() -> int:
                      f"({a['cheap']:.1f} vs {hh['cheap']:.1f})", "<= +40 ns", verdict(a["cheap"] - hh["cheap"] <= 40)))
         rows.append(("(a) cuCtxGetCurrent - hipCtxGetCurrent", f"{a['ctx'] - hh['ctx']:+.1f} ns "
                      f"({a['ctx']:.1f} vs {hh['ctx']:.1f})", "<= +40 ns", verdict(a["ctx"] - hh["ctx"] <= 40)))
+        d = (a["launch_same"] - hh["launch_same"]) * 1e3
+        rows.append(("(b) cuLaunchKernel - hipModuleLaunchKernel, same args", f"{d:+.0f} ns ({a['launch_same']:.2f} vs "
+                     f"{hh['launch_same']:.2f} us)", "<= +40 ns", verdict(d <= 40)))
         d = (a["launch"] - hh["launch"]) * 1e3
-        rows.append(("(b) cuLaunchKernel - hipModuleLaunchKernel", f"{d:+.0f} ns ({a['launch']:.2f} vs "
-                     f"{hh['launch']:.2f} us)", "<= +40 ns", verdict(d <= 40)))
+        rows.append(("(b) alias tuple form - hip list form", f"{d:+.0f} ns ({a['launch']:.2f} vs "
+                     f"{hh['launch']:.2f} us)", "", ""))
     if "alias" in best and "nvidia" in best:
         a, n = best["alias"], best["nvidia"]
         for key, label in (("cheap", "(a) cudaGetDevice"), ("ctx", "(a) cuCtxGetCurrent"), ("launch", "(b) cuLaunchKernel tuple form")):

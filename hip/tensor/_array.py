@@ -527,6 +527,8 @@ def _as_index(i) -> int:
     return operator.index(i)
 
 
+from . import _launch  # noqa: E402
+_launch.bind_ndarray(ndarray)       # the launch packer reads an ndarray's address without `.ptr`
 from . import _elementwise as _ew  # noqa: E402  (they use ndarray)
 from . import _indexing as _ix  # noqa: E402
 from . import _manipulation as _mp  # noqa: E402

@@ -21,6 +21,7 @@ import numpy as np
 
 from hip import hip as h
 
+from . import _launch as _hot
 from ._device import Device, _error, current_stream, device_count, get_device_id, platform
 
 # Public in hip.tensor; stats(), cache_dir(), arch_options(), clear_memory_cache() stay module-level.
@@ -447,6 +448,8 @@ class _Plan:
 
 _plans: dict[tuple, _Plan] = {}
 _launch_kernel = h.hipModuleLaunchKernel
+_CTYPES_KINDS = (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)
+_hot.bind(np.generic, _CTYPES_KINDS)
 
 
 class Function:
@@ -468,19 +471,33 @@ class Function:
     def launch(self, grid, block, args, shared_mem: int = 0, stream=None) -> None:
         """Launch on `stream` (the current stream of the function's device by default).
 
-        `stream` is a Stream (or an int handle). CPU cost up to the hipModuleLaunchKernel call with
-        4 arguments (2 pointers, a float32, an int), warm plan, Python 3.11 on the project's 2-core
-        CPU machine: 0.94 us (1.26 us with tuple grid/block); the binding's own call comes on top
-        (~0.4-0.5 us for any hip.hip call). benchmarks/bench_tensor_launch.py measures it.
+        `stream` is a Stream (or an int handle). Arguments of the common kinds (Python scalars,
+        None, ndarrays, NumPy scalars, objects with an int `.ptr`) are packed and launched in C
+        (`_launch.launch`, no hip.hip call); others go through a per-signature plan packed in Python
+        and the binding. benchmarks/bench_tensor_launch.py measures the CPU cost.
         """
-        gx, gy, gz = (grid, 1, 1) if type(grid) is int and grid > 0 else _dim3(grid, "grid")
-        bx, by, bz = (block, 1, 1) if type(block) is int and block > 0 else _dim3(block, "block")
         if stream is None:
             sptr = current_stream(self.device_id).ptr
         else:
             sptr = stream if type(stream) is int else stream.ptr
         if type(args) is not tuple:
             args = tuple(args)
+        r = _hot.launch(self.ptr, grid, block, shared_mem, sptr, args)
+        if r:
+            if r > 0:
+                raise _error(r, f"hipModuleLaunchKernel({self.name})")
+            self._launch_checked(grid, block, args, shared_mem, sptr)
+
+    def _launch_checked(self, grid, block, args, shared_mem, sptr) -> None:
+        """The launch the C path leaves to Python: grid/block of other forms (checked here), and
+        arguments of other kinds (ctypes values, torch tensors...: packed by a per-signature plan)."""
+        gx, gy, gz = _dim3(grid, "grid")
+        bx, by, bz = _dim3(block, "block")
+        r = _hot.launch(self.ptr, (gx, gy, gz), (bx, by, bz), shared_mem, sptr, args)
+        if r >= 0:
+            if r:
+                raise _error(r, f"hipModuleLaunchKernel({self.name})")
+            return
         sig = tuple([type(a) for a in args])
         plan = _plans.get(sig)
         if plan is None:

@@ -10,6 +10,7 @@ import os
 import threading
 
 from hip import hip as h
+from ._launch import current_device as _current_device
 from hip.errors import HipError, LibraryNotFoundError
 
 __all__ = ["Device", "Stream", "Event", "get_device_id", "device_count", "current_stream",
@@ -88,7 +89,10 @@ def _no_device(err, function: str) -> HipError:
 
 def get_device_id() -> int:
     """The calling thread's current device."""
-    r = h.hipGetDevice()
+    d = _current_device()           # hipGetDevice from C: every op asks
+    if d >= 0:
+        return d
+    r = h.hipGetDevice()            # the failure again, as the binding reports it
     if r[0]:
         raise _no_device(r[0], "hipGetDevice")
     return r[1]

@@ -135,7 +135,7 @@ def _fast_entry(op: _Op, args):
 
 def _apply(op: _Op, args, out=None):
     if out is None:
-        key = tuple([a._dtype if type(a) is ndarray else type(a) for a in args])
+        key = tuple([a._dtype.name if type(a) is ndarray else type(a) for a in args])   # (str hashes fast)
         try:
             f = op.fast[key]
         except KeyError:
