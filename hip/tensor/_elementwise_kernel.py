@@ -7,10 +7,12 @@ Parameters are "TYPE name" (or "raw TYPE name": a pointer to the array's first e
 by the operation itself in C order; a non-contiguous array is copied first); TYPE is a dtype name or a placeholder such as `T` bound by the arguments'
 dtypes. In the operation, `i` is the flat index and `_ind.size()` the element count.
 
-Each call collapses the broadcast shape to the fewest dimensions; when every array is then
-contiguous the kernel takes a flat grid-stride loop, else a strided N-d loop (no copies). A kernel
-is generated per (types, layout, index width), compiled through `_compiler.compile_module` and
-cached here per device; `Function.launch` runs it.
+Each call collapses the broadcast shape to the fewest dimensions and takes a layout from the
+strides (no copies; `_elementwise_source` chooses it, sets the launch geometry and writes the
+loop): flat when every array is contiguous, wide loads along the rows for row/column broadcasts,
+a shared-memory tile for a transposed operand, else a strided N-d loop. A kernel is generated per
+(types, layout, index width), compiled through `_compiler.compile_module` and cached here per
+device; `Function.launch` runs it.
 """
 from __future__ import annotations
 
@@ -22,15 +24,16 @@ import numpy as np
 
 from . import _dtypes
 from ._dtypes import DType
+from . import _elementwise_source as _src
 from ._kernel_source import PRELUDE
 from ._device import current_stream as _current_stream, get_device_id as _get_device_id
 from ._shapes import broadcast_shapes, broadcast_strides, c_layout, collapse, is_c_contiguous, memory_extent, prod
 
 __all__ = ["ElementwiseKernel"]
 
-BLOCK = 256                     # a multiple of every warp/wavefront width
-VECTOR_MAX = 8                  # elements per wide load in the contiguous vector path ...
-VECTOR_MIN = 1 << 14            # ... taken from this many elements on (16-byte loads at most)
+BLOCK = 256                     # grid_for/launch's block (other kernels of the layer): a multiple of 64
+VECTOR_MAX = _src.VECTOR_MAX    # elements per wide load in the vector layouts ...
+VECTOR_MIN = _src.VECTOR_MIN    # ... taken from this many elements on (16-byte loads at most)
 _INT32_LIMIT = 2 ** 31 - 1
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -144,13 +147,17 @@ def is_scalar(a) -> bool:
 
 
 class _Spec:
-    """What a generated kernel depends on: every parameter's type and kind and the layout."""
+    """What a generated kernel depends on: every parameter's type and kind and the layout
+    (`_elementwise_source`'s layout tuple; by default the one `ndim` stands for)."""
 
-    __slots__ = ("types", "kinds", "mem", "ndim", "index", "key")
+    __slots__ = ("types", "kinds", "mem", "ndim", "index", "layout", "key")
 
-    def __init__(self, types, kinds, mem, ndim, index):
-        self.types, self.kinds, self.mem, self.ndim, self.index = types, kinds, mem, ndim, index
-        self.key = (types, kinds, mem, ndim, index)
+    def __init__(self, types, kinds, mem, ndim, index, layout=None):
+        if layout is None:
+            layout = _src.default_layout(ndim, [_dtypes.dtype(m).itemsize for m, k in zip(mem, kinds)
+                                                if k == "array"])
+        self.types, self.kinds, self.mem, self.ndim, self.index, self.layout = types, kinds, mem, ndim, index, layout
+        self.key = (types, kinds, mem, index, layout)
 
 
 class _Signature:
@@ -209,6 +216,7 @@ class ElementwiseKernel:
         reads_output = any(re.search(rf"\b{p.name}\b(?!\s*=(?!=))", text) or
                            re.search(rf"\b{p.name}\s*(\+|-|\*|/|%|&|\||\^|<<|>>)=", text) for p in self.out_params)
         self._vectorizable = bool(vectorize) and not (takes_address or reads_output)
+        self._tileable = not takes_address      # a tiled input's element lives in shared memory
 
     def __repr__(self):
         return f"<ElementwiseKernel {self.name}>"
@@ -294,13 +302,10 @@ class ElementwiseKernel:
             cshape, cstrides = collapse(shape, [broadcast_strides(a._shape, a._strides, shape) for a in arrays])
             contiguous = len(cshape) <= 1 and all((not s) or s[0] == a._dtype.itemsize
                                                   for s, a in zip(cstrides, arrays))
-        vec = self._vector_width(arrays, n) if contiguous else 1
-        if contiguous:
-            ndim = -vec if vec > 1 else 0
-            index = "unsigned int" if n <= _INT32_LIMIT else "long long"
-        else:
-            ndim = len(cshape)
-            index = "unsigned int" if n <= _INT32_LIMIT else "long long"
+        outs_from = len(arrays) - len(outs)
+        layout, cshape, cstrides, grid, block = _src.choose(self, arrays, outs_from, n, contiguous, cshape, cstrides)
+        ndim = 0 if contiguous else len(cshape)
+        index = "unsigned int" if n <= _INT32_LIMIT else "long long"
         types, kinds, mem = [], [], []
         for p, a in zip(params, args):
             types.append((p.dtype or bindings[p.placeholder]).name)
@@ -313,7 +318,7 @@ class ElementwiseKernel:
         types, kinds, mem = tuple(types), tuple(kinds), tuple(mem)
         extra = tuple(sorted((k, v.name) for k, v in bindings.items() if k not in self._placeholders)) \
             if len(bindings) > len(self._placeholders) else ()
-        fn = self._function(device_id, types, kinds, mem, ndim, index, extra, bindings)
+        fn = self._function(device_id, types, kinds, mem, ndim, index, extra, bindings, layout)
         kargs = []
         k = 0
         dims = _dims_type(ndim) if ndim > 0 else None
@@ -328,22 +333,14 @@ class ElementwiseKernel:
         if dims is not None:
             kargs.append(dims(*cshape))
         kargs.append(np.uint32(n) if index == "unsigned int" else np.int64(n))
-        launch(fn, n, kargs, device_id, stream)
+        launch(fn, n, kargs, device_id, stream, block, grid)
 
-    def _vector_width(self, arrays, n: int) -> int:
-        """Elements per wide load for a contiguous call over `arrays` (1: none)."""
-        vec = 1
-        if n >= VECTOR_MIN and self._vectorizable:
-            vec = min([VECTOR_MAX] + [16 // a._dtype.itemsize for a in arrays])
-            while vec > 1 and any(a._ptr % (vec * a._dtype.itemsize) for a in arrays):
-                vec //= 2
-        return vec
-
-    def _function(self, device_id, types, kinds, mem, ndim, index, extra, bindings):
-        key = (device_id, types, kinds, mem, ndim, index, extra)
+    def _function(self, device_id, types, kinds, mem, ndim, index, extra, bindings, layout=None):
+        spec = _Spec(types, kinds, mem, ndim, index, layout)
+        key = (device_id, spec.key, extra)
         fn = self._functions.get(key)
         if fn is None:
-            fn = self._functions[key] = self._compile(_Spec(types, kinds, mem, ndim, index), bindings)
+            fn = self._functions[key] = self._compile(spec, bindings)
         return fn
 
     # -- the fast path: repeat calls on C-contiguous arrays of one shape --------------------------
@@ -413,15 +410,15 @@ class ElementwiseKernel:
         for k, t in sig.scalars:
             kargs[k] = scalar_value(args[k], t)
         kargs += outs
-        vec = self._vector_width([args[k] for k in sig.arrays] + outs, n) if n >= VECTOR_MIN else 1
-        ndim = -vec if vec > 1 else 0
+        layout, grid, block = _src.flat(self, [args[k] for k in sig.arrays] + outs, n)
+        ndim = -layout[1] if layout[1] > 1 else 0
         index = "unsigned int" if n <= _INT32_LIMIT else "long long"
-        fn = sig.functions.get((dev, ndim, index))
+        fn = sig.functions.get((dev, layout, index))
         if fn is None:
-            fn = sig.functions[(dev, ndim, index)] = self._function(dev, *sig.part, ndim, index, sig.extra,
-                                                                    sig.bindings)
+            fn = sig.functions[(dev, layout, index)] = self._function(dev, *sig.part, ndim, index, sig.extra,
+                                                                    sig.bindings, layout)
         kargs.append(np.uint32(n) if index == "unsigned int" else np.int64(n))
-        fn.launch(grid_for(n, dev), BLOCK, kargs, 0, stream)
+        fn.launch(grid, block, kargs, 0, stream)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     # -- source --------------------------------------------------------------------------------
@@ -429,83 +426,19 @@ class ElementwiseKernel:
         return f"{self.name}_{_digest(repr((spec.key, sorted((k, v.name) for k, v in bindings.items()))))}"
 
     def generate(self, spec: _Spec, bindings: dict) -> tuple[str, str]:
-        """(kernel source without the prelude, kernel name) for one specialization. spec.ndim:
-        0 contiguous, N > 0 strided over N dimensions, -V contiguous with V-element wide loads."""
+        """(kernel source without the prelude, kernel name) for one specialization (its layout's
+        loop from `_elementwise_source`)."""
         params = self.in_params + self.out_params
         fname = self.kernel_name(spec, bindings)
-        strided = spec.ndim > 0
-        vec = -spec.ndim if spec.ndim < 0 else 1
         idx = spec.index
-        sig, arrays = [], []
-        for k, (p, t, kind, m) in enumerate(zip(params, spec.types, spec.kinds, spec.mem)):
-            ct = _dtypes.dtype(t).ctype
-            is_out = k >= self.nin
-            if kind == "scalar":
-                sig.append(f"{ct} {p.name}")
-                continue
-            mt = _dtypes.dtype(m).ctype
-            if kind == "raw":
-                if mt != ct:
-                    raise TypeError(f"{self.name}: raw parameter {p.name} is {t}, the array is {m}")
-                sig.append(f"{'const ' if not is_out else ''}{ct}* {p.name}")
-                continue
-            q = "" if is_out else "const "
-            sig.append(f"{q}char* _p{k}, ht_dims<{spec.ndim}> _s{k}" if strided else f"{q}{mt}* _p{k}")
-            arrays.append((k, p.name, ct, mt, is_out))
-
-        def element(at):
-            """Declarations, then stores, of one element whose storage `at(k)` names."""
-            decl, store = [], []
-            for k, name, ct, mt, is_out in arrays:
-                if is_out and mt == ct:
-                    decl.append(f"{ct} &{name} = {at(k)};")
-                elif is_out:
-                    decl.append(f"{ct} {name};")
-                    store.append(f"{at(k)} = ht_cast<{mt}>({name});")
-                elif mt == ct:      # a reference: &x is the element's address (gather/scatter use it)
-                    decl.append(f"const {ct} &{name} = {at(k)};")
-                else:
-                    decl.append(f"const {ct} {name} = ht_cast<{ct}>({at(k)});")
-            return decl, store
-
-        def lines(items, pad):
-            return "".join(f"{pad}{x}\n" for x in items)
-
-        stride = f"({idx})blockDim.x * gridDim.x"
-        first = f"({idx})blockIdx.x * blockDim.x + threadIdx.x"
-        if strided:
-            sig.append(f"ht_dims<{spec.ndim}> _shape")
-            ks = [a[0] for a in arrays]
-            decl, store = element(lambda k: f"ht_at<{[a for a in arrays if a[0] == k][0][3]}>(_p{k}, _o{k})")
-            loop = (f"    for ({idx} _i = {first}; _i < _n; _i += {stride}) {{\n"
-                    f"        const long long i = (long long)_i; (void)i;\n"
-                    f"        {' '.join(f'long long _o{k} = 0;' for k in ks)}\n"
-                    f"        {{ {idx} _r = _i;\n#pragma unroll\n"
-                    f"          for (int _d = {spec.ndim} - 1; _d >= 0; --_d) {{\n"
-                    f"            {idx} _e = ({idx})_shape.v[_d], _c = _r % _e; _r /= _e;\n"
-                    + "".join(f"            _o{k} += (long long)_c * _s{k}.v[_d];\n" for k in ks)
-                    + "          } }\n" + lines(decl, "        ") + f"        {self.operation};\n"
-                    + lines(store, "        ") + "    }\n")
+        try:
+            sig, arrays = _src.signature(params, spec, self.nin)
+        except TypeError as e:
+            raise TypeError(f"{self.name}: {e}") from None
+        if spec.layout[0] == "tile":
+            loop = _src.tile_source(arrays, self.operation, idx, spec.layout)
         else:
-            decl, store = element(lambda k: f"_p{k}[_i]")
-            scalar = (f"        const long long i = (long long)_i; (void)i;\n" + lines(decl, "        ")
-                      + f"        {self.operation};\n" + lines(store, "        "))
-            if vec == 1:
-                loop = f"    for ({idx} _i = {first}; _i < _n; _i += {stride}) {{\n{scalar}    }}\n"
-            else:
-                vdecl, vstore = element(lambda k: f"_v{k}.v[_u]")
-                vt = {k: f"ht_vec<{mt}, {vec}>" for k, _, _, mt, _ in arrays}
-                loads = [f"{vt[k]} _v{k}" + ("" if is_out else f" = reinterpret_cast<const {vt[k]}*>(_p{k})[_j]") + ";"
-                         for k, _, _, _, is_out in arrays]
-                wides = [f"reinterpret_cast<{vt[k]}*>(_p{k})[_j] = _v{k};" for k, _, _, _, is_out in arrays if is_out]
-                loop = (f"    const {idx} _nv = _n / {vec};\n"
-                        f"    for ({idx} _j = {first}; _j < _nv; _j += {stride}) {{\n"
-                        + lines(loads, "        ")
-                        + f"#pragma unroll\n        for (int _u = 0; _u < {vec}; ++_u) {{\n"
-                        f"          const long long i = (long long)_j * {vec} + _u; (void)i;\n"
-                        + lines(vdecl, "          ") + f"          {self.operation};\n" + lines(vstore, "          ")
-                        + "        }\n" + lines(wides, "        ") + "    }\n"
-                        f"    for ({idx} _i = _nv * {vec} + {first}; _i < _n; _i += {stride}) {{\n{scalar}    }}\n")
+            loop = _src.loop_source(arrays, self.operation, idx, spec.layout, self._vectorizable)
         sig.append(f"{idx} _n")
         typedefs = "".join(f"    typedef {v.ctype} {k};\n" for k, v in sorted(bindings.items()))
         uses_ind = "_ind" in self.operation + self.loop_prep + self.after_loop
@@ -528,9 +461,12 @@ def _digest(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
-def spec_for(kernel: ElementwiseKernel, dtypes, kinds=None, ndim=0, index="unsigned int", bindings=None):
+def spec_for(kernel: ElementwiseKernel, dtypes, kinds=None, ndim=0, index="unsigned int", bindings=None,
+             layout=None):
     """A specialization without arrays (the CPU compile check): `dtypes` per parameter (inputs
-    then outputs: the arrays' dtypes), `kinds` 'array'/'scalar'/'raw', `ndim` 0 for contiguous."""
+    then outputs: the arrays' dtypes), `kinds` 'array'/'scalar'/'raw', `ndim` 0 for contiguous,
+    -V contiguous with V-element loads, N strided; `layout` one of `_elementwise_source`'s (it
+    overrides ndim)."""
     params = kernel.in_params + kernel.out_params
     kinds = kinds or tuple("raw" if p.raw else "array" for p in params)
     b = dict(bindings or {})
@@ -539,7 +475,12 @@ def spec_for(kernel: ElementwiseKernel, dtypes, kinds=None, ndim=0, index="unsig
             b[p.placeholder] = _dtypes.dtype(d)
     types = tuple((p.dtype or b[p.placeholder]).name for p in params)
     mem = tuple(_dtypes.dtype(d).name if k != "scalar" else None for d, k in zip(dtypes, kinds))
-    return _Spec(types, tuple(kinds), mem, ndim, index), b
+    if layout is not None:
+        ndim = 0 if layout[0] == "flat" else (layout[1] if layout[0] == "nd" else 2)
+    else:
+        layout = _src.default_layout(ndim, [_dtypes.dtype(m).itemsize for m, k in zip(mem, kinds) if k == "array"],
+                                     kernel._vectorizable)
+    return _Spec(types, tuple(kinds), mem, ndim, index, layout), b
 
 
 # -- helpers shared by the kernels of the layer --------------------------------------------------
@@ -613,9 +554,12 @@ def grid_for(n: int, device_id: int, block: int = BLOCK) -> int:
     return max(1, min((n + block - 1) // block, cap))
 
 
-def launch(fn, n: int, kargs, device_id: int, stream=None, block: int = BLOCK):
-    """Launch `fn` over n items on `stream` (the current one of the arrays' device)."""
+def launch(fn, n: int, kargs, device_id: int, stream=None, block=BLOCK, grid=None):
+    """Launch `fn` over n items on `stream` (the current one of the arrays' device): `grid` and
+    `block` as given (3-tuples), else a grid-stride grid_for(n) of `block` threads."""
     from ._device import current_stream
     if stream is None:
         stream = current_stream(device_id)
-    fn.launch((grid_for(n, device_id, block), 1, 1), (block, 1, 1), kargs, 0, stream)
+    if grid is None:
+        grid, block = (grid_for(n, device_id, block), 1, 1), (block, 1, 1)
+    fn.launch(grid, block, kargs, 0, stream)

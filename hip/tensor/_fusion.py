@@ -169,8 +169,10 @@ class _Plan:
                 operation = f"out0 = {fname}({fargs})"
             else:
                 operation = f"{fname}({fargs}, {', '.join(f'out{k}' for k in range(len(results)))})"
+            # one output written unconditionally: the wide-load, tiled layouts apply (not to several
+            # outputs, which the operation passes by reference)
             self.kernel = ElementwiseKernel(", ".join(params), outs_p, operation, kernel_name, preamble=preamble,
-                                            options=OPTIONS)
+                                            options=OPTIONS, vectorize=len(results) == 1)
             self.shape_groups = None
             if len(results) > 1:        # outputs must have one shape (checked per call, from their inputs)
                 groups = [tuple(self.arrays.index(n) for n in _reachable([r]) if n.kind == "in") for r in results]
@@ -236,11 +238,21 @@ class _Plan:
         kinds = ("array",) * len(self.arrays) + ("scalar",) * len(self.scalar_nodes)
         if self.reduce is None:
             from ._elementwise_kernel import spec_for
+            from ._elementwise_source import tile_layout
             out = []
-            for label, nd, index in (("contiguous", 0, "unsigned int"), ("strided2", 2, "unsigned int"),
-                                     ("strided3-int64", 3, "long long")):
+            layouts = [("contiguous", 0, "unsigned int", None), ("strided2", 2, "unsigned int", None),
+                       ("strided3-int64", 3, "long long", None)]
+            if self.kernel._vectorizable:
+                arrays = [n.dtype for n in self.arrays] + self.out_dtypes
+                vec = min(8, 16 // max(d.itemsize for d in arrays))
+                if vec > 1:
+                    layouts.append(("vector", -vec, "unsigned int", None))
+                if self.arrays:
+                    tiled = (True,) + (False,) * (len(arrays) - 1)
+                    layouts.append(("tile", 2, "unsigned int", tile_layout(tiled, False)))
+            for label, nd, index, layout in layouts:
                 spec, b = spec_for(self.kernel, dtypes + self.out_dtypes, kinds + ("array",) * len(self.out_dtypes),
-                                   nd, index)
+                                   nd, index, layout=layout)
                 out.append((label, self.kernel.generate(spec, b)[0]))
             return out
         from ._reduction_kernel import spec_for

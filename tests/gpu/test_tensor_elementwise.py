@@ -362,3 +362,88 @@ def test_large_contiguous_arrays_take_wide_loads(dtype, rng):
     if dtype != "bool":
         c = x.astype(ht.float32)
         np.testing.assert_allclose(c.get(), (a.real if a.dtype.kind == "c" else a).astype(np.float32))
+
+
+# -- the layouts a call takes (hip/tensor/_elementwise_source.py) -------------------------------------------
+LAYOUT_DTYPES = ["float32", "float16", "bfloat16", "int8", "uint16", "int32", "float64", "complex64", "complex128",
+                 "bool"]
+
+
+def _add(dtype, *hosts):
+    return _reference(np.add, dtype, *[np.asarray(h) for h in hosts])
+
+
+@pytest.mark.parametrize("dtype", LAYOUT_DTYPES)
+def test_transposed_operands_through_shared_memory_tiles(dtype, rng):
+    """x.T + y reads x.T through a shared-memory tile: sizes with partial tiles, the tiled operand
+    first or second, both transposed, negative strides, a transposed output (in place: the index
+    space is transposed), the copy and casting copy of a transposed array."""
+    for shape in ((67, 45), (32, 32), (33, 95), (300, 129)):
+        a, b = values(dtype, shape, rng), values(dtype, shape[::-1], rng)
+        x, y = to_device(a, dtype), to_device(b, dtype)
+        for label, got, want in (("x.T + y", ht.add(x.T, y), _add(dtype, a.T, b)),
+                                 ("y + x.T", ht.add(y, x.T), _add(dtype, b, a.T)),
+                                 ("x.T + x.T", ht.add(x.T, x.T), _add(dtype, a.T, a.T)),
+                                 ("x.T[::-1] + y", ht.add(x.T[::-1], y), _add(dtype, a.T[::-1], b)),
+                                 ("x[::-1].T + y[:, ::-1]", ht.add(x[::-1].T, y[:, ::-1]), _add(dtype, a[::-1].T, b[:, ::-1])),
+                                 ("copy", x.T.copy(), a.T)):
+            assert got.shape == want.shape, (label, shape)
+            assert_matches(got, want, dtype, check_dtype=False)
+        wide = "complex128" if KIND[dtype] == "c" else "float64"
+        assert_matches(x.T.astype(wide), a.T.astype(wide), wide)
+        v = x.T
+        v += y                          # out = x.T: walked in x's order, y tiled
+        assert_matches(x, _add(dtype, a, b.T), dtype, check_dtype=False)
+
+
+@pytest.mark.parametrize("dtype", LAYOUT_DTYPES)
+def test_broadcast_rows_and_columns(dtype, rng):
+    """x + row and x + column past 2**14 elements take wide loads along the rows (the column's
+    element repeated); an odd row length, a misaligned start and negative strides narrow them or
+    take the strided loop; 3-d with a column, a 0-d operand against a large array."""
+    for shape in ((130, 256), (65, 512), (129, 257)):
+        a = values(dtype, shape, rng)
+        r, c = values(dtype, (shape[1],), rng), values(dtype, (shape[0], 1), rng)
+        x, dr, dc = to_device(a, dtype), to_device(r, dtype), to_device(c, dtype)
+        for label, got, want in (("x + row", ht.add(x, dr), _add(dtype, a, r)),
+                                 ("row + x", ht.add(dr, x), _add(dtype, r, a)),
+                                 ("x + column", ht.add(x, dc), _add(dtype, a, c)),
+                                 ("column + row", ht.add(dc, dr), _add(dtype, c, r)),
+                                 ("x[::-1] + row", ht.add(x[::-1], dr), _add(dtype, a[::-1], r)),
+                                 ("x[:, ::-1] + column", ht.add(x[:, ::-1], dc), _add(dtype, a[:, ::-1], c)),
+                                 ("x[:, 1:] + row[1:]", ht.add(x[:, 1:], dr[1:]), _add(dtype, a[:, 1:], r[1:]))):
+            assert got.shape == want.shape, (label, shape)
+            assert_matches(got, want, dtype, check_dtype=False)
+    a, c = values(dtype, (4, 33, 256), rng), values(dtype, (33, 1), rng)
+    assert_matches(ht.add(to_device(a, dtype), to_device(c, dtype)), _add(dtype, a, c), dtype, check_dtype=False)
+    a, s = values(dtype, (40000,), rng), values(dtype, (), rng)
+    assert_matches(ht.add(to_device(s, dtype), to_device(a, dtype)), _add(dtype, s, a), dtype, check_dtype=False)
+    e, r = to_device(values(dtype, (0, 300), rng), dtype), to_device(values(dtype, (300,), rng), dtype)
+    assert ht.add(e, r).shape == ht.add(e, e).shape == (0, 300)
+
+
+def test_flat_index_in_every_layout(rng):
+    """`i` is the C-order index of the broadcast shape in the flat, strided, wide-row and tiled
+    layouts, the transposed index space included (an output passed transposed)."""
+    k = ht.ElementwiseKernel("T x", "T y", "y = x + (T)i * 1000", "plus_index", vectorize=True)
+    a = values("float64", (130, 256), rng)
+    x = to_device(a, "float64")
+    for label, view, host in (("flat", x, a), ("strided", x[:, ::-1], a[:, ::-1]), ("rows", x[::-1], a[::-1]),
+                              ("tile", x.T, a.T), ("small strided", x[:7, ::3], a[:7, ::3])):
+        want = host + np.arange(host.size, dtype=np.float64).reshape(host.shape) * 1000
+        np.testing.assert_array_equal(k(view).get(), want, err_msg=label)
+    z = ht.empty((256, 130), dtype=ht.float64)
+    k(x, z.T)                           # the output walked along its own rows
+    np.testing.assert_array_equal(z.get().T, a + np.arange(a.size, dtype=np.float64).reshape(a.shape) * 1000)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "complex64"])
+def test_fused_chain_on_transposed_and_broadcast_operands_equals_eager(dtype, rng):
+    """ht.fuse's kernel takes the same layouts (tile, wide rows) and stays eager's bit for bit."""
+    f = ht.fuse(lambda x, y: (x * y + x) * y - x)
+    a, b = values(dtype, (67, 300), rng), values(dtype, (300, 67), rng)
+    x, y = to_device(a, dtype), to_device(b, dtype)
+    r = to_device(values(dtype, (300,), rng), dtype)
+    for u, v in ((x.T, y), (y, x.T), (x, r), (to_device(values(dtype, (1 << 15,), rng), dtype), x[0, 0])):
+        eager = (u * v + u) * v - u
+        np.testing.assert_array_equal(f(u, v).get(), eager.get())
