@@ -12,6 +12,10 @@ Allocator (one per device):
   device has seen more than one stream (before that, the first second stream fences the cached
   blocks of the others with one event each). `MemoryPointer.record_stream(s)` (torch's) delays the
   free until the work queued on `s` so far has completed.
+* while a device has seen one stream, a freed small block is kept whole under its size and the
+  next request of that size takes it at once (the per-op fast path: no split, no merge); these
+  blocks join the pool, merged, when a request finds nothing there, a second stream comes, or the
+  cache is emptied.
 * statistics change where blocks change hands; `memory_stats()` reads them.
 * `HIP_TENSOR_NO_MEMORY_CACHING=1` (read when a device's allocator is made): hipMalloc/hipFree
   each time, for debugging.
@@ -81,6 +85,7 @@ class _DeviceAllocator:
         self.small: list = []           # free blocks as sorted (key, size, ptr, block)
         self.large: list = []
         self.pending: list = []         # [(events, block)]: frees waiting for record_stream uses
+        self.quick: dict[int, list] = {}   # size -> free small blocks kept whole (one stream so far)
         self.seen: set[int] = set()     # stream keys that allocated here
         self.multi = False              # more than one stream seen: fence at free time
         self.fences: dict[int, list] = {}   # stream key -> [(seq, event ptr)] not known complete
@@ -108,25 +113,15 @@ class _DeviceAllocator:
                 self._new_stream(key, stream)
             size = _MIN_BLOCK if nbytes < _MIN_BLOCK else (nbytes + _MIN_BLOCK - 1) & ~(_MIN_BLOCK - 1)
             small = size <= _SMALL
-            pool = self.small if small else self.large
-            entry = None
-            if self.caching:
-                i = bisect_left(pool, (key, size))
-                if not self.multi and i < len(pool) and pool[i][0] == key:
-                    entry = pool[i]          # one stream so far: no block is keyed _ANY
-                else:
-                    entry = self._find(pool, key, size)
-                    if entry is None and (self.fenced or self.pending):
-                        self._promote()
-                        entry = self._find(pool, key, size)
-            if entry is None:
-                block = self._new_segment(_segment_size(size) if self.caching else size, small, stream, size)
-            else:
-                block = entry[3]
-                del pool[bisect_left(pool, entry)]
-                block.in_pool = False
+            q = self.quick.get(size) if small and self.quick else None
+            if q:                           # the fast path: a block of this size freed on this stream
+                block = q.pop()
                 self.hits += 1
-            rest = block.size - size
+                rest = 0
+            else:
+                block = self._take(key, size, small, stream)
+                rest = block.size - size
+            pool = self.small if small else self.large
             if rest and self.caching and (rest >= _MIN_BLOCK if small else rest > _SMALL):
                 r = _Block(block.ptr + size, rest, small, block.key)
                 r.fence, r.stream = block.fence, block.stream
@@ -150,6 +145,30 @@ class _DeviceAllocator:
             if self.allocations > self.allocations_peak:
                 self.allocations_peak = self.allocations
             return block
+
+    def _take(self, key: int, size: int, small: bool, stream: Stream) -> _Block:
+        """The best-fitting pool block for `size` (whole, unsplit), else a new segment."""
+        pool = self.small if small else self.large
+        entry = None
+        if self.caching:
+            i = bisect_left(pool, (key, size))
+            if not self.multi and i < len(pool) and pool[i][0] == key:
+                entry = pool[i]          # one stream so far: no block is keyed _ANY
+            else:
+                entry = self._find(pool, key, size)
+                if entry is None and (self.fenced or self.pending):
+                    self._promote()
+                    entry = self._find(pool, key, size)
+            if entry is None and self.quick:
+                self._flush_quick()
+                entry = self._find(pool, key, size)
+        if entry is None:
+            return self._new_segment(_segment_size(size) if self.caching else size, small, stream, size)
+        block = entry[3]
+        del pool[bisect_left(pool, entry)]
+        block.in_pool = False
+        self.hits += 1
+        return block
 
     def free(self, block: _Block) -> None:
         if not self.lock.acquire(False):
@@ -180,6 +199,15 @@ class _DeviceAllocator:
             block.uses = None
             self.pending.append((events, block))
             return
+        if block.small and not self.multi:
+            # One stream so far: the block is reusable at once by the next request of its size
+            # (the per-op fast path), kept whole; it joins the pool (merged) when a request finds
+            # nothing there, a second stream comes, or the cache is emptied.
+            q = self.quick.get(block.size)
+            if q is None:
+                q = self.quick[block.size] = []
+            q.append(block)
+            return
         self._to_pool(block)
         if len(self.fenced) > self.promote_at:   # keep the fence lists short between misses
             self._promote()
@@ -192,6 +220,13 @@ class _DeviceAllocator:
         if self.multi:
             block.fence = self._fence(block.key, block.stream.ptr)
         self._insert_merged(block)
+
+    def _flush_quick(self) -> None:
+        """The blocks kept whole by size go to their pool, merged with free neighbours."""
+        quick, self.quick = self.quick, {}
+        for blocks in quick.values():
+            for b in blocks:
+                self._to_pool(b)
 
     def _insert_merged(self, block: _Block) -> None:
         """Merge `block` with free neighbours that the same streams may take; put it in its pool."""
@@ -243,6 +278,8 @@ class _DeviceAllocator:
     def _new_stream(self, key: int, stream: Stream) -> None:
         self.seen.add(key)
         if len(self.seen) > 1 and not self.multi:
+            if self.quick:
+                self._flush_quick()
             # From now on frees are fenced; fence what the first stream left in the cache.
             self.multi = True
             for pool in (self.small, self.large):
@@ -371,6 +408,8 @@ class _DeviceAllocator:
 
     def _release_cached(self) -> None:
         """Synchronize the device once, then hipFree every segment that is wholly free."""
+        if self.quick:
+            self._flush_quick()
         with Device(self.device_id):
             _check(h.hipDeviceSynchronize(), "hipDeviceSynchronize")
             self.syncs += 1
@@ -389,14 +428,14 @@ class _DeviceAllocator:
         with self.lock:
             if self.deferred:
                 self._drain_deferred()
-            if self.small or self.large or self.pending:
+            if self.small or self.large or self.pending or any(self.quick.values()):
                 self._release_cached()
 
     def stats(self) -> dict:
         with self.lock:
             if self.deferred:
                 self._drain_deferred()
-            free_small, free_large = len(self.small), len(self.large)
+            free_small, free_large = len(self.small) + sum(map(len, self.quick.values())), len(self.large)
             return {
                 "allocated_bytes.all.current": self.allocated, "allocated_bytes.all.peak": self.allocated_peak,
                 "reserved_bytes.all.current": self.reserved, "reserved_bytes.all.peak": self.reserved_peak,
