@@ -1,10 +1,10 @@
 """Every kernel of hip.tensor.nn, compiled without a GPU by the real ROCm hiprtc (gfx90a) and, where
 the build fetched NVIDIA's wheel, by NVRTC (sm_90): activations (plain, bias-fused in the strided
-layout, dropout), softmax/log_softmax and the layer/group-norm row kernels at every block size,
-batch_norm's apply and running-statistics kernels, the losses, pooling (max, avg, adaptive; 1-3
-spatial dims) and im2col/col2im (1-3 spatial dims), for float16, bfloat16, float32 and float64, as
-the library's own generators write them. Plus host-side checks that need no device: bad
-arguments raise before any kernel runs, and importing hip.tensor does not import nn."""
+layout, dropout), softmax/log_softmax and the layer/group-norm row kernels (every block size;
+element, 16-byte vector and register-cached rows), batch_norm's apply and running-statistics
+kernels, the losses, pooling (max, avg, adaptive; 1-3 spatial dims) and im2col/col2im (1-3 spatial
+dims), for float16, bfloat16, float32 and float64, as the library's own generators write them.
+Plus: importing hip.tensor does not import hip.tensor.nn."""
 from __future__ import annotations
 
 import re
@@ -50,14 +50,15 @@ def nn_matrix():
                                                                    ndim=3, bindings=b)))
         out.append((f"dropout[{d.name}]", _ew(act.DROPOUT, (d, dt.uint64, dt.uint32, c, d),
                                               kinds=("array", "scalar", "scalar", "scalar", "array"), bindings=b)))
-        for vec in (1, 16 // d.itemsize):
+        variants = [(1, 0, b) for b in sm.BLOCKS] + [(16 // d.itemsize, 0, b) for b in sm.BLOCKS]
+        variants += [(16 // d.itemsize, c, b) for c in range(1, sm.CACHE_MAX + 1) for b in (sm.BLOCKS[0], sm.BLOCKS[-1])]
+        for vec, cache, block in variants:
             for log in (False, True):
-                for block in sm.BLOCKS:
-                    out.append((f"softmax[{d.name},log={log},{block},v{vec}]", sm.KERNEL.source(d, log, block, vec)))
+                out.append((f"softmax[{d.name},log={log},{block},v{vec},c{cache}]",
+                            sm.KERNEL.source(d, log, block, vec, cache)))
             for grouped in (False, True):
-                for block in nm.BLOCKS:
-                    out.append((f"rownorm[{d.name},grouped={grouped},{block},v{vec}]",
-                                nm.KERNEL.source(d, grouped, block, vec)))
+                out.append((f"rownorm[{d.name},grouped={grouped},{block},v{vec},c{cache}]",
+                            nm.KERNEL.source(d, grouped, block, vec, cache)))
         out.append((f"batch_norm[{d.name}]/contiguous", _ew(nm._APPLY, (d, c, c, c, c, dt.int64, dt.int64, d),
                                                             kinds=("array",) + ("raw",) * 4 + ("scalar",) * 2
                                                             + ("array",), bindings={"A": c, "Y": d})))

@@ -22,19 +22,37 @@ from .._elementwise_kernel import ElementwiseKernel
 from .._shapes import prod
 from .._template_kernel import TemplateKernel, launch_grid, pow2_ceil
 from ._common import compute_dtype, contiguous, need_float, same_device, vector_width
+from ._softmax import cache_for
 
 __all__ = ["layer_norm", "group_norm", "batch_norm", "instance_norm"]
 
 BLOCKS = (64, 128, 256, 512, 1024)
 
 
-def _source(x: _dt.DType, grouped: bool, block: int, vec: int):
-    """vec > 1: rows are whole 16-byte aligned vectors; vec elements per load."""
+def _source(x: _dt.DType, grouped: bool, block: int, vec: int, cache: int = 0):
+    """vec > 1: rows are whole 16-byte aligned vectors; vec elements per load. cache > 0: each
+    thread keeps its (at most `cache`) vectors in registers for the second pass."""
     A = compute_dtype(x).ctype
     T = x.ctype
-    name = f"htnn_rownorm_{x.name}_{'g' if grouped else 'l'}_{block}_v{vec}"
+    name = f"htnn_rownorm_{x.name}_{'g' if grouped else 'l'}_{block}_v{vec}_c{cache}"
     widx = "(r % G) * cpg + e / S" if grouped else "e"
     vt = f"ht_vec<{T}, {vec}>"
+    if cache:
+        read_head = (f"{vt} keep[{cache}];\n#pragma unroll\n"
+                     f"        for (int kk = 0; kk < {cache}; ++kk) {{ const long long j = t + (long long)kk * {block};"
+                     f" if (j < n / {vec}) {{\n            const {vt} w = keep[kk] = x[j];")
+        read_end = "} }"
+        write_head = (f"#pragma unroll\n        for (int kk = 0; kk < {cache}; ++kk) {{"
+                      f" const long long j = t + (long long)kk * {block}; if (j < n / {vec}) {{\n"
+                      f"            const {vt} w = keep[kk];")
+        write_end = "} }"
+    else:
+        read_head = (f"for (long long j = t; j < n / {vec}; j += {block}) {{\n"
+                     f"            const {vt} w = x[j];")
+        read_end = "}"
+        write_head = (f"for (long long j = t; j < n / {vec}; j += {block}) {{\n"
+                      f"            const {vt} w = x[j];")
+        write_end = "}"
     src = f"""
 #ifndef HTNN_WELFORD
 #define HTNN_WELFORD
@@ -58,8 +76,7 @@ extern "C" __global__ void {name}(const {T}* __restrict__ X, const {T}* __restri
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {{
         const {vt}* x = reinterpret_cast<const {vt}*>(X + r * n);
         A cn = A(0), cm = A(0), cq = A(0);
-        for (long long j = t; j < n / {vec}; j += {block}) {{
-            const {vt} w = x[j];
+        {read_head}
 #pragma unroll
             for (int u = 0; u < {vec}; ++u) {{
                 const A v = ht_cast<A>(w.v[u]);
@@ -68,7 +85,7 @@ extern "C" __global__ void {name}(const {T}* __restrict__ X, const {T}* __restri
                 cm += d / cn;
                 cq += d * (v - cm);
             }}
-        }}
+        {read_end}
         sn[t] = cn; sm[t] = cm; sq[t] = cq;
         __syncthreads();
         for (int k = {block} / 2; k > 0; k >>= 1) {{
@@ -83,8 +100,7 @@ extern "C" __global__ void {name}(const {T}* __restrict__ X, const {T}* __restri
         const A rstd = A(1) / ht_sqrt(var + eps);
         __syncthreads();
         {vt}* y = reinterpret_cast<{vt}*>(out + r * n);
-        for (long long j = t; j < n / {vec}; j += {block}) {{
-            const {vt} w = x[j];
+        {write_head}
             {vt} z;
 #pragma unroll
             for (int u = 0; u < {vec}; ++u) {{
@@ -96,7 +112,7 @@ extern "C" __global__ void {name}(const {T}* __restrict__ X, const {T}* __restri
                 z.v[u] = ht_cast<{T}>(v);
             }}
             y[j] = z;
-        }}
+        {write_end}
     }}
 }}
 """
@@ -132,7 +148,8 @@ def _rownorm(x, w, b, rows, n, grouped, G, cpg, S, eps) -> ndarray:
     out = ndarray._empty(xc.shape, xc.dtype, xc.device_id)
     if out.size:
         block = _block_for(n)
-        fn = KERNEL.function(xc.device_id, xc.dtype, grouped, block, vector_width(xc, out, n, 1))
+        vec = vector_width(xc, out, n, 1)
+        fn = KERNEL.function(xc.device_id, xc.dtype, grouped, block, vec, cache_for(n, vec, block))
         a = compute_dtype(xc.dtype).numpy.type
         launch_grid(fn, (min(rows, 2 ** 31 - 1), 1, 1), (block, 1, 1),
                     [xc, w, b, out, np.int64(rows), np.int64(n), np.int64(G), np.int64(cpg), np.int64(S), a(eps)],

@@ -22,10 +22,11 @@ __all__ = ["softmax", "log_softmax"]
 BLOCKS = (64, 128, 256, 512, 1024)
 
 
-def _source(x: _dt.DType, log: bool, block: int, vec: int):
-    """vec > 1: rows are contiguous (inner == 1) and 16-byte aligned; vec elements per load."""
+def _source(x: _dt.DType, log: bool, block: int, vec: int, cache: int = 0):
+    """vec > 1: rows are contiguous (inner == 1) and 16-byte aligned; vec elements per load.
+    cache > 0: each thread keeps its (at most `cache`) vectors in registers for the second pass."""
     T, A = x.ctype, compute_dtype(x).ctype
-    name = f"htnn_{'log_' if log else ''}softmax_{x.name}_{block}_v{vec}"
+    name = f"htnn_{'log_' if log else ''}softmax_{x.name}_{block}_v{vec}_c{cache}"
     write = "ht_cast<T>(v - M - L)" if log else "ht_cast<T>(ht_exp(v - M) / S)"
     if vec == 1:
         read_loop = (f"for (long long j = t; j < n; j += {block}) {{\n"
@@ -34,6 +35,22 @@ def _source(x: _dt.DType, log: bool, block: int, vec: int):
         write_loop = (f"for (long long j = t; j < n; j += {block}) {{\n"
                       f"            const A v = ht_cast<A>(X[base + j * inner]);\n"
                       f"            out[base + j * inner] = {write};\n        }}")
+    elif cache:
+        vt = f"ht_vec<T, {vec}>"
+        read_loop = (f"{vt} keep[{cache}];\n#pragma unroll\n"
+                     f"        for (int k = 0; k < {cache}; ++k) {{ const long long j = t + (long long)k * {block};"
+                     f" if (j < n / {vec}) {{\n"
+                     f"            const {vt} w = keep[k] = reinterpret_cast<const {vt}*>(X + base)[j];\n"
+                     f"#pragma unroll\n            for (int u = 0; u < {vec}; ++u) {{\n"
+                     f"            const A v = ht_cast<A>(w.v[u]);\n")
+        read_end = "        } } }"
+        write_loop = (f"#pragma unroll\n"
+                      f"        for (int k = 0; k < {cache}; ++k) {{ const long long j = t + (long long)k * {block};"
+                      f" if (j < n / {vec}) {{\n"
+                      f"            const {vt} w = keep[k];\n"
+                      f"            {vt} z;\n#pragma unroll\n"
+                      f"            for (int u = 0; u < {vec}; ++u) {{ const A v = ht_cast<A>(w.v[u]); z.v[u] = {write}; }}\n"
+                      f"            reinterpret_cast<{vt}*>(out + base)[j] = z;\n        }} }}")
     else:
         vt = f"ht_vec<T, {vec}>"
         read_loop = (f"for (long long j = t; j < n / {vec}; j += {block}) {{\n"
@@ -97,6 +114,17 @@ extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ o
 KERNEL = TemplateKernel("htnn_softmax", _source)
 
 
+CACHE_MAX = 4                   # vectors a thread keeps in registers between the two passes
+
+
+def cache_for(n: int, vec: int, block: int) -> int:
+    """Vectors per thread to keep in registers (0: the second pass reads the row again)."""
+    if vec == 1:
+        return 0
+    per_thread = -(-(n // vec) // block)
+    return per_thread if per_thread <= CACHE_MAX else 0
+
+
 def block_for(n: int) -> int:
     return max(BLOCKS[0], min(BLOCKS[-1], pow2_ceil(max(1, n // 8))))
 
@@ -123,7 +151,8 @@ def _softmax(name: str, log: bool, x, dim, dtype) -> ndarray:
     rows = outer * inner
     if out.size:
         block = block_for(n)
-        fn = KERNEL.function(xc.device_id, y, log, block, vector_width(xc, out, n, inner))
+        vec = vector_width(xc, out, n, inner)
+        fn = KERNEL.function(xc.device_id, y, log, block, vec, cache_for(n, vec, block))
         launch_grid(fn, (min(rows, 2 ** 31 - 1), 1, 1), (block, 1, 1),
                     [xc, out, np.int64(rows), np.int64(n), np.int64(inner)], xc.device_id)
     return out.reshape(()) if scalar else out
