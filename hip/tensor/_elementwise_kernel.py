@@ -165,12 +165,13 @@ class _Signature:
     the extra bindings, the array and scalar inputs' positions, the outputs' dtypes, and the
     kernels by (device, layout, index type)."""
 
-    __slots__ = ("bindings", "part", "extra", "arrays", "scalars", "outs", "functions")
+    __slots__ = ("bindings", "part", "extra", "arrays", "scalars", "outs", "functions", "layouts")
 
     def __init__(self, bindings, part, extra, arrays, scalars, outs):
         self.bindings, self.part, self.extra, self.arrays, self.scalars, self.outs = \
             bindings, part, extra, arrays, scalars, outs
         self.functions: dict = {}
+        self.layouts: dict = {}     # element count -> (layout, grid, block) under VECTOR_MIN
 
 
 def _dims_type(n: int):
@@ -410,7 +411,15 @@ class ElementwiseKernel:
         for k, t in sig.scalars:
             kargs[k] = scalar_value(args[k], t)
         kargs += outs
-        layout, grid, block = _src.flat(self, [args[k] for k in sig.arrays] + outs, n)
+        if n < VECTOR_MIN:          # no wide loads: the addresses do not matter, one layout per size
+            lgb = sig.layouts.get(n)
+            if lgb is None:
+                if len(sig.layouts) > 64:
+                    sig.layouts.clear()
+                lgb = sig.layouts[n] = _src.flat(self, [args[k] for k in sig.arrays] + outs, n)
+            layout, grid, block = lgb
+        else:
+            layout, grid, block = _src.flat(self, [args[k] for k in sig.arrays] + outs, n)
         ndim = -layout[1] if layout[1] > 1 else 0
         index = "unsigned int" if n <= _INT32_LIMIT else "long long"
         fn = sig.functions.get((dev, layout, index))
