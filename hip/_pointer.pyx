@@ -14,7 +14,7 @@ from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyObject_Chec
                              PyBUF_ND, PyBUF_FORMAT)
 from cpython.ref cimport Py_INCREF
 from cpython.object cimport PyObject, PyTypeObject
-from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr
+from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr, PyLong_AsLongLongAndOverflow
 from cpython.number cimport PyNumber_Index
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdlib cimport malloc, calloc, free
@@ -1433,6 +1433,8 @@ cdef object kernel_params(object o):
 
 
 cdef object _cuda_param_types = None   # the ctypes types cuda.bindings' kernelParams take (c_void_p aside)
+cdef tuple _cuda_types_checked = None  # the last (types) tuple found valid: a tuple cannot change, and a
+                                       # program launches with the same one again and again
 
 
 cdef object kernel_params_cuda(object o):
@@ -1441,7 +1443,7 @@ cdef object kernel_params_cuda(object o):
     each type is None, ctypes.c_void_p or one of the simple types cuda.bindings supports (bool,
     char, wchar, the integers, size_t, float, double). A list, a tuple of values without types
     or another ctypes type is the TypeError cuda.bindings raises."""
-    global _cuda_param_types
+    global _cuda_param_types, _cuda_types_checked
     if o is None or isinstance(o, int):
         return o
     if PyObject_CheckBuffer(o):
@@ -1454,9 +1456,11 @@ cdef object kernel_params_cuda(object o):
             _cuda_param_types = frozenset((ct.c_bool, ct.c_char, ct.c_wchar, ct.c_byte, ct.c_ubyte, ct.c_short,
                                            ct.c_ushort, ct.c_int, ct.c_uint, ct.c_long, ct.c_ulong, ct.c_longlong,
                                            ct.c_ulonglong, ct.c_size_t, ct.c_float, ct.c_double, ct.c_void_p))
-        for t in o[1]:
-            if t is not None and t not in _cuda_param_types:
-                raise TypeError(f"Unsupported type: {t!r}")
+        if o[1] is not _cuda_types_checked:
+            for t in o[1]:
+                if t is not None and t not in _cuda_param_types:
+                    raise TypeError(f"Unsupported type: {t!r}")
+            _cuda_types_checked = o[1]
         return _typed_params(o[0], o[1])
     raise TypeError("Argument 'kernelParams' is not a valid type: Tuple[Tuple[Any, ...], Tuple[Any, ...]] or "
                     f"PyObject implimenting Buffer Protocol or Int (got {type(o).__name__})")
@@ -1532,22 +1536,23 @@ cdef class _ParamBlock(Pointer):
 
 cdef int _store_int(object v, char* slot, int nbytes, bint signed) except -1:
     """An integer argument: __index__ semantics; the range of the type, or of its unsigned
-    counterpart read as two's complement (c_uint(-1) is allowed, as in C); outside: OverflowError."""
+    counterpart read as two's complement (c_uint(-1) is allowed, as in C); outside: OverflowError.
+    (Compared in C: no Python int made per argument.)"""
     cdef object i = v if type(v) is int else PyNumber_Index(v)
-    cdef long long s, lim
+    cdef int over = 0
+    cdef long long s = PyLong_AsLongLongAndOverflow(i, &over)
+    cdef long long lim
     cdef unsigned long long u
-    if nbytes == 8:
-        if i < 0:
-            s = i      # OverflowError below -2**63
-            u = <unsigned long long>s
-        else:
-            u = i      # OverflowError at 2**64
-    else:
-        lim = 1LL << (8 * nbytes)
-        if not (-(lim >> 1) <= i < lim):
-            raise OverflowError(f"kernel argument {v!r} does not fit a {8 * nbytes}-bit integer")
-        s = i
+    if over == 0:
         u = <unsigned long long>s
+        if nbytes < 8:
+            lim = 1LL << (8 * nbytes)
+            if not (-(lim >> 1) <= s < lim):
+                raise OverflowError(f"kernel argument {v!r} does not fit a {8 * nbytes}-bit integer")
+    elif over > 0 and nbytes == 8:
+        u = i      # 2**63 .. 2**64-1; OverflowError at 2**64
+    else:
+        raise OverflowError(f"kernel argument {v!r} does not fit a {8 * nbytes}-bit integer")
     if nbytes == 1:
         (<unsigned char*>slot)[0] = <unsigned char>u
     elif nbytes == 2:
