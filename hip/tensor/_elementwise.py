@@ -141,9 +141,8 @@ def _apply(op: _Op, args, out=None):
         except KeyError:
             f = op.fast[key] = _fast_entry(op, args)
         if f is not None and (f.int_at is None or f.lo <= args[f.int_at] <= f.hi):
-            c = f.c
-            r = op.kernel.call_contiguous(f.kernel_sig, [a if type(a) is ndarray else scalar_value(a, c)
-                                                         for a in args])
+            # (the kernel converts the scalars to their parameter's type C as below)
+            r = op.kernel.call_contiguous(f.kernel_sig, args)
             if r is not None:
                 return r
     rt = _dt.result_type(*_checked(op.name, args))

@@ -171,7 +171,7 @@ class _Signature:
         self.bindings, self.part, self.extra, self.arrays, self.scalars, self.outs = \
             bindings, part, extra, arrays, scalars, outs
         self.functions: dict = {}
-        self.layouts: dict = {}     # element count -> (layout, grid, block) under VECTOR_MIN
+        self.layouts: dict = {}     # element count -> (device, grid, block, Function, count) under VECTOR_MIN
 
 
 def _dims_type(n: int):
@@ -406,29 +406,26 @@ class ElementwiseKernel:
         if _get_device_id() != dev:
             return None
         stream = _current_stream(dev)
-        outs = [nd._empty(shape, t, dev, stream) for t in sig.outs]
-        kargs = list(args)
-        for k, t in sig.scalars:
-            kargs[k] = scalar_value(args[k], t)
-        kargs += outs
-        if n < VECTOR_MIN:          # no wide loads: the addresses do not matter, one layout per size
-            lgb = sig.layouts.get(n)
-            if lgb is None:
+        outs = tuple([nd._empty(shape, t, dev, stream) for t in sig.outs])
+        if sig.scalars:
+            args = list(args)
+            for k, t in sig.scalars:
+                args[k] = scalar_value(args[k], t)
+        hit = sig.layouts.get(n) if n < VECTOR_MIN else None
+        if hit is None or hit[0] != dev:
+            layout, grid, block = _src.flat(self, [args[k] for k in sig.arrays] + list(outs), n)
+            index = "unsigned int" if n <= _INT32_LIMIT else "long long"
+            fn = sig.functions.get((dev, layout, index))
+            if fn is None:
+                fn = sig.functions[(dev, layout, index)] = self._function(
+                    dev, *sig.part, -layout[1] if layout[1] > 1 else 0, index, sig.extra, sig.bindings, layout)
+            hit = (dev, grid, block, fn, np.uint32(n) if index == "unsigned int" else np.int64(n))
+            if n < VECTOR_MIN:      # no wide loads: the addresses do not matter, one launch per size
                 if len(sig.layouts) > 64:
                     sig.layouts.clear()
-                lgb = sig.layouts[n] = _src.flat(self, [args[k] for k in sig.arrays] + outs, n)
-            layout, grid, block = lgb
-        else:
-            layout, grid, block = _src.flat(self, [args[k] for k in sig.arrays] + outs, n)
-        ndim = -layout[1] if layout[1] > 1 else 0
-        index = "unsigned int" if n <= _INT32_LIMIT else "long long"
-        fn = sig.functions.get((dev, layout, index))
-        if fn is None:
-            fn = sig.functions[(dev, layout, index)] = self._function(dev, *sig.part, ndim, index, sig.extra,
-                                                                    sig.bindings, layout)
-        kargs.append(np.uint32(n) if index == "unsigned int" else np.int64(n))
-        fn.launch(grid, block, kargs, 0, stream)
-        return outs[0] if len(outs) == 1 else tuple(outs)
+                sig.layouts[n] = hit
+        hit[3].launch(hit[1], hit[2], (*args, *outs, hit[4]), 0, stream)
+        return outs[0] if len(outs) == 1 else outs
 
     # -- source --------------------------------------------------------------------------------
     def kernel_name(self, spec: _Spec, bindings: dict) -> str:
