@@ -274,11 +274,15 @@ def clip(x, /, min=None, max=None):
 
 
 # -- operators of ndarray ---------------------------------------------------------------------------
+_OPERAND_TYPES = frozenset((ndarray, bool, int, float, complex))   # taken without further checks
+
+
 def _binop(name: str, a, b):
     """x <op> y for ndarray's dunders: NotImplemented for operand types we do not take."""
-    for v in (a, b):
-        if not isinstance(v, ndarray) and not is_scalar(v):
-            return NotImplemented
+    if type(a) not in _OPERAND_TYPES or type(b) not in _OPERAND_TYPES:
+        for v in (a, b):
+            if not isinstance(v, ndarray) and not is_scalar(v):
+                return NotImplemented
     return _apply(_OPS[name], (a, b))
 
 

@@ -406,7 +406,8 @@ class ElementwiseKernel:
         if _get_device_id() != dev:
             return None
         stream = _current_stream(dev)
-        outs = tuple([nd._empty(shape, t, dev, stream) for t in sig.outs])
+        outs = (nd._empty(shape, sig.outs[0], dev, stream),) if len(sig.outs) == 1 else \
+            tuple([nd._empty(shape, t, dev, stream) for t in sig.outs])
         if sig.scalars:
             args = list(args)
             for k, t in sig.scalars:
