@@ -11,6 +11,8 @@ from .._elementwise import math_dtype
 __all__: list[str] = []
 
 FLOATS = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
+MAX_GRID = 1 << 20              # row kernels' blocks at most (they loop over further rows): grid x
+                                # blocks times the block stay below AMD's 2^32 work-items
 
 
 def need_array(x, name: str, what: str = "input") -> ndarray:

@@ -21,7 +21,7 @@ from .._array import ndarray
 from .._elementwise_kernel import ElementwiseKernel
 from .._shapes import prod
 from .._template_kernel import TemplateKernel, launch_grid, pow2_ceil
-from ._common import compute_dtype, contiguous, need_float, same_device, vector_width
+from ._common import MAX_GRID, compute_dtype, contiguous, need_float, same_device, vector_width
 from ._softmax import cache_for
 
 __all__ = ["layer_norm", "group_norm", "batch_norm", "instance_norm"]
@@ -151,7 +151,7 @@ def _rownorm(x, w, b, rows, n, grouped, G, cpg, S, eps) -> ndarray:
         vec = vector_width(xc, out, n, 1)
         fn = KERNEL.function(xc.device_id, xc.dtype, grouped, block, vec, cache_for(n, vec, block))
         a = compute_dtype(xc.dtype).numpy.type
-        launch_grid(fn, (min(rows, 2 ** 31 - 1), 1, 1), (block, 1, 1),
+        launch_grid(fn, (min(rows, MAX_GRID), 1, 1), (block, 1, 1),
                     [xc, w, b, out, np.int64(rows), np.int64(n), np.int64(G), np.int64(cpg), np.int64(S), a(eps)],
                     xc.device_id)
     return out

@@ -15,7 +15,7 @@ from .. import _dtypes as _dt
 from .._array import ndarray
 from .._shapes import normalize_axis, prod
 from .._template_kernel import TemplateKernel, launch_grid, pow2_ceil
-from ._common import compute_dtype, contiguous, need_float, vector_width
+from ._common import MAX_GRID, compute_dtype, contiguous, need_float, vector_width
 
 __all__ = ["softmax", "log_softmax"]
 
@@ -153,7 +153,7 @@ def _softmax(name: str, log: bool, x, dim, dtype) -> ndarray:
         block = block_for(n)
         vec = vector_width(xc, out, n, inner)
         fn = KERNEL.function(xc.device_id, y, log, block, vec, cache_for(n, vec, block))
-        launch_grid(fn, (min(rows, 2 ** 31 - 1), 1, 1), (block, 1, 1),
+        launch_grid(fn, (min(rows, MAX_GRID), 1, 1), (block, 1, 1),
                     [xc, out, np.int64(rows), np.int64(n), np.int64(inner)], xc.device_id)
     return out.reshape(()) if scalar else out
 
