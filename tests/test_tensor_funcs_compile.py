@@ -15,13 +15,13 @@ from hip.tensor import _dtypes as dt
 from hip.tensor import _elementwise_kernel as ek
 from hip.tensor import _kernel_source as ks
 from hip.tensor import _linalg as la
-from hip.tensor import _reduction_kernel as rk
 from hip.tensor import _searching as sr
 from hip.tensor import _set as st
 from hip.tensor import _sorting as so
 from hip.tensor import linalg as ext
 from hip.tensor._elementwise import math_dtype
 
+from test_tensor_kernels_compile import REDUCTION_LAYOUTS, _red as _red_one
 from test_tensor_kernels_compile import check_hiprtc, check_nvrtc, no_disk_cache, nvrtc  # noqa: F401
 
 BATCH = 150
@@ -33,16 +33,8 @@ def _ew(kernel, dtypes, kinds=None, ndim=0, bindings=None, index="unsigned int")
     return kernel.generate(spec, b)[0]
 
 
-RED_LAYOUTS = (("inner", 1, 1, "full", True), ("outer", 2, 1, "full", False), ("all-pass1", 1, 2, "partial", True),
-               ("all-pass2", 1, 1, "final", True))
-
-
 def _red(kernel, dtypes, bindings, kinds=None):
-    out = []
-    for label, kn, rn, mode, lane in RED_LAYOUTS:
-        spec, b = rk.spec_for(kernel, dtypes, kn=kn, rn=rn, mode=mode, lane_major=lane, bindings=bindings, kinds=kinds)
-        out.append((label, kernel.generate(spec, b)[0]))
-    return out
+    return [(layout[0], _red_one(kernel, dtypes, bindings, layout, kinds)) for layout in REDUCTION_LAYOUTS]
 
 
 def sorting_matrix():

@@ -257,9 +257,11 @@ class _Plan:
             return out
         from ._reduction_kernel import spec_for
         out = []
-        for label, kn, rn, mode, lane in (("inner", 1, 1, "full", True), ("outer", 2, 1, "full", False),
-                                          ("all-pass1", 1, 2, "partial", True), ("all-pass2", 1, 1, "final", True)):
-            spec, b = spec_for(self.kernel, dtypes + self.out_dtypes, kn, rn, mode, lane, bindings=self.bindings,
+        wide = tuple("c" for _ in self.arrays)
+        for label, kn, rn, lane, split, vec in (("inner", 1, 1, True, False, wide), ("outer", 2, 1, False, False, None),
+                                                ("all-split", 1, 1, True, True, wide),
+                                                ("strided-split", 1, 2, True, True, None)):
+            spec, b = spec_for(self.kernel, dtypes + self.out_dtypes, kn, rn, lane, split, vec, bindings=self.bindings,
                                kinds=kinds)
             out.append((label, self.kernel.generate(spec, b)[0]))
         return out

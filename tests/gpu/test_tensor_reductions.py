@@ -1,6 +1,8 @@
 """hip.tensor's statistical functions and ReductionKernel against NumPy: every function and dtype,
 over inner, outer, middle, several and all axes, keepdims, non-contiguous and broadcast inputs,
-empty and 0-d arrays, large extents (the two-pass path), dtype= per the standard; cumulative_sum
+empty and 0-d arrays, large extents (split over blocks, the last block reducing the partials in the
+same launch), tails of every length, wide and scalar loads (aligned and misaligned views give the
+same bits: the plan alone fixes the summation order), dtype= per the standard; cumulative_sum
 short and long (chunked); a user ReductionKernel with and without identity; bad input."""
 from __future__ import annotations
 
@@ -128,7 +130,7 @@ def test_empty_and_zero_d(rng):
 
 @pytest.mark.parametrize("shape,axis", [((1 << 22,), None), ((3, 1 << 20), 1), ((1 << 20, 3), 0),
                                         ((64, 70000), None), ((2, 300000, 2), 1)])
-def test_large_reductions_take_two_passes(shape, axis, rng):
+def test_large_reductions_split_over_blocks(shape, axis, rng):
     a = rng.integers(-50, 50, size=shape).astype(np.int64)
     x = ht.asarray(a)
     np.testing.assert_array_equal(ht.sum(x, axis=axis).get(), np.sum(a, axis=axis))
@@ -136,6 +138,138 @@ def test_large_reductions_take_two_passes(shape, axis, rng):
     f = a.astype(np.float32)
     np.testing.assert_allclose(ht.mean(ht.asarray(f), axis=axis).get(), np.mean(f.astype(np.float64), axis=axis),
                                rtol=1e-5, atol=1e-4)
+
+
+# -- the reduction plans: inner rows with wide loads, outer columns, split over blocks ---------------------------
+SPLIT_DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float16", "bfloat16", "float32", "float64",
+                "complex64", "complex128"]
+
+
+def _sum_ref(a, name, axis=None):
+    want = np.sum(a.astype(ref_dtype(name)), axis=axis,
+                  dtype=_sum_dtype(name) if name not in ("float16", "bfloat16") else np.float32)
+    return np.asarray(want)
+
+
+def _check_sum(x, a, name, axis=None):
+    got = ht.sum(x, axis=axis).get()
+    want = _sum_ref(a, name, axis)
+    n = a.size // max(1, want.size)
+    if KIND[name] in "biu":
+        np.testing.assert_array_equal(got, want, err_msg=f"{name} sum axis={axis} shape={a.shape}")
+    else:
+        np.testing.assert_allclose(got.astype(np.complex128), want.astype(np.complex128), **_tol(name, n),
+                                   err_msg=f"{name} sum axis={axis} shape={a.shape}")
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 255, 1023, 1025, 4099, (1 << 16) + 1, (1 << 20) + 3, (1 << 22) + 6])
+def test_full_sum_every_tail_length(n, rng):
+    a = rng.integers(-100, 100, size=n).astype(np.float32)        # integral: every order gives the exact sum
+    x = ht.asarray(a)
+    assert float(ht.sum(x)) == float(a.astype(np.float64).sum())
+    i = rng.integers(-1000, 1000, size=n).astype(np.int32)
+    assert int(ht.sum(ht.asarray(i))) == int(i.astype(np.int64).sum())
+    assert int(ht.max(ht.asarray(i))) == int(i.max()) and int(ht.min(ht.asarray(i))) == int(i.min())
+
+
+@pytest.mark.parametrize("dtype", SPLIT_DTYPES)
+@pytest.mark.parametrize("shape,axis", [(((1 << 20) + 3,), None), ((4, 1 << 18), 1), ((5, 100003), 1), ((100003, 5), 0),
+                                        ((3, 4099, 7), 1), ((2, 70001, 3), (0, 1)), ((300, 257), 1),
+                                        ((257, 300), 0)])
+def test_split_and_row_reductions_every_dtype(dtype, shape, axis, rng):
+    a = values(dtype, shape, rng, low=-1, high=1, int_low=-3, int_high=3)
+    x = to_device(a, dtype)
+    _check_sum(x, a, dtype, axis)
+    if KIND[dtype] != "c":
+        for fn in ("max", "min"):
+            np.testing.assert_array_equal(getattr(ht, fn)(x, axis=axis).get(), getattr(np, fn)(a, axis=axis))
+    np.testing.assert_array_equal(ht.any(x, axis=axis).get(), np.any(a, axis=axis))
+    np.testing.assert_array_equal(ht.all(x, axis=axis).get(), np.all(a, axis=axis))
+    if KIND[dtype] in "fc":
+        r = a.astype(ref_dtype(dtype))
+        np.testing.assert_allclose(ht.mean(x, axis=axis).get().astype(np.complex128),
+                                   np.asarray(np.mean(r, axis=axis)).astype(np.complex128), **_tol(dtype, 1))
+        np.testing.assert_allclose(ht.var(x, axis=axis).get(), np.var(r.astype(np.complex128), axis=axis),
+                                   rtol=_tol(dtype)["rtol"] * 10, atol=_tol(dtype)["rtol"] * 10)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "complex64", "int8"])
+def test_misaligned_views_give_the_bits_of_aligned_copies(dtype, rng):
+    """x[1:] is read with scalar loads, its copy with wide loads: same plan, same summation order."""
+    a = values(dtype, (1 << 21) + 9, rng)
+    x = to_device(a, dtype)
+    for v in (x[1:], x[3:-2], x[2:]):
+        got, want = ht.sum(v).get(), ht.sum(v.copy()).get()
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (got, want)
+    m = to_device(values(dtype, (64, 4099), rng), dtype)
+    for v, axis in ((m[:, 1:], 1), (m[:, 1:4097], 1), (m[1:, :], 0), (m[:, 2:], None)):
+        got, want = ht.sum(v, axis=axis).get(), ht.sum(v.copy(), axis=axis).get()
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (axis, got, want)
+
+
+def test_fused_split_reduction_equals_eager_bit_for_bit(rng):
+    a = rng.standard_normal((1 << 22) + 5).astype(np.float32)
+    x = ht.asarray(a)
+    f = ht.fuse(lambda x: (x * 2 + 1).sum())
+    for v in (x, x[1:]):
+        got, want = f(v).get(), ht.sum(v * 2 + 1).get()
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+    m = ht.asarray(rng.standard_normal((9, 300001)).astype(np.float32))
+    g = ht.fuse(lambda x: (x * x).sum(axis=1))
+    assert g(m).get().tobytes() == ht.sum(m * m, axis=1).get().tobytes()
+
+
+def test_split_reductions_on_several_streams_reuse_their_counters(rng):
+    """The last-block counters are per stream and left zero by every launch: repeated and interleaved
+    reductions of different shapes stay right."""
+    a = rng.integers(-9, 10, size=(1 << 21) + 1).astype(np.int64)
+    b = rng.integers(-9, 10, size=(6, 200001)).astype(np.int32)
+    x, y = ht.asarray(a), ht.asarray(b)
+    s = ht.Stream(non_blocking=True)
+    for _ in range(3):
+        assert int(ht.sum(x)) == int(a.sum())
+        np.testing.assert_array_equal(ht.sum(y, axis=1).get(), b.sum(axis=1, dtype=np.int64))
+        ht.synchronize()
+        with s:
+            r1, r2 = ht.sum(x), ht.max(y, axis=1)
+            r3 = ht.sum(x[5:])
+        s.synchronize()
+        assert int(r1) == int(a.sum()) and int(r3) == int(a[5:].sum())
+        np.testing.assert_array_equal(r2.get(), b.max(axis=1))
+
+
+def test_one_element_and_empty_reductions(rng):
+    for dtype in ("float32", "int64", "bool", "complex64", "bfloat16"):
+        a = values(dtype, (1,), rng)
+        x = to_device(a, dtype)
+        _check_sum(x, a, dtype)
+        np.testing.assert_array_equal(ht.any(x).get(), np.any(a))
+        e = to_device(values(dtype, (0,), rng), dtype)
+        assert ht.sum(e).get() == 0 and bool(ht.all(e)) and not bool(ht.any(e))
+        e2 = to_device(values(dtype, (3, 0), rng), dtype)
+        np.testing.assert_array_equal(ht.sum(e2, axis=1).get().astype(np.complex128), np.zeros(3))
+        assert ht.sum(e2, axis=0).shape == (0,)
+    with pytest.raises(ValueError):
+        ht.max(ht.zeros((0,)))
+
+
+def test_nan_and_inf_survive_the_split_paths():
+    a = np.ones((1 << 21) + 3, np.float32)
+    a[123457] = np.nan
+    assert np.isnan(float(ht.sum(ht.asarray(a)))) and np.isnan(float(ht.max(ht.asarray(a))))
+    a[123457] = np.inf
+    assert float(ht.sum(ht.asarray(a))) == np.inf and float(ht.max(ht.asarray(a))) == np.inf
+    m = np.zeros((4, 300001), np.float64)
+    m[2, 299999] = -np.inf
+    np.testing.assert_array_equal(ht.min(ht.asarray(m), axis=1).get(), m.min(axis=1))
+    np.testing.assert_array_equal(ht.sum(ht.asarray(m.T.copy()), axis=0).get(), m.sum(axis=1))
+
+
+def test_no_identity_kernel_over_the_split_paths(rng):
+    mx = ht.ReductionKernel("T x", "T y", "x", "a > b ? a : b", "y = a", None, "mymax_split")
+    for shape, axis in ((((1 << 21) + 5,), None), ((3, 300007), 1), ((300007, 3), 0), ((129, 4097), 1)):
+        i = rng.integers(-10 ** 9, 10 ** 9, size=shape)
+        np.testing.assert_array_equal(mx(ht.asarray(i), axis=axis).get(), i.max(axis=axis))
 
 
 def test_sum_dtype_argument():
