@@ -486,18 +486,20 @@ class Function:
         if r:
             if r > 0:
                 raise _error(r, f"hipModuleLaunchKernel({self.name})")
-            self._launch_checked(grid, block, args, shared_mem, sptr)
+            self._launch_checked(grid, block, args, shared_mem, sptr, r == -2)
 
-    def _launch_checked(self, grid, block, args, shared_mem, sptr) -> None:
-        """The launch the C path leaves to Python: grid/block of other forms (checked here), and
-        arguments of other kinds (ctypes values, torch tensors...: packed by a per-signature plan)."""
+    def _launch_checked(self, grid, block, args, shared_mem, sptr, dims_only: bool) -> None:
+        """The launch the C path leaves to Python: grid/block of other forms (checked here; when
+        they were its only objection, `dims_only`, the C path then runs), and arguments of other
+        kinds (ctypes values, torch tensors...: packed by a per-signature plan)."""
         gx, gy, gz = _dim3(grid, "grid")
         bx, by, bz = _dim3(block, "block")
-        r = _hot.launch(self.ptr, (gx, gy, gz), (bx, by, bz), shared_mem, sptr, args)
-        if r >= 0:
-            if r:
-                raise _error(r, f"hipModuleLaunchKernel({self.name})")
-            return
+        if dims_only:
+            r = _hot.launch(self.ptr, (gx, gy, gz), (bx, by, bz), shared_mem, sptr, args)
+            if r >= 0:
+                if r:
+                    raise _error(r, f"hipModuleLaunchKernel({self.name})")
+                return
         sig = tuple([type(a) for a in args])
         plan = _plans.get(sig)
         if plan is None:
