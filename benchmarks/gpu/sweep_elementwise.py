@@ -9,7 +9,8 @@ constants should be): GB/s and % of peak of
 
 for BLOCK (threads per block of the flat and N-d loops) x THREAD_BYTES (bytes a thread moves per
 array per chunk), and for the tile's TILE_ROWS (block TILE x TILE_ROWS). The current setting is
-marked *. ht.Event timing, best of --reps after warm-up, as bench_tensor.py.
+marked *. ht.Event timing, best of --reps after warm-up, as bench_tensor.py; every setting's
+results are compared on the device with the current setting's (a wrong one prints WRONG).
 
     HIP_PLATFORM=nvidia python3 benchmarks/gpu/sweep_elementwise.py [--log2n 28] [--reps 10]
 
@@ -46,16 +47,22 @@ def main() -> int:
     print(f"peak: {text}")
     n = 1 << args.log2n
     m = 1 << (args.log2n // 2)
-    x, y = ht.full(n, 1.5, dtype=ht.float32), ht.full(n, 2.0, dtype=ht.float32)
+    x = ht.arange(n, dtype=ht.float32)
+    y = x * 0.5
     a, b = x.reshape(m, m), y.reshape(m, m)
-    row, col = ht.full((m,), 0.5, dtype=ht.float32), ht.full((m, 1), 0.5, dtype=ht.float32)
+    row, col = ht.arange(m, dtype=ht.float32), ht.arange(m, dtype=ht.float32).reshape(m, 1) * 3
     cases = {"add": (lambda: x + y, 12 * n), "row": (lambda: a + row, 8 * n), "column": (lambda: a + col, 8 * n),
              "x.T + y": (lambda: a.T + b, 12 * n)}
+
+    want = {name: fn() for name, (fn, _) in cases.items()}       # the current setting's results
 
     def measure(names):
         out = []
         for name in names:
             fn, nbytes = cases[name]
+            if not bool(ht.all(fn() == want[name])):
+                out.append(f"{name} WRONG")
+                continue
             ms = gpu_ms(fn, args.reps)
             gbs = nbytes / (ms * 1e-3) / 1e9
             pct = f" {100 * gbs * 1e9 / peak:5.1f}%" if peak else ""

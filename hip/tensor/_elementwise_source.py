@@ -13,10 +13,10 @@ Layouts (a hashable tuple, part of the kernel's cache key):
                               (x + row, x + column): cls[k] is 'v' (vector loads) or 'b' (one
                               element repeated) per array.
   ("tile", T, swapped, E, H)  2-D, an input walked along its outer dimension (x.T + y): T[k] says
-                              which inputs go through a padded E x (E + 1) shared-memory tile (block
-                              E x H threads, E / H elements each),
-                              read coalesced along their own contiguous dimension; the other arrays
-                              are read and written with the inner index on threadIdx.x. `swapped`:
+                              which inputs go through a padded E x (E + 1) shared-memory tile, read
+                              coalesced along their own contiguous dimension (block E x H threads,
+                              E / H elements each); the other arrays are read and written with the
+                              inner index on threadIdx.x. `swapped`:
                               the index space is the transpose of the broadcast shape (so that the
                               outputs are walked along their rows); `i` stays the C-order index.
 Register forms (values loaded into registers, outputs stored whole) are for kernels that write
