@@ -212,8 +212,9 @@ def test_the_c_packer_packs_as_the_plans():
     nd = ndarray._view_of(None, 0x7E00_0000_0040, (3,), (4,), dtype("float32"), 0)
     args = (np.int8(-3), 2.5, Arr(), np.float16(1.5), np.complex64(1 - 2j), True, None, 12345678901, nd,
             np.uint32(4000000000), C.Pointer(0xABC), np.float32(0.25), np.complex128(3 + 4j), np.bool_(True),
-            np.int64(-5), -7)
-    sizes = [1, 8, 8, 2, 8, 1, 8, 8, 8, 4, 8, 4, 16, 1, 8, 8]
+            np.int64(-5), -7, ctypes.c_short(7), (ctypes.c_longlong * 3)(1, -2, 3), ctypes.c_uint8(200),
+            ctypes.c_double(-1.5), (ctypes.c_float * 2)(0.5, 2.0))
+    sizes = [1, 8, 8, 2, 8, 1, 8, 8, 8, 4, 8, 4, 16, 1, 8, 8, 2, 24, 1, 8, 8]
     plan = C._Plan(args)
     plan.pack(args)
     base = ctypes.addressof(plan.buf)
@@ -223,7 +224,10 @@ def test_the_c_packer_packs_as_the_plans():
     want = bytes(plan.buf)
     assert [packed[o:o + z] for o, z in zip(offsets, sizes)] == [want[o:o + z] for o, z in zip(offsets, sizes)]
     assert packed[offsets[8]:offsets[8] + 8] == (0x7E00_0000_0040).to_bytes(8, "little")
-    for other in (ctypes.c_short(7), np.datetime64("2020-01-01"), 2 ** 70, np.longdouble(1), "text"):
+    class Pair(ctypes.Structure):
+        _fields_ = [("a", ctypes.c_int), ("b", ctypes.c_char)]
+    for other in (Pair(1, b"x"), ctypes.c_int.__ctype_be__(5), ctypes.c_longdouble(1), np.datetime64("2020-01-01"),
+                  2 ** 70, np.longdouble(1), "text"):
         assert _launch.pack((1, other)) is None, other
 
 

@@ -472,9 +472,9 @@ class Function:
         """Launch on `stream` (the current stream of the function's device by default).
 
         `stream` is a Stream (or an int handle). Arguments of the common kinds (Python scalars,
-        None, ndarrays, NumPy scalars, objects with an int `.ptr`) are packed and launched in C
-        (`_launch.launch`, no hip.hip call); others go through a per-signature plan packed in Python
-        and the binding. benchmarks/bench_tensor_launch.py measures the CPU cost.
+        None, ndarrays, NumPy scalars, ctypes numbers and arrays of numbers, objects with an int
+        `.ptr`) are packed and launched in C (`_launch.launch`, no hip.hip call); others go
+        through a per-signature plan packed in Python and the binding. benchmarks/bench_tensor_launch.py measures the CPU cost.
         """
         if stream is None:
             sptr = current_stream(self.device_id).ptr

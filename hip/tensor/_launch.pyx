@@ -31,6 +31,7 @@ cdef get_device_fn _real_get_device = NULL
 cdef object _ndarray = None     # hip.tensor's ndarray: its `_ptr` slot is read directly
 cdef object _np_generic = None
 cdef object _ctypes_kinds = None
+cdef object _ctypes_plain = None    # ctypes numbers and arrays: packed from their buffer
 cdef set _ptr_kinds = set()     # types whose int `.ptr` is a device address (not ctypes values)
 
 
@@ -49,8 +50,9 @@ cdef int _resolve() except -1:
 
 def bind(np_generic, ctypes_kinds):
     """NumPy's scalar base class and the ctypes classes (left to Python): set by _compiler."""
-    global _np_generic, _ctypes_kinds
-    _np_generic, _ctypes_kinds = np_generic, ctypes_kinds
+    global _np_generic, _ctypes_kinds, _ctypes_plain
+    import ctypes
+    _np_generic, _ctypes_kinds, _ctypes_plain = np_generic, ctypes_kinds, (ctypes._SimpleCData, ctypes.Array)
 
 
 def bind_ndarray(ndarray):
@@ -109,6 +111,35 @@ cdef int _dim3(object d, unsigned int* out) except -1:
     return 0
 
 
+cdef Py_ssize_t _pack_buffer(object a, char* buf, Py_ssize_t off, bint ctypes_value,
+                             Py_ssize_t* size) except -2:
+    """Copy the bytes of a NumPy scalar, or of a ctypes number or array of numbers, into `buf`
+    aligned as C aligns it (a number's size; an array's element size): the offset, or -1 for
+    other kinds (datetime64, structures, big-endian or long double ctypes... go to the plans)."""
+    cdef Py_buffer view
+    cdef const char* fmt
+    cdef Py_ssize_t align
+    try:
+        PyObject_GetBuffer(a, &view, PyBUF_FORMAT)
+    except Exception:
+        return -1
+    fmt = view.format
+    if ctypes_value and fmt != NULL and (fmt[0] == b'<' or fmt[0] == b'@' or fmt[0] == b'='):
+        fmt += 1
+    align = _scalar_size(fmt)
+    size[0] = view.len
+    if align == 0 or (view.itemsize != align if ctypes_value else view.len != align) or view.len % align:
+        PyBuffer_Release(&view)
+        return -1
+    off = _align(off, align)
+    if off + view.len > MAX_BYTES:
+        PyBuffer_Release(&view)
+        return -1
+    memcpy(buf + off, view.buf, view.len)
+    PyBuffer_Release(&view)
+    return off
+
+
 cdef Py_ssize_t _pack(tuple args, char* buf, void** params) except -2:
     """Pack `args` into `buf` (MAX_BYTES) with C alignment, params[i] the address of argument i;
     the bytes used, or -1 when an argument is not of the kinds packed here."""
@@ -117,7 +148,6 @@ cdef Py_ssize_t _pack(tuple args, char* buf, void** params) except -2:
     cdef uint64_t uv
     cdef double dv
     cdef char cv
-    cdef Py_buffer view
     if n > MAX_ARGS or _np_generic is None:
         return -1
     for i in range(n):
@@ -161,26 +191,7 @@ cdef Py_ssize_t _pack(tuple args, char* buf, void** params) except -2:
                 return -1
             uv = 0
             memcpy(buf + off, &uv, 8)
-        elif isinstance(a, _np_generic):
-            try:
-                PyObject_GetBuffer(a, &view, PyBUF_FORMAT)
-            except Exception:           # (datetime64 & co.: the plans raise the clear error)
-                return -1
-            size = _scalar_size(view.format)
-            if size == 0 or view.len != size:
-                PyBuffer_Release(&view)
-                return -1
-            off = _align(off, size)
-            if off + size > MAX_BYTES:
-                PyBuffer_Release(&view)
-                return -1
-            memcpy(buf + off, view.buf, size)
-            PyBuffer_Release(&view)
-        else:
-            if t not in _ptr_kinds:     # a type seen before, or the checks the plans make
-                if isinstance(a, _ctypes_kinds) or not isinstance(getattr(a, "ptr", None), int):
-                    return -1
-                _ptr_kinds.add(t)
+        elif t in _ptr_kinds:           # (MemoryPointer, Pointer, ...: checked once per type below)
             p = a.ptr
             if not isinstance(p, int):
                 return -1
@@ -193,6 +204,19 @@ cdef Py_ssize_t _pack(tuple args, char* buf, void** params) except -2:
             except OverflowError:
                 return -1
             memcpy(buf + off, &uv, 8)
+        elif isinstance(a, _np_generic):
+            off = _pack_buffer(a, buf, off, False, &size)
+            if off < 0:
+                return -1
+        elif isinstance(a, _ctypes_plain):
+            off = _pack_buffer(a, buf, off, True, &size)
+            if off < 0:
+                return -1
+        elif isinstance(a, _ctypes_kinds) or not isinstance(getattr(a, "ptr", None), int):
+            return -1                   # (the plans' other kinds: ctypes structures, data_ptr, CAI...)
+        else:
+            _ptr_kinds.add(t)           # a device pointer: an int `.ptr` (the plans' rule)
+            return _pack(args, buf, params)
         params[i] = buf + off
         off += size
     return off
@@ -201,8 +225,9 @@ cdef Py_ssize_t _pack(tuple args, char* buf, void** params) except -2:
 def launch(uintptr_t func, grid, block, unsigned int shared_mem, uintptr_t stream, tuple args):
     """Pack `args` and launch on `grid` x `block` (ints or tuples of 1 to 3 positive ints); the
     hipError_t as an int, or -1 (nothing launched) when an argument is not of the kinds packed here
-    (Python int/float/bool, None, ndarray, NumPy scalars, objects with an int `.ptr`), -2 when grid
-    or block is not of those forms: the caller then checks and packs them in Python."""
+    (Python int/float/bool, None, ndarray, NumPy scalars, ctypes numbers and arrays of numbers,
+    objects with an int `.ptr`), -2 when grid or block is not of those forms: the caller then
+    checks and packs them in Python."""
     cdef unsigned int g[3]
     cdef unsigned int b[3]
     cdef uint64_t storage[MAX_WORDS]
