@@ -98,7 +98,7 @@ def solve(x1, x2, /) -> ndarray:
         bt = broadcast_to(b, batch + (n, k)).mT.astype(d)
         nb = prod(batch)
         if nb and n and k:
-            op_n, op_t = enums()[:2]
+            op_t = enums()[1]
             job = Job(d, 2 * nb, x1.device_id)
             ipiv = ndarray._empty((nb, n), _dt.int32, x1.device_id)
             _lu(job, a, nb, n, ipiv)
