@@ -1592,10 +1592,17 @@ cdef bint _store(int code, object v, char* slot) except -1:
     return True
 
 
+cdef bint _is_enum_member(object v) except -1:
+    """A member of an enum.Enum (cuda.bindings' test; no member exists before `enum` is imported)."""
+    e = sys.modules.get("enum")
+    return e is not None and isinstance(v, e.Enum)
+
+
 cdef object _typed_params(values, types):
     """((values), (types)): each value made a C value of its ctypes type (an int, a handle or an
     object with getPtr() for c_void_p); None as the type takes a ctypes object, or an object with
-    getPtr() (a binding's handle or struct), by its storage's address."""
+    getPtr() (a binding's handle or struct), by its storage's address, or an enum member, as its
+    C int (cuda.bindings' rule)."""
     cdef Py_ssize_t i, n = len(values)
     if n != len(types):
         raise TypeError(f"kernelParams: {n} values but {len(types)} types")
@@ -1614,9 +1621,13 @@ cdef object _typed_params(values, types):
                 b.slots[i] = p
             elif hasattr(v, "getPtr"):
                 b.slots[i] = PyLong_AsVoidPtr(int(v.getPtr()))
+            elif _is_enum_member(v):   # cuda.bindings passes an enum member's value as a C int
+                slot = b.values + 16 * i
+                _store_int(v.value, slot, sizeof(int), True)
+                b.slots[i] = slot
             else:
                 raise TypeError(f"kernelParams: value {i} ({type(v).__name__}) has the type None, which takes a "
-                                "ctypes object or an object with getPtr()")
+                                "ctypes object, an object with getPtr() or an enum member")
             if not held:
                 if b.keep is None:
                     b.keep = []

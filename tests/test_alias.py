@@ -280,6 +280,20 @@ def test_kernel_params_keep_the_values_they_point_into():
         del churn
 
 
+def test_kernel_params_take_an_enum_member_as_its_int():
+    """With the type None, an enum member is passed as its C int, as cuda.bindings does
+    (`(<int*>p)[0] = value.value`; ours TypeError'd before)."""
+    import ctypes
+    p = driver.CUDA_KERNEL_NODE_PARAMS()
+    member = driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    p.kernelParams = ((member, 7), (None, ctypes.c_int))
+    addrs = (ctypes.c_void_p * 2).from_address(int(p.kernelParams))
+    assert ctypes.c_int.from_address(addrs[0]).value == int(member) == 2
+    assert ctypes.c_int.from_address(addrs[1]).value == 7
+    with pytest.raises(TypeError):
+        p.kernelParams = ((2,), (None,))   # a plain int is no enum member: cuda.bindings refuses it too
+
+
 def _simple_ctypes_types():
     """Every simple ctypes type of this platform (taken from ctypes itself), but strings and objects."""
     import ctypes
