@@ -80,6 +80,17 @@ def test_bad_input(call, exc):
         call()
 
 
+def test_matrix_norm_refuses_half_as_numpy():
+    """matrix_norm 2, -2, 'nuc' of 2-byte floats: TypeError naming matrix_norm (not svdvals), as
+    NumPy's linalg raises TypeError for float16."""
+    for name in ("float16", "bfloat16"):
+        for ord_ in (2, -2, "nuc"):
+            with pytest.raises(TypeError, match=f"matrix_norm: {name} is not supported"):
+                LA.matrix_norm(fake((3, 4), name), ord=ord_)
+    with pytest.raises(TypeError, match="float16"):
+        np.linalg.matrix_norm(np.ones((3, 4), np.float16), ord=2)
+
+
 def test_linalg_error_is_numpys_kind():
     assert issubclass(LA.LinAlgError, ValueError)
     with pytest.raises(LA.LinAlgError, match="square"):

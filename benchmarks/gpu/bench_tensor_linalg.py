@@ -116,7 +116,9 @@ def part_factor(args, peers, what: str):
     n = args.nf
     g = np.random.default_rng(2).standard_normal((n, n)).astype(np.float32)
     a = (g @ g.T / n + np.eye(n, dtype=np.float32)) if what == "cholesky" else g + np.sqrt(n) * np.eye(n, dtype=np.float32)
+    a = a.astype(np.float32)       # np.sqrt(n) is a float64 scalar: NumPy 2 made the solve system float64
     rhs = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    assert a.dtype == rhs.dtype == np.float32      # every contender solves the same float32 system
 
     def make(lib):
         if lib == "ht":

@@ -6,7 +6,8 @@ as NumPy's) for singular or non-positive-definite matrices and non-matrix shapes
 
 Not here yet: matrix_rank, pinv (both follow from svd), eig (non-Hermitian: hipSOLVER has no geev).
 Norms follow NumPy: integer input gives float64, complex gives its real type, float16/bfloat16
-accumulate in float32; NaN propagates.
+accumulate in float32 (but matrix_norm's 2, -2 and 'nuc' raise TypeError for them, as NumPy's
+linalg does: hipSOLVER has no 2-byte floats); NaN propagates.
 """
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ import operator
 from . import _dtypes as _dt
 from ._array import ndarray
 from ._elementwise import math_dtype
-from ._decompositions import (EighResult, LinAlgError, QRResult, SlogdetResult, SVDResult, cholesky, det,
-                              eigh, eigvalsh, inv, lstsq, qr, slogdet, solve, svd, svdvals)
+from ._decompositions import (EighResult, LinAlgError, QRResult, SlogdetResult, SVDResult, _solver_dtype, cholesky,
+                              det, eigh, eigvalsh, inv, lstsq, qr, slogdet, solve, svd, svdvals)
 from ._linalg import matmul, matrix_transpose, tensordot, vecdot
 from ._reduction_kernel import ReductionKernel
 from ._shapes import broadcast_shapes, normalize_axes, normalize_axis
@@ -170,6 +171,7 @@ def _singular_norm(x, reduce, keepdims: bool) -> ndarray:
     """max, min or sum of the singular values (matrix_norm's 2, -2, 'nuc'); integers as float64."""
     from ._manipulation import expand_dims
     from ._statistical import sum as _sum
+    _solver_dtype("matrix_norm", x.dtype)      # float16/bfloat16: TypeError naming this function
     s = svdvals(x)
     if s.shape[-1] == 0 and reduce is not _sum:
         raise ValueError(f"matrix_norm: empty matrices of shape {x.shape} have no largest or smallest singular value")

@@ -237,8 +237,21 @@ def test_vector_and_matrix_norms(name, rng):
             got = ht.linalg.matrix_norm(x, ord=ord_, keepdims=keepdims)
             np.testing.assert_allclose(got.get().astype(np.float64),
                                        np.linalg.matrix_norm(h, ord=ord_, keepdims=keepdims), rtol=rt, atol=rt)
-    with pytest.raises(NotImplementedError):
-        ht.linalg.matrix_norm(x, ord="nuc")
+    for ord_ in (2, -2, "nuc"):                         # from the singular values (hipSOLVER)
+        if name in ("float16", "bfloat16"):
+            # NumPy's linalg refuses 2-byte floats (TypeError "array type float16 is unsupported in
+            # linalg") and so do we, rather than compute in float32 behind the caller's back.
+            if name == "float16":
+                with pytest.raises(TypeError):
+                    np.linalg.matrix_norm(a, ord=ord_)
+            with pytest.raises(TypeError, match=f"matrix_norm: {name} is not supported"):
+                ht.linalg.matrix_norm(x, ord=ord_)
+            continue
+        for keepdims in (False, True):
+            got = ht.linalg.matrix_norm(x, ord=ord_, keepdims=keepdims)
+            want = np.linalg.matrix_norm(a, ord=ord_, keepdims=keepdims)
+            assert got.dtype.name == want.dtype.name and got.shape == want.shape, (got.dtype, got.shape, want.dtype)
+            np.testing.assert_allclose(got.get().astype(np.float64), want, rtol=rt, atol=rt)
 
 
 @pytest.mark.parametrize("name", ["float32", "int64", "complex128", "bool", "float16"])
@@ -274,7 +287,18 @@ def test_matrix_power(name, rng):
     x = to_device(m, name)
     for n in (0, 1, 2, 3, 6):
         np.testing.assert_allclose(ht.linalg.matrix_power(x, n).get(), np.linalg.matrix_power(m, n), rtol=1e-10)
-    with pytest.raises(NotImplementedError):
-        ht.linalg.matrix_power(x, -1)
+    # n < 0: powers of the inverse; a diagonally dominant matrix (|off-diagonal row sums| <= 9 for
+    # int32 values in [-3, 3], <= 3 for float64 ones in [-1, 1]) is safely invertible.
+    w = (m + (10 if name == "int32" else 4) * np.eye(4, dtype=m.dtype)).astype(m.dtype)
+    for n in (-1, -2, -3):
+        got = ht.linalg.matrix_power(to_device(w, name), n)
+        want = np.linalg.matrix_power(w, n)
+        assert got.dtype.name == want.dtype.name == "float64", (got.dtype, want.dtype)
+        np.testing.assert_allclose(got.get(), want, rtol=1e-10, atol=1e-13)
+    s = np.array([[1, 2, 4], [1, 2, 4], [0, 1, 1]], m.dtype)          # exactly singular (see test_singular_raises)
+    with pytest.raises(ht.linalg.LinAlgError):
+        ht.linalg.matrix_power(to_device(s, name), -1)
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.matrix_power(s, -1)
     with pytest.raises(ValueError):
         ht.linalg.matrix_power(x[:, :3], 2)

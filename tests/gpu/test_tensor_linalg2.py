@@ -108,14 +108,21 @@ def test_inv(name, rng):
 
 @pytest.mark.parametrize("call", [LA.inv, lambda x: LA.solve(x, x[..., 0])])
 def test_singular_raises(call):
-    s = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]])      # row 2 = 2 * row 1
-    with pytest.raises(LA.LinAlgError, match="singular"):
-        call(dev(s))
-    batch = np.stack([np.eye(3), s, np.eye(3)])                             # one singular matrix in a batch
-    with pytest.raises(LA.LinAlgError):
-        call(dev(batch))
-    with pytest.raises(np.linalg.LinAlgError):                              # NumPy agrees
-        np.linalg.inv(s)
+    # Singular in floating point too: getrf reports a zero pivot only if elimination leaves an exact
+    # 0, and with FMA (cuSOLVER) [[1, 2, 3], [2, 4, 6], ...] leaves 2 - 6 * fl(1/3) = 2^-53 instead.
+    # Equal rows with power-of-two pivots (multipliers 1/4, 1/2 either way round) and a zero row
+    # (0 - l * 0 = 0) eliminate exactly, whichever of x or x^T LAPACK factors.
+    for s in (np.array([[1.0, 2.0, 4.0], [1.0, 2.0, 4.0], [0.0, 1.0, 1.0]]),
+              np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [4.0, 5.0, 7.0]])):
+        with pytest.raises(LA.LinAlgError, match="singular"):
+            call(dev(s))
+        batch = np.stack([np.eye(3), s, np.eye(3)])                         # one singular matrix in a batch
+        with pytest.raises(LA.LinAlgError):
+            call(dev(batch))
+        with pytest.raises(np.linalg.LinAlgError):                          # NumPy agrees
+            np.linalg.inv(s)
+        with pytest.raises(np.linalg.LinAlgError):
+            np.linalg.solve(s, s[..., 0])
 
 
 # -- det, slogdet ---------------------------------------------------------------------------------------------------
@@ -350,9 +357,11 @@ def test_half_gemm_against_float32_reference(name, rng):
         got = ht.matmul(ht.asarray(a, dtype=name), ht.asarray(b, dtype=name)).get().astype(np.float32)
         want = a.astype(np.float64) @ b.astype(np.float64)
         np.testing.assert_allclose(got, want, rtol=2 * out_eps, atol=2 * out_eps * np.sqrt(sa[-1]))
-    a, b = host((64, 48)), host((80, 64))
+    a, b = host((64, 48)), host((80, 48))                                   # a @ b.mT: (64, 48) @ (48, 80)
     got = ht.matmul(ht.asarray(a, dtype=name), ht.asarray(b, dtype=name).mT).get().astype(np.float32)
-    np.testing.assert_allclose(got, a.astype(np.float64) @ b.T, rtol=2 * out_eps, atol=2 * out_eps * 8)
+    want = a.astype(np.float64) @ b.T.astype(np.float64)
+    assert got.shape == want.shape == (64, 80)
+    np.testing.assert_allclose(got, want, rtol=2 * out_eps, atol=2 * out_eps * 8)
 
 
 def test_tf32_switch():
