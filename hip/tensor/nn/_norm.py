@@ -65,7 +65,8 @@ template <class A> __device__ __forceinline__ void htnn_welford_merge(A& n, A& m
     n = N;
 }}
 #endif
-extern "C" __global__ void {name}(const {T}* __restrict__ X, const {T}* __restrict__ W, const {T}* __restrict__ B,
+extern "C" __global__ void __launch_bounds__({block}) {name}(const {T}* __restrict__ X, const {T}* __restrict__ W,
+        const {T}* __restrict__ B,
         {T}* __restrict__ out, long long rows, long long n, long long G, long long cpg, long long S, {A} eps) {{
     typedef {A} A;
     __shared__ A sn[{block}];

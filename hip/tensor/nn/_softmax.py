@@ -76,7 +76,7 @@ template <class A> __device__ __forceinline__ void htnn_sm_combine(A& m, A& s, A
     m = M;
 }}
 #endif
-extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ out,
+extern "C" __global__ void __launch_bounds__({block}) {name}(const {T}* __restrict__ X, {T}* __restrict__ out,
                                   long long rows, long long n, long long inner) {{
     typedef {A} A;
     typedef {T} T;
