@@ -124,6 +124,17 @@ def test_axes_passes_at_most_three_axes_last_first():
     assert F.groups([4, 0, 1, 2, 3, 5, 6]) == [[3, 5, 6], [0, 1, 2], [4]]
 
 
+def test_fft_namespace_matches_the_array_api_extension():
+    """Every function of the standard's fft extension (2023.12, as array-api-strict states it) is
+    here, callable with the standard's arguments and defaults (the namespace test's rule)."""
+    xp = pytest.importorskip("array_api_strict")
+    from test_tensor_namespace import _incompatible
+    names = list(xp.fft.__all__)
+    assert len(names) == 14 and "irfftn" in names
+    bad = {n: _incompatible(getattr(xp.fft, n), getattr(F, n, None)) for n in names}
+    assert not {n: why for n, why in bad.items() if why}, bad
+
+
 @pytest.mark.parametrize("call,exc,match", [
     (lambda: F.fft(np.ones(4)), TypeError, "hip.tensor array"),
     (lambda: F.fft(fake((4,)), n=0), ValueError, "Invalid number"),

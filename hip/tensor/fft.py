@@ -358,28 +358,28 @@ def _c2r(x, s, axes, norm: str):
 
 
 # -- the public functions --------------------------------------------------------------------------------
-def fft(a, n=None, axis=-1, norm=None) -> ndarray:
+def fft(a, n=None, axis=-1, norm="backward") -> ndarray:
     """1-d discrete Fourier transform along `axis` (n: crop or zero-pad to this length)."""
     _need_array(a, "fft")
     n, axis = cook_1d(a.shape, n, axis)
     return _c2c(a, [n], [axis], True, norm_mode(norm))
 
 
-def ifft(a, n=None, axis=-1, norm=None) -> ndarray:
+def ifft(a, n=None, axis=-1, norm="backward") -> ndarray:
     """1-d inverse discrete Fourier transform along `axis`."""
     _need_array(a, "ifft")
     n, axis = cook_1d(a.shape, n, axis)
     return _c2c(a, [n], [axis], False, norm_mode(norm))
 
 
-def rfft(a, n=None, axis=-1, norm=None) -> ndarray:
+def rfft(a, n=None, axis=-1, norm="backward") -> ndarray:
     """1-d transform of real input: the n//2 + 1 non-negative frequencies."""
     _need_array(a, "rfft")
     n, axis = cook_1d(a.shape, n, axis)
     return _r2c(a, [n], [axis], norm_mode(norm), "rfft")
 
 
-def irfft(a, n=None, axis=-1, norm=None) -> ndarray:
+def irfft(a, n=None, axis=-1, norm="backward") -> ndarray:
     """Inverse of rfft: n real values (default 2 * (m - 1)) from m non-negative frequencies."""
     _need_array(a, "irfft")
     ax = normalize_axis(axis, a.ndim)
@@ -390,62 +390,62 @@ def irfft(a, n=None, axis=-1, norm=None) -> ndarray:
 _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
-def hfft(a, n=None, axis=-1, norm=None) -> ndarray:
+def hfft(a, n=None, axis=-1, norm="backward") -> ndarray:
     """Transform of a Hermitian-symmetric signal given by its first half: n real values."""
     from ._elementwise import conj
     _need_array(a, "hfft")
     return irfft(conj(a), n, axis, _SWAP[norm_mode(norm)])
 
 
-def ihfft(a, n=None, axis=-1, norm=None) -> ndarray:
+def ihfft(a, n=None, axis=-1, norm="backward") -> ndarray:
     """Inverse of hfft: the first n//2 + 1 values of a Hermitian spectrum, from real input."""
     from ._elementwise import conj
     _need_array(a, "ihfft")
     return conj(rfft(a, n, axis, _SWAP[norm_mode(norm)]))
 
 
-def fftn(a, s=None, axes=None, norm=None) -> ndarray:
+def fftn(a, s=None, axes=None, norm="backward") -> ndarray:
     """n-d transform over `axes` (default: all, or the last len(s)), lengths `s`."""
     _need_array(a, "fftn")
     s, axes = cook_nd(a.shape, s, axes)
     return _c2c(a, s, axes, True, norm_mode(norm))
 
 
-def ifftn(a, s=None, axes=None, norm=None) -> ndarray:
+def ifftn(a, s=None, axes=None, norm="backward") -> ndarray:
     """n-d inverse transform."""
     _need_array(a, "ifftn")
     s, axes = cook_nd(a.shape, s, axes)
     return _c2c(a, s, axes, False, norm_mode(norm))
 
 
-def rfftn(a, s=None, axes=None, norm=None) -> ndarray:
+def rfftn(a, s=None, axes=None, norm="backward") -> ndarray:
     """n-d transform of real input (the last axis halved as in rfft)."""
     _need_array(a, "rfftn")
     s, axes = cook_nd(a.shape, s, axes)
     return _r2c(a, s, axes, norm_mode(norm), "rfftn")
 
 
-def irfftn(a, s=None, axes=None, norm=None) -> ndarray:
+def irfftn(a, s=None, axes=None, norm="backward") -> ndarray:
     """Inverse of rfftn (s[-1] default: 2 * (m - 1) on the last axis)."""
     _need_array(a, "irfftn")
     s, axes = cook_nd(a.shape, s, axes, invreal=True)
     return _c2r(a, s, axes, norm_mode(norm))
 
 
-def fft2(a, s=None, axes=(-2, -1), norm=None) -> ndarray:
+def fft2(a, s=None, axes=(-2, -1), norm="backward") -> ndarray:
     """2-d transform (fftn over the last two axes by default)."""
     return fftn(a, s, axes, norm)
 
 
-def ifft2(a, s=None, axes=(-2, -1), norm=None) -> ndarray:
+def ifft2(a, s=None, axes=(-2, -1), norm="backward") -> ndarray:
     return ifftn(a, s, axes, norm)
 
 
-def rfft2(a, s=None, axes=(-2, -1), norm=None) -> ndarray:
+def rfft2(a, s=None, axes=(-2, -1), norm="backward") -> ndarray:
     return rfftn(a, s, axes, norm)
 
 
-def irfft2(a, s=None, axes=(-2, -1), norm=None) -> ndarray:
+def irfft2(a, s=None, axes=(-2, -1), norm="backward") -> ndarray:
     return irfftn(a, s, axes, norm)
 
 
