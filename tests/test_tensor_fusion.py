@@ -289,4 +289,5 @@ def test_ptx_has_no_fma_across_operations(nvrtc):  # noqa: F811
     fused = _nvrtc_ptx(nvrtc, ks.source(_chain_source(True)), [b"--fmad=false"])
     assert "fma.rn.f32" in plain, "the control kernel should contract (else this test proves nothing)"
     assert "fma.rn.f32" not in fused
-    assert fused.count("mul.rn.f32") == 2 and "mul.f32" not in fused
+    # two rounded products per element of the chain, whatever elements per thread the loop unrolls
+    assert fused.count("mul.rn.f32") == 2 * fused.count("sub.rn.f32") > 0 and "mul.f32" not in fused
