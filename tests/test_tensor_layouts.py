@@ -13,7 +13,7 @@ from hip.tensor import _dtypes as dt
 from hip.tensor import _elementwise as ew
 from hip.tensor import _elementwise_source as es
 from hip.tensor._array import copy_kernel
-from hip.tensor._elementwise_kernel import ElementwiseKernel
+from hip.tensor._elementwise_kernel import ElementwiseKernel, one_c_layout
 from hip.tensor._shapes import broadcast_shapes, broadcast_strides, c_strides, collapse, is_c_contiguous, prod
 
 ADD = ew._OPS["add"].kernel
@@ -22,14 +22,14 @@ ADD = ew._OPS["add"].kernel
 class _View:
     """What the layout choice reads of an array: dtype, first element's address, shape, strides."""
 
-    def __init__(self, d, shape, strides=None, ptr=1 << 20):
-        self._dtype, self._shape = d, tuple(shape)
+    def __init__(self, d, shape, strides=None, ptr=1 << 20, device=0):
+        self._dtype, self._shape, self._device_id = d, tuple(shape), device
         self._strides = tuple(strides) if strides is not None else c_strides(self._shape, d.itemsize)
         self._ptr = ptr
 
     @property
     def T(self):
-        return _View(self._dtype, self._shape[::-1], self._strides[::-1], self._ptr)
+        return _View(self._dtype, self._shape[::-1], self._strides[::-1], self._ptr, self._device_id)
 
 
 def _choose(kernel, ins, out=None):
@@ -117,3 +117,16 @@ def test_default_layouts_of_the_compile_check():
     assert es.default_layout(0, [4, 4]) == ("flat", 1, 4, es.BLOCK)
     assert es.default_layout(-4, [4, 4]) == ("flat", 4, 2, es.BLOCK)
     assert es.default_layout(3, [4], reg=False) == ("nd", 3, 1, 1, es.BLOCK, ())
+
+
+def test_the_contiguous_fast_path_checks_each_array_against_its_own_itemsize():
+    """Eager x64 - x32[:, ::2] read the view as contiguous (its byte strides (56, 8) are those of a
+    C-contiguous float64 (5, 7)): the fast path must refuse it, in either order."""
+    f64, f32 = _View(dt.float64, (5, 7)), _View(F32, (5, 7))
+    view = _View(F32, (5, 7), (56, 8))                      # a[:, ::2] of a float32 (5, 14)
+    assert view._strides == f64._strides
+    assert one_c_layout([f64, view], (0, 1)) == one_c_layout([view, f64], (0, 1)) == 0
+    assert one_c_layout([f64, 2.0, f32], (0, 2)) == one_c_layout([f32, f64], (0, 1)) == 35
+    assert one_c_layout([f32, _View(F32, (5, 7), device=1)], (0, 1)) == 0
+    assert one_c_layout([f32, _View(F32, (7, 5))], (0, 1)) == one_c_layout([f32, f64.T], (0, 1)) == 0
+    assert one_c_layout([_View(F16, (5, 7), (28, 4)), f32], (0, 1)) == 0   # float16 x[:, ::2] vs float32

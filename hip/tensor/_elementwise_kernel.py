@@ -395,14 +395,9 @@ class ElementwiseKernel:
         nd = _ND
         first = args[sig.arrays[0]]
         shape, dev = first._shape, first._device_id
-        strides, n = c_layout(shape, first._dtype.itemsize)
+        n = one_c_layout(args, sig.arrays)
         if not n:
             return None
-        for k in sig.arrays:
-            a = args[k]
-            if a._shape != shape or a._device_id != dev or (
-                    a._strides != strides and a._strides != c_layout(shape, a._dtype.itemsize)[0]):
-                return None
         if _get_device_id() != dev:
             return None
         stream = _current_stream(dev)
@@ -462,6 +457,21 @@ class ElementwiseKernel:
         body, fname = self.generate(spec, bindings)
         module = _compiler.compile_module(PRELUDE + "\n" + body, self.options)
         return module.get_function(fname)
+
+
+def one_c_layout(args, arrays) -> int:
+    """The element count when the arrays `args[k]` (k in `arrays`) are C-contiguous of one shape on
+    one device, else 0. Each is checked against the C strides of its own itemsize: a float32 view
+    x[:, ::2] has the byte strides of a C-contiguous float64 array of its shape."""
+    first = args[arrays[0]]
+    shape, dev, size = first._shape, first._device_id, first._dtype.itemsize
+    strides, n = c_layout(shape, size)
+    for k in arrays:
+        a = args[k]
+        if a._shape != shape or a._device_id != dev or a._strides != (
+                strides if a._dtype.itemsize == size else c_layout(shape, a._dtype.itemsize)[0]):
+            return 0
+    return n
 
 
 def _digest(text: str) -> str:

@@ -205,6 +205,24 @@ def test_mixed_dtypes_promote_as_numpy(rng):
         np.testing.assert_array_equal(got.get(), np.less(a, b))
 
 
+@pytest.mark.parametrize("narrow,wide,step", [("float32", "float64", 2), ("int32", "float64", 2),
+                                                ("int16", "int32", 2), ("float16", "float64", 4),
+                                                ("uint8", "int32", 4), ("float32", "complex128", 4)])
+def test_mixed_dtypes_with_a_view_strided_like_the_wider_dtype(narrow, wide, step, rng):
+    """x[:, ::step] of the narrow dtype has the byte strides of a C-contiguous array of the wide
+    one: the contiguous fast path read it as contiguous (eager `t - x` in tests/fusion_chains.py's
+    cast chain), in each operand order."""
+    a = values(narrow, (5, 7 * step), rng)
+    b = values(wide, (5, 7), rng)
+    hx, x = a[:, ::step], to_device(a, narrow)[:, ::step]
+    y = to_device(b, wide)
+    for got, want in ((ht.subtract(y, x), np.subtract(b, hx)), (ht.subtract(x, y), np.subtract(hx, b)),
+                      (ht.add(x, y), np.add(hx, b)), (ht.multiply(y, x), np.multiply(b, hx))):
+        assert got.dtype.name == want.dtype.name, (got.dtype, want.dtype)
+        assert_matches(got, want, loose=True)
+    np.testing.assert_array_equal(ht.less(y, x).get(), np.less(b, hx))
+
+
 def test_bfloat16_mixes_like_float16(rng):
     a = values("bfloat16", (33,), rng)
     x = to_device(a, "bfloat16")

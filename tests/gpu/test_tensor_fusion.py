@@ -121,6 +121,22 @@ def test_layouts(name, dtype, layout, rng):
     _check(name, dtype, layout, rng)
 
 
+@pytest.mark.parametrize("shape", [(5, 7), (70, 45)])      # (70, 45): y.T through the shared-memory tile
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float16", "int8"])
+def test_cast_chain_on_strided_and_transposed_operands_equals_numpy(dtype, shape, rng):
+    """The cast chain reads x[:, ::2] in two types next to y.T: fused and eager both equal NumPy
+    (eager once read x as contiguous in `t - x`, float64 - float32, whose byte strides matched)."""
+    make = CHAINS["cast"][0]
+    a, b = _data(dtype, (shape[0], 2 * shape[1]), rng), _data(dtype, shape[::-1], rng)
+    hx, hy, x, y = a[:, ::2], b.T, to_device(a, dtype)[:, ::2], to_device(b, dtype).T
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = np.asarray(make(np)(hx, hy))
+    for got in (fused("cast")(x, y), make(ht)(x, y)):
+        assert got.dtype.name == want.dtype.name, (got.dtype, want.dtype)
+        np.testing.assert_array_equal(got.get(), want)
+
+
 # -- one kernel, nothing intermediate ------------------------------------------------------------------
 @pytest.fixture
 def launches(monkeypatch):
