@@ -86,6 +86,16 @@ def test_norm_factors_match_numpy(norm, n):
     np.testing.assert_allclose(np.fft.ifft(x, norm=norm), unscaled_i * F.scale_factor(norm, n, False), rtol=1e-12)
 
 
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+@pytest.mark.parametrize("n", [1, 6, 15, 100, 1000, 4096])
+def test_float16_factors_are_numpys(norm, n):
+    # numpy.fft rounds a float16 input's factor to float16: an impulse's transform is that factor
+    e0 = np.zeros(n, np.float16)
+    e0[0] = 1
+    assert np.fft.fft(e0, norm=norm)[0].real == np.float32(F.half_factor(norm, n, True))
+    assert np.fft.ifft(e0, norm=norm)[0].real == np.float32(F.half_factor(norm, n, False))
+
+
 def test_bad_norm_is_numpys_error():
     with pytest.raises(ValueError, match="Invalid norm value"):
         np.fft.fft(np.ones(4), norm="none")

@@ -83,6 +83,20 @@ def scale_factor(norm, n: int, forward: bool) -> float:
     return 1.0
 
 
+def half_factor(norm, n: int, forward: bool) -> float:
+    """NumPy's factor for a float16 input: numpy.fft computes it in the input's real precision
+    (result_type(float16, 1.0) is float16), rounding 1/n or 1/sqrt(n) to float16; passes over its
+    complex64 results compute it in float32 again."""
+    import numpy as np
+    norm = norm_mode(norm)
+    with np.errstate(over="ignore", divide="ignore"):
+        if norm == "ortho":
+            return float(np.reciprocal(np.sqrt(np.float16(n))))
+        if (norm == "forward") == forward:
+            return float(np.reciprocal(np.float16(n)))
+    return 1.0
+
+
 def _length(n, what: str = "n") -> int:
     if isinstance(n, bool) or not hasattr(n, "__index__"):
         raise TypeError(f"{what} must be an int, got {type(n).__name__}")
@@ -272,9 +286,10 @@ def _prepare(x, d: _dt.DType, axes, lengths):
     return x
 
 
-def _transform(x, axes, kind: str, forward: bool, norm: str, n_last: int | None = None):
+def _transform(x, axes, kind: str, forward: bool, norm: str, n_last: int | None = None, half: bool = False):
     """One hipFFT pass over `axes` (distinct, at most RANK_MAX) of x, already of the transform's
-    type and lengths (c2r: n_last//2+1 values on the last axis, n_last the logical length)."""
+    type and lengths (c2r: n_last//2+1 values on the last axis, n_last the logical length).
+    half: the caller's input was float16 (NumPy's factor for the last axis: half_factor)."""
     from ._device import current_stream
     from ._elementwise_kernel import _on_device
     from ._manipulation import permute_dims
@@ -313,6 +328,8 @@ def _transform(x, axes, kind: str, forward: bool, norm: str, n_last: int | None 
             direction = None if kind != "c2c" else (F.HIPFFT_FORWARD if forward else F.HIPFFT_BACKWARD)
             plan.execute(stream, xt.ptr, out.ptr, direction)
             f = scale_factor(norm, prod(n), forward)
+            if half:
+                f = half_factor(norm, n[-1], forward) * scale_factor(norm, prod(n[:-1]), forward)
             if f != 1.0:
                 out *= f
     inverse = [0] * nd
@@ -326,9 +343,10 @@ def _c2c(x, s, axes, forward: bool, norm: str):
         for i in reversed(range(len(axes))):
             x = _c2c(x, [s[i]], [axes[i]], forward, norm)
         return x
+    half = x.dtype is _dt.float16
     x = _prepare(x, complex_type(x.dtype), axes, s)
-    for g in groups(axes):
-        x = _transform(x, g, "c2c", forward, norm)
+    for i, g in enumerate(groups(axes)):
+        x = _transform(x, g, "c2c", forward, norm, half=half and i == 0)
     return x
 
 
@@ -339,9 +357,10 @@ def _r2c(x, s, axes, norm: str, what: str):
         for i in reversed(range(len(axes) - 1)):
             x = _c2c(x, [s[i]], [axes[i]], True, norm)
         return x
+    half = x.dtype is _dt.float16
     x = _prepare(x, d, axes, s)
     first, *others = groups(axes)
-    x = _transform(x, first, "r2c", True, norm)
+    x = _transform(x, first, "r2c", True, norm, half=half)
     for g in others:
         x = _transform(x, g, "c2c", True, norm)
     return x

@@ -317,6 +317,6 @@ def test_bad_input_raises():
     with pytest.raises(ValueError):
         g.integers(3, 3)
     with pytest.raises(ValueError):
-        g.integers(0, 256, dtype=ht.uint8)
+        g.integers(0, 257, dtype=ht.uint8)          # high is exclusive: 256 fits uint8, 257 does not (NumPy)
     with pytest.raises(TypeError):
         g.shuffle(np.arange(3))
