@@ -35,6 +35,9 @@ def built57(include57, tmp_path_factory) -> str:
     for pattern in ("*.py", "_*.pyx", "_*.pxd", "py.typed"):   # the package's own sources, nothing generated
         for f in glob.glob(str(ROOT / "hip" / pattern)):
             shutil.copy(f, tree / "hip")
+    # hip.tensor: its compiled launch path is one of the runtime modules setup.py always builds
+    shutil.copytree(ROOT / "hip" / "tensor", tree / "hip" / "tensor",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c"))
     r = subprocess.run([sys.executable, "-m", "codegen", "--include", include57, "--libs", ",".join(LIBS),
                         "--out", str(tree / "hip")], cwd=tree, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
