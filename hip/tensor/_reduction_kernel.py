@@ -430,10 +430,11 @@ class ReductionKernel:
 
 
 _plans: dict = {}
-# Blocks per multiprocessor of a reduction split over blocks (all resident at once): 8 blocks of 256
-# threads fill an H100 SM (2048 threads), and twice 4's loads in flight (sum of 2^28 float32: 4 gave
-# 65% of peak on an H100).
-SPLIT_BLOCKS_PER_SM = 8
+# Blocks per multiprocessor of a reduction split over blocks, measured on an H100 with
+# benchmarks/gpu/sweep_reduction.py (PyTorch: 358 and 361 us): the sum of 2^28 float32 took 413/395/366 us
+# with 4/8/16 blocks of 256 threads per SM; sum(axis=0) of 16384^2 took 433/501/412/453 us with 4/8/12/16.
+SPLIT_BLOCKS_PER_SM = 16
+OUTER_SPLIT_BLOCKS_PER_SM = 12
 
 
 def _round_up(n: int, m: int) -> int:
@@ -454,7 +455,7 @@ def _plan(device_id: int, M: int, R: int, lane_major: bool):
     block = max(G, min(cap, G * _pow2_ceil(M)))
     per = block // G
     blocks = (M + per - 1) // per
-    target = grid_for(1 << 62, device_id, 1) // 32 * SPLIT_BLOCKS_PER_SM
+    target = grid_for(1 << 62, device_id, 1) // 32 * (SPLIT_BLOCKS_PER_SM if lane_major else OUTER_SPLIT_BLOCKS_PER_SM)
     P = 1
     if blocks < target and R >= 2 * G * _MIN_PER_LANE:
         P = min((target + blocks - 1) // blocks, R // (G * _MIN_PER_LANE), 65535)
