@@ -186,3 +186,43 @@ def test_dtype_functions_answer_as_the_standard(a, b):
                  "complex floating", "numeric"):
         assert ht.isdtype(oa, kind) == xp.isdtype(ta, kind)
     assert ht.isdtype(oa, ob) == xp.isdtype(ta, tb)
+
+
+# -- typing: PEP 561 inline types (hip/py.typed covers hip.tensor), no separate stubs ----------------
+def _static_names() -> set[str]:
+    """Top-level names the modules of hip/tensor define statically (what a type checker sees)."""
+    import ast
+    import pathlib
+    out = set()
+    for f in pathlib.Path(ht.__file__).parent.glob("*.py"):
+        for node in ast.parse(f.read_text()).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                out.add(node.name)
+            elif isinstance(node, ast.Assign):
+                out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                out.add(node.target.id)
+    return out
+
+
+PUBLIC = [n for n in dir(ht) if not n.startswith("_") or n in ("__array_namespace_info__", "__array_api_version__")]
+
+
+def test_every_public_name_is_visible_to_type_checkers():
+    import pathlib
+    assert (pathlib.Path(ht.__file__).parent.parent / "py.typed").is_file()
+    static = _static_names()
+    hidden = [n for n in PUBLIC if n not in static and not inspect.ismodule(getattr(ht, n))]
+    assert not hidden, f"defined only at run time (globals()/setattr): {hidden}"
+
+
+def test_every_public_function_has_resolvable_type_hints():
+    import typing
+    missing = []
+    for n in PUBLIC:
+        f = getattr(ht, n)
+        if inspect.isfunction(f):
+            hints = typing.get_type_hints(f)      # raises if an annotation names nothing
+            if "return" not in hints:
+                missing.append(n)
+    assert not missing, f"no return annotation: {missing}"

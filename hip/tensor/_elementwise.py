@@ -5,6 +5,8 @@ divide gives float64); float16/bfloat16 compute in float32 and round once at the
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from . import _dtypes as _dt
@@ -158,21 +160,39 @@ def _apply(op: _Op, args, out=None):
 _OPS: dict[str, _Op] = {}
 
 
-def _def(name, nin, expr, **kw):
+def _def(name, nin, expr, **kw) -> Callable[..., ndarray]:
     op = _OPS[name] = _Op(name, nin, expr, **kw)
     if nin == 1:
-        def f(x, /):
+        def f(x: ndarray, /) -> ndarray:
             return _apply(op, (x,))
     else:
-        def f(x1, x2, /):
+        def f(x1: ndarray | complex, x2: ndarray | complex, /) -> ndarray:
             return _apply(op, (x1, x2))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Element-wise {name} (array API)."
     return f
 
 
-for _n in _UNARY_FLOAT:
-    globals()[_n] = _def(_n, 1, f"ht_{_n}(a)", out="float")
+# one assignment per name, so that type checkers and IDEs see each function (PEP 561: inline types)
+acos = _def("acos", 1, "ht_acos(a)", out="float")
+acosh = _def("acosh", 1, "ht_acosh(a)", out="float")
+asin = _def("asin", 1, "ht_asin(a)", out="float")
+asinh = _def("asinh", 1, "ht_asinh(a)", out="float")
+atan = _def("atan", 1, "ht_atan(a)", out="float")
+atanh = _def("atanh", 1, "ht_atanh(a)", out="float")
+cos = _def("cos", 1, "ht_cos(a)", out="float")
+cosh = _def("cosh", 1, "ht_cosh(a)", out="float")
+exp = _def("exp", 1, "ht_exp(a)", out="float")
+expm1 = _def("expm1", 1, "ht_expm1(a)", out="float")
+log = _def("log", 1, "ht_log(a)", out="float")
+log1p = _def("log1p", 1, "ht_log1p(a)", out="float")
+log2 = _def("log2", 1, "ht_log2(a)", out="float")
+log10 = _def("log10", 1, "ht_log10(a)", out="float")
+sin = _def("sin", 1, "ht_sin(a)", out="float")
+sinh = _def("sinh", 1, "ht_sinh(a)", out="float")
+sqrt = _def("sqrt", 1, "ht_sqrt(a)", out="float")
+tan = _def("tan", 1, "ht_tan(a)", out="float")
+tanh = _def("tanh", 1, "ht_tanh(a)", out="float")
 
 abs = _def("abs", 1, "ht_abs(a)", out="real")
 ceil = _def("ceil", 1, "ht_ceil(a)", kinds="iuf")
@@ -222,17 +242,17 @@ logical_or = _def("logical_or", 2, "a || b", out="bool", compute="bool")
 logical_xor = _def("logical_xor", 2, "a != b", out="bool", compute="bool")
 
 
-def conj(x, /):
+def conj(x: ndarray, /) -> ndarray:
     """Complex conjugate (a copy for real input)."""
     return _conj(x)
 
 
-def real(x, /):
+def real(x: ndarray, /) -> ndarray:
     """Real part (complex64 -> float32); a copy for real input."""
     return _real(x)
 
 
-def imag(x, /):
+def imag(x: ndarray, /) -> ndarray:
     """Imaginary part (complex64 -> float32); zeros for real input."""
     return _imag(x)
 
@@ -240,7 +260,7 @@ def imag(x, /):
 _clip_kernels: dict = {}
 
 
-def clip(x, /, min=None, max=None):
+def clip(x: ndarray, /, min: ndarray | float | None = None, max: ndarray | float | None = None) -> ndarray:
     """x clamped to [min, max] (either may be None); the result has x's dtype; NaN propagates."""
     if not isinstance(x, ndarray):
         raise TypeError(f"clip: x must be a hip.tensor array, got {type(x).__name__}")

@@ -28,6 +28,7 @@ import functools
 import hashlib
 import re
 import types
+from collections.abc import Callable
 
 import numpy as np
 
@@ -370,7 +371,7 @@ class Fused:
         return _Plan(trace, [o._node for o in outs], self._kernel_name)
 
 
-def fuse(fn=None, *, kernel_name=None):
+def fuse(fn=None, *, kernel_name: str | None = None) -> "Fused | Callable[[Callable], Fused]":
     """Fuse a function of element-wise hip.tensor operations (and one final reduction) into one
     kernel (see the module docstring): `@ht.fuse` or `@ht.fuse(kernel_name="name")`."""
     if fn is None:
