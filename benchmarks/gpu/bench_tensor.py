@@ -321,6 +321,26 @@ def summary(results) -> list[tuple[str, str, str]]:
     return rows
 
 
+def run_parts(table, parts, *call_args):
+    """Run the selected parts of (key, title, run) `table`, each on its own (a part that fails or is
+    skipped does not stop the others): (results, errors) by key."""
+    results, errors = {}, {}
+    for key, title, run in table:
+        if key not in parts:
+            continue
+        print(f"({key}) {title}")
+        try:
+            results[key] = run(*call_args)
+        except Skip as e:
+            errors[key] = f"skipped: {e}"
+            print(f"  skipped: {e}")
+        except Exception as e:   # one part failing must not stop the others
+            errors[key] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            traceback.print_exc()
+        print()
+    return results, errors
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default="a,b,c,d,e,f", help="parts to run (default a,b,c,d,e,f)")
@@ -360,7 +380,6 @@ def main() -> int:
     print(f"peak      {peak_text}")
     print()
 
-    results, errors = {}, {}
     table = [("a", f"float32 add, 2^{args.log2n} elements", part_add),
              ("b", f"float32 sum, 2^{args.log2n} elements", part_sum),
              ("c", "strided and broadcast element-wise", part_layouts),
@@ -368,19 +387,7 @@ def main() -> int:
              ("e", "fused four-op chain", part_fused),
              ("f", "Python overhead of one small op (x + y, 1000 float32)", part_small)]
     t0 = time.perf_counter()
-    for key, title, run in table:
-        if key not in parts:
-            continue
-        print(f"({key}) {title}")
-        try:
-            results[key] = run(args, peers, peak)
-        except Skip as e:
-            errors[key] = f"skipped: {e}"
-            print(f"  skipped: {e}")
-        except Exception as e:   # one part failing must not stop the others
-            errors[key] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            traceback.print_exc()
-        print()
+    results, errors = run_parts(table, parts, args, peers, peak)
 
     print("summary (targets of the issue)")
     rows = summary(results)

@@ -22,7 +22,6 @@ import argparse
 import os
 import sys
 import time
-import traceback
 
 os.environ.setdefault("HIP_PLATFORM", "nvidia")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -185,21 +184,8 @@ def main() -> int:
              ("d", f"batched gemm {args.batch} x 64^3 float32", lambda: part_batched(args, peers)),
              ("e", f"cholesky {args.nf}^2 float32", lambda: part_factor(args, peers, "cholesky")),
              ("f", f"solve {args.nf}^2 float32, one right-hand side", lambda: part_factor(args, peers, "solve"))]
-    results, errors = {}, {}
     t0 = time.perf_counter()
-    for key, title, run in table:
-        if key not in parts:
-            continue
-        print(f"({key}) {title}")
-        try:
-            results[key] = run()
-        except Skip as e:
-            errors[key] = f"skipped: {e}"
-            print(f"  skipped: {e}")
-        except Exception as e:   # one part failing must not stop the others
-            errors[key] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            traceback.print_exc()
-        print()
+    results, errors = bt.run_parts(table, parts)
     print("summary")
     for target, value, ok in summary(results):
         print(f"  {target:<32}  {value:<10} {ok}")

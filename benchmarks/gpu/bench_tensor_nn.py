@@ -25,12 +25,11 @@ import os
 import platform
 import sys
 import time
-import traceback
 
 os.environ.setdefault("HIP_PLATFORM", "nvidia")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_tensor import GB, Skip, _util, free_all, gpu_ms, peak_bandwidth  # noqa: E402
+from bench_tensor import GB, Skip, _util, free_all, gpu_ms, peak_bandwidth, run_parts  # noqa: E402
 
 
 def load_torch():
@@ -193,25 +192,12 @@ def main() -> int:
     peak, peak_text = peak_bandwidth()
     print(f"peak      {peak_text}")
     print()
-    results, errors = {}, {}
     table = [("a", f"softmax over rows, {args.rows} x {args.cols} float32", part_softmax),
              ("b", f"layer_norm over rows, {args.rows} x {args.cols} float32", part_layer_norm),
              ("c", "MLP forward, batch 4096, 1024-4096-4096-1024", part_mlp),
              ("d", "conv2d 32 x 64 x 56 x 56, 3 x 3, float32", part_conv)]
     t0 = time.perf_counter()
-    for key, title, run in table:
-        if key not in parts:
-            continue
-        print(f"({key}) {title}")
-        try:
-            results[key] = run(args, torch, peak)
-        except Skip as e:
-            errors[key] = f"skipped: {e}"
-            print(f"  skipped: {e}")
-        except Exception as e:   # one part failing must not stop the others
-            errors[key] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            traceback.print_exc()
-        print()
+    results, errors = run_parts(table, parts, args, torch, peak)
     print("summary (targets of the issue)")
     rows = summary(results)
     w = max([len(r[0]) for r in rows] + [10])

@@ -20,7 +20,6 @@ import argparse
 import os
 import sys
 import time
-import traceback
 
 os.environ.setdefault("HIP_PLATFORM", "nvidia")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -128,21 +127,8 @@ def main() -> int:
              ("f", "rfft float32, 1024 x 4096", lambda: part_fft(args, peers, "rfft")),
              ("g", "fft2 complex64, 4096 x 4096", lambda: part_fft(args, peers, "fft2")),
              ("h", "fft complex64 along axis 0, 4096 x 1024", lambda: part_fft(args, peers, "fft_axis0"))]
-    results, errors = {}, {}
     t0 = time.perf_counter()
-    for key, title, run in table:
-        if key not in parts:
-            continue
-        print(f"({key}) {title}")
-        try:
-            results[key] = run()
-        except Skip as e:
-            errors[key] = f"skipped: {e}"
-            print(f"  skipped: {e}")
-        except Exception as e:   # one part failing must not stop the others
-            errors[key] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            traceback.print_exc()
-        print()
+    results, errors = bt.run_parts(table, parts)
     print("summary (PyTorch's time / hip.tensor's: above 1 is hip.tensor faster)")
     for key, r in results.items():
         if "ht" in r and "torch" in r:
