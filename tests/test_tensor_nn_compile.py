@@ -2,8 +2,8 @@
 the build fetched NVIDIA's wheel, by NVRTC (sm_90): activations (plain, bias-fused in the strided
 layout, dropout), softmax/log_softmax and the layer/group-norm row kernels (every block size;
 element, 16-byte vector and register-cached rows), batch_norm's apply and running-statistics
-kernels, the losses, pooling (max, avg, adaptive; 1-3 spatial dims) and im2col/col2im (1-3 spatial
-dims), for float16, bfloat16, float32 and float64, as the library's own generators write them.
+kernels, the losses, pooling (max, avg, adaptive; 1-3 spatial dims) and im2col (32- and 64-bit indices)/col2im
+(1-3 spatial dims), for float16, bfloat16, float32 and float64, as the library's own generators write them.
 Plus: importing hip.tensor does not import hip.tensor.nn."""
 from __future__ import annotations
 
@@ -80,7 +80,8 @@ def nn_matrix():
         for nd in (1, 2, 3):
             for kind in ("max", "avg", "adaptive"):
                 out.append((f"{kind}_pool{nd}d[{d.name}]", pl.KERNEL.source(d, nd, kind)))
-            out.append((f"im2col{nd}d[{d.name}]", cv.IM2COL.source(d, nd)))
+            for wide in (False, True):
+                out.append((f"im2col{nd}d[{d.name},{'i64' if wide else 'i32'}]", cv.IM2COL.source(d, nd, wide)))
             out.append((f"col2im{nd}d[{d.name}]", cv.COL2IM.source(d, nd)))
     return out
 

@@ -1,14 +1,18 @@
 """Convolutions: conv1d/2d/3d (stride, padding incl. 'valid'/'same', dilation, groups) by im2col
-and one hipBLAS strided-batched gemm over the groups, and conv_transpose1d/2d/3d (output_padding,
-groups, dilation) by one gemm and col2im.
+and hipBLAS strided-batched gemms that write the NCHW output in place, and conv_transpose1d/2d/3d
+(output_padding, groups, dilation) by one gemm and col2im.
 
-conv: for a chunk of nb samples, im2col writes col[(c, kernel position), n, output position] (zero
-where the window reads padding); the gemm over groups G computes W_g (Cout/G x Cin/G*K) @ col_g
-into (Cout, nb, P), and one element-wise pass adds the bias while moving it to (nb, Cout, P) in
-the output. Chunks bound col's memory (COL_BYTES). conv_transpose: col (Cout*K, nb*Pin) =
-W_g^T @ x_g by one gemm, then col2im gathers for each output element the col entries whose window
-covers it (a gather, no atomics: deterministic), adding the bias. float16/bfloat16 gemms
-accumulate in float32 (hipBLAS compute type 32F); col2im sums in float32.
+conv: a 1 x .. x 1 kernel with stride 1 and no padding needs no im2col: y[n, g] = W_g @ x[n, g]
+(Cout/G x Cin/G times Cin/G x P) read from the input as it is. Otherwise, for a chunk of nb
+samples, im2col writes col[n, (c, kernel position), output position] (zero where the window reads
+padding; one thread row per output row, 32-bit index math where the sizes allow) and the same
+batched gemm y[n, g] = W_g @ col[n, g] writes (nb, Cout, P), the output's own layout, so nothing
+moves afterwards. The batch walks (group, sample) when there are fewer groups than samples (one
+gemm call per group), else (sample, group). A bias is one in-place pass over the output. Chunks
+bound col's memory (COL_BYTES). conv_transpose: col (Cout*K, nb*Pin) = W_g^T @ x_g by one gemm,
+then col2im gathers for each output element the col entries whose window covers it (a gather, no
+atomics: deterministic), adding the bias. float16/bfloat16 gemms accumulate in float32 (hipBLAS
+compute type 32F); col2im sums in float32.
 """
 from __future__ import annotations
 
@@ -19,12 +23,15 @@ import numpy as np
 from .. import _dtypes as _dt
 from .._array import ndarray
 from .._shapes import prod
-from .._template_kernel import TemplateKernel, dims, launch_flat
+from .._template_kernel import TemplateKernel, dims, launch_flat, launch_grid, pow2_ceil
 from ._common import compute_dtype, contiguous, need_float, ntuple, same_device
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 COL_BYTES = 1 << 29             # im2col buffer per chunk of samples at most (one sample always fits)
+IM2COL_THREADS = 256            # per block: blockDim.x along an output row (a power of two <= 128), .y rows
+IM2COL_GRID = 1 << 16           # blocks at most (they loop over further rows); keeps 32-bit row indices
+                                # from overflowing: rows + IM2COL_GRID * IM2COL_THREADS < 2^31
 
 
 def _decomp(prefix: str, shape: str, nd: int, var: str) -> str:
@@ -33,30 +40,39 @@ def _decomp(prefix: str, shape: str, nd: int, var: str) -> str:
                    for k in reversed(range(nd)))
 
 
-def _im2col_source(d: _dt.DType, nd: int):
-    T = d.ctype
-    name = f"htnn_im2col{nd}d_{d.name}"
-    pos = "".join(f"const long long i{k} = o{k} * St.v[{k}] - P.v[{k}] + k{k} * D.v[{k}];\n        "
-                  for k in range(nd))
-    inside = " && ".join(f"i{k} >= 0 && i{k} < I.v[{k}]" for k in range(nd))
-    at = "i0"
-    for k in range(1, nd):
-        at = f"({at}) * I.v[{k}] + i{k}"
+def _im2col_source(d: _dt.DType, nd: int, wide: bool):
+    """One thread row (blockDim.x threads along the output's last dimension) per col row (n, c,
+    kernel position, output row): the row decomposes once, then writes and reads are coalesced.
+    `wide`: 64-bit index math (slow division on GPUs), for arrays past 2^31 elements."""
+    T, I = d.ctype, ("long long" if wide else "int")
+    name = f"htnn_im2col{nd}d_{d.name}_{'i64' if wide else 'i32'}"
+    L = nd - 1
+    local = "".join(f"const I I{k} = (I)In.v[{k}], O{k} = (I)O.v[{k}], K{k} = (I)K.v[{k}], S{k} = (I)St.v[{k}], "
+                    f"P{k} = (I)Pd.v[{k}], D{k} = (I)D.v[{k}];\n    " for k in range(nd))
+    plane = " * ".join(f"I{k}" for k in range(nd))
+    split = "".join(f"const I o{k} = q % O{k}; q /= O{k};\n        " for k in reversed(range(L)))
+    split += "".join(f"const I k{k} = q % K{k}; q /= K{k};\n        " for k in reversed(range(nd)))
+    pos = "".join(f"const I i{k} = o{k} * S{k} - P{k} + k{k} * D{k};\n        " for k in range(L))
+    inside = " && ".join(["true"] + [f"i{k} >= 0 && i{k} < I{k}" for k in range(L)])
+    at = "0"
+    for k in range(L):
+        at = f"({at} + i{k}) * I{k + 1}"
     src = f"""
-extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ col, long long total,
-        long long nb, long long cin, ht_dims<{nd}> I, ht_dims<{nd}> O, ht_dims<{nd}> K, ht_dims<{nd}> St,
-        ht_dims<{nd}> P, ht_dims<{nd}> D) {{
-    long long plane = 1, P_out = 1, KK = 1;
-    for (int k = 0; k < {nd}; ++k) {{ plane *= I.v[k]; P_out *= O.v[k]; KK *= K.v[k]; }}
-    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
-         idx += (long long)blockDim.x * gridDim.x) {{
-        long long p = idx % P_out, rest = idx / P_out;
-        const long long n = rest % nb, row = rest / nb;
-        const long long c = row / KK;
-        long long kk = row - c * KK;
-        {_decomp("o", "O", nd, "p")}{_decomp("k", "K", nd, "kk")}{pos}{T} v = {T}(0.0f);
-        if ({inside}) v = X[(n * cin + c) * plane + {at}];
-        col[idx] = v;
+extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ col, {I} rows, {I} cin,
+        ht_dims<{nd}> In, ht_dims<{nd}> O, ht_dims<{nd}> K, ht_dims<{nd}> St, ht_dims<{nd}> Pd, ht_dims<{nd}> D) {{
+    typedef {I} I;
+    {local}const I plane = {plane};
+    for (I r = (I)blockIdx.x * (I)blockDim.y + (I)threadIdx.y; r < rows; r += (I)gridDim.x * (I)blockDim.y) {{
+        I q = r;
+        {split}const I c = q % cin, n = q / cin;
+        {pos}const bool inside = {inside};
+        const {T}* src = X + (inside ? (n * cin + c) * plane + {at} : (I)0);
+        {T}* dst = col + r * O{L};
+        const I first = k{L} * D{L} - P{L};
+        for (I o = (I)threadIdx.x; o < O{L}; o += (I)blockDim.x) {{
+            const I i = o * S{L} + first;
+            dst[o] = (inside && i >= 0 && i < I{L}) ? src[i] : {T}(0.0f);
+        }}
     }}
 }}
 """
@@ -132,8 +148,33 @@ def _check(name, nd, x, weight, bias, groups, transposed):
     return cin, cout
 
 
+def _gemm_nchw(w, col, out) -> None:
+    """out[n, g] = w[g] @ col[n, g] for w (G, Cout/G, Kc), col (m, G, Kc, P), out (m, G, Cout/G, P):
+    strided-batched gemms, one per group when there are fewer groups than samples (the batch walks
+    (g, n): w's stride over n is 0), else one per sample (G = 1: a single call)."""
+    from .._linalg import _blas
+    m, G = col.shape[:2]
+    if 1 < G <= m:
+        _blas(w.reshape((G, 1) + w.shape[1:]), col.transpose(1, 0, 2, 3), out.transpose(1, 0, 2, 3), (G, m))
+    else:
+        _blas(w, col, out, (m, G))
+
+
+def _im2col(x, col, cin, sp, out_sp, K, S, lo, D) -> None:
+    """col (m, cin * prod(K), P) from the contiguous chunk x (m, cin, *sp)."""
+    nd = len(sp)
+    ol = out_sp[-1]
+    rows = col.size // ol
+    wide = col.size + IM2COL_GRID * IM2COL_THREADS >= 2 ** 31 or x.size >= 2 ** 31
+    bx = min(pow2_ceil(ol), 128)
+    by = IM2COL_THREADS // bx
+    it = np.int64 if wide else np.int32
+    fn = IM2COL.function(x.device_id, x.dtype, nd, wide)
+    launch_grid(fn, (min(-(-rows // by), IM2COL_GRID), 1, 1), (bx, by, 1),
+                [x, col, it(rows), it(cin), dims(sp), dims(out_sp), dims(K), dims(S), dims(lo), dims(D)], x.device_id)
+
+
 def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
-    from .._linalg import matmul
     from ._activation import BIAS_ACT
     name = f"conv{nd}d"
     cin, cout = _check(name, nd, input, weight, bias, groups, False)
@@ -167,18 +208,23 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
     kk, P = prod(K), prod(out_sp)
     c = compute_dtype(x.dtype)
     b = bias.reshape((1, cout, 1)) if bias is not None else c.numpy.type(0)
+    G, kc = groups, cin // groups * kk
+    out4 = out.reshape((N, G, cout // G, P))
     if out.size and cin * kk:
-        w = contiguous(weight).reshape((groups, cout // groups, cin // groups * kk))
-        nb = max(1, min(N, COL_BYTES // max(1, cin * kk * P * x.itemsize)))
-        fn = IM2COL.function(dev, x.dtype, nd)
-        for n0 in range(0, N, nb):
-            m = min(nb, N - n0)
-            col = ndarray._empty((cin * kk, m, P), x.dtype, dev)
-            launch_flat(fn, col.size, [x[n0:n0 + m], col, np.int64(col.size), np.int64(m), np.int64(cin), dims(sp),
-                                       dims(out_sp), dims(K), dims(S), dims(lo), dims(D)], dev)
-            y = matmul(w, col.reshape((groups, cin // groups * kk, m * P)))        # (G, Cout/G, m*P)
-            moved = y.reshape((cout, m, P)).transpose(1, 0, 2)
-            BIAS_ACT["identity"](moved, b, out[n0:n0 + m].reshape((m, cout, P)), _bindings={"C": c, "Y": x.dtype})
+        w = contiguous(weight).reshape((G, cout // G, kc))
+        if kk == 1 and all(s == 1 for s in S) and not any(lo) and not any(total):    # 1x1: x is its own col
+            _gemm_nchw(w, x.reshape((N, G, kc, P)), out4)
+        else:
+            nb = max(1, min(N, COL_BYTES // max(1, cin * kk * P * x.itemsize)))
+            buf = ndarray._empty((nb, cin * kk, P), x.dtype, dev)     # one buffer: chunks reuse it (stream order)
+            for n0 in range(0, N, nb):
+                m = min(nb, N - n0)
+                col = buf[:m]
+                _im2col(x[n0:n0 + m], col, cin, sp, out_sp, K, S, lo, D)
+                _gemm_nchw(w, col.reshape((m, G, kc, P)), out4[n0:n0 + m])
+        if bias is not None:
+            y = out.reshape((N, cout, P))
+            BIAS_ACT["identity"](y, b, y, _bindings={"C": c, "Y": x.dtype})
     elif out.size:                                  # no input channels: the output is the bias
         BIAS_ACT["identity"](_zeros((N, cout, P), x.dtype, dev), b, out.reshape((N, cout, P)),
                              _bindings={"C": c, "Y": x.dtype})
