@@ -9,8 +9,13 @@
   (c) an MLP forward pass (eval, no autograd): batch 4096, 1024 -> 4096 -> ReLU -> 4096 -> GELU ->
       1024, float32 and float16; hip.tensor's Sequential (gemm + one fused bias+activation pass per
       Linear) against PyTorch's Sequential under torch.no_grad().
-  (d) conv2d, N=32, 64 -> 64 channels, 56 x 56, 3 x 3, padding 1, float32 (im2col + hipBLAS gemm
-      against cuDNN): informational, no target.
+  (d) conv2d of ResNet-50 layers, N=32 (CONV_CASES: 3x3 64->64 at 56x56, 1x1 256->64 at 56x56,
+      3x3 128->128 at 28x28 stride 1 and at 56x56 stride 2), float32 with TF32 off on both sides
+      (torch.backends.cudnn.allow_tf32 and .cuda.matmul.allow_tf32 False, ht.backends.matmul's False;
+      target >= 0.8x PyTorch with cuDNN) and bfloat16 (informational): time, TFLOP/s, ratio and the
+      max relative difference of the two outputs. For float32 also our im2col and gemm alone, and
+      with --conv-col-mb 16,64 the time with im2col chunks of at most that many MiB (COL_BYTES).
+      --cudnn-benchmark lets cuDNN time its algorithms first (PyTorch's default is off).
 
 GPU times are ht.Event pairs on the null stream around each call (PyTorch launches on the null
 stream too), warm-up first, best of --reps (bench_tensor.py's gpu_ms). Prints the machine, versions
@@ -117,24 +122,80 @@ def part_mlp(args, torch, peak):
     return out
 
 
-def part_conv(args, torch, peak):
+CONV_CASES = [  # (label, N, Cin, Cout, H=W, kernel, stride, padding): ResNet-50 layers
+    ("3x3 64->64 56x56", 32, 64, 64, 56, 3, 1, 1),
+    ("1x1 256->64 56x56", 32, 256, 64, 56, 1, 1, 0),
+    ("3x3 128->128 28x28", 32, 128, 128, 28, 3, 1, 1),
+    ("3x3 128->128 56x56 s2", 32, 128, 128, 56, 3, 2, 1),
+]
+
+
+def _conv_case(args, torch, case, dt):
     import numpy as np
     import hip.tensor as ht
+    from hip.tensor.nn import _conv
     F = ht.nn.functional
-    host = np.random.default_rng(2).standard_normal((32, 64, 56, 56)).astype(np.float32)
-    wh = np.random.default_rng(3).standard_normal((64, 64, 3, 3)).astype(np.float32)
-    x, w = ht.asarray(host), ht.asarray(wh)
-    out = {"hip.tensor": line("hip.tensor", gpu_ms(lambda: F.conv2d(x, w, padding=1), args.reps))}
+    label, n, cin, cout, hw, k, stride, pad = case
+    rng = np.random.default_rng(2)
+    host = rng.standard_normal((n, cin, hw, hw)).astype(np.float32)
+    wh = (rng.standard_normal((cout, cin, k, k)) / np.sqrt(cin * k * k)).astype(np.float32)
+    oh = (hw + 2 * pad - k) // stride + 1
+    flops = 2 * n * cout * oh * oh * cin * k * k
+    x, w = ht.asarray(host, dtype=dt), ht.asarray(wh, dtype=dt)
+    print(f" {label} {dt}")
+    ours = gpu_ms(lambda: F.conv2d(x, w, stride=stride, padding=pad), args.reps)
+    line("hip.tensor", ours)
+    got = F.conv2d(x, w, stride=stride, padding=pad).get().astype(np.float64)
+    res = {"hip.tensor": ours}
+    if dt == "float32" and k > 1:       # where the time goes: im2col of the whole batch, then the gemm
+        P = oh * oh
+        col = ht.empty((n, cin * k * k, P), dtype=dt)
+        out = ht.empty((n, cout, P), dtype=dt)
+        args_i = (x, col, cin, (hw, hw), (oh, oh), (k, k), (stride,) * 2, (pad,) * 2, (1, 1))
+        t_i = gpu_ms(lambda: _conv._im2col(*args_i), args.reps)
+        w3 = w.reshape((1, cout, cin * k * k))
+        t_g = gpu_ms(lambda: _conv._gemm_nchw(w3, col.reshape((n, 1, cin * k * k, P)), out.reshape((n, 1, cout, P))),
+                     args.reps)
+        print(f"  (im2col alone {t_i * 1e3:.1f} us, {col.nbytes / (t_i * 1e-3) / GB:.0f} GB/s of col written; "
+              f"gemm alone {t_g * 1e3:.1f} us, {flops / (t_g * 1e-3) / 1e12:.1f} TFLOP/s)")
+        del col, out
+        old = _conv.COL_BYTES
+        try:
+            for mb in [int(v) for v in args.conv_col_mb.split(",") if v.strip()]:
+                _conv.COL_BYTES = mb << 20
+                line(f"hip.tensor col <= {mb} MiB", gpu_ms(lambda: F.conv2d(x, w, stride=stride, padding=pad),
+                                                           args.reps))
+        finally:
+            _conv.COL_BYTES = old
     del x, w
     free_all({})
     if torch is not None:
-        tx, tw = torch.from_numpy(host).cuda(), torch.from_numpy(wh).cuda()
+        tdt = getattr(torch, dt)
+        tx, tw = torch.from_numpy(host).cuda().to(tdt), torch.from_numpy(wh).cuda().to(tdt)
         with torch.no_grad():
-            out["torch"] = line("PyTorch (cuDNN)", gpu_ms(lambda: torch.nn.functional.conv2d(tx, tw, padding=1),
-                                                          args.reps), base_ms=out["hip.tensor"])
+            theirs = gpu_ms(lambda: torch.nn.functional.conv2d(tx, tw, stride=stride, padding=pad), args.reps)
+            line("PyTorch (cuDNN)", theirs, base_ms=ours)
+            want = torch.nn.functional.conv2d(tx, tw, stride=stride, padding=pad).double().cpu().numpy()
+        err = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
+        print(f"  ({flops / (ours * 1e-3) / 1e12:.1f} TFLOP/s hip.tensor, {flops / (theirs * 1e-3) / 1e12:.1f} "
+              f"PyTorch; outputs differ by {err:.1e} of the largest)")
+        res.update(torch=theirs, err=err)
         del tx, tw
         torch.cuda.empty_cache()
-    return out
+    else:
+        print(f"  ({flops / (ours * 1e-3) / 1e12:.1f} TFLOP/s hip.tensor)")
+    return res
+
+
+def part_conv(args, torch, peak):
+    import hip.tensor as ht
+    ht.backends.matmul.allow_tf32 = False
+    if torch is not None:           # cuDNN's own TF32 switch defaults to True: off, as ours
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.benchmark = args.cudnn_benchmark
+    return {(case[0], dt): _conv_case(args, torch, case, dt)
+            for dt in ("float32", "bfloat16") for case in CONV_CASES}
 
 
 def summary(results):
@@ -152,9 +213,13 @@ def summary(results):
     if r:
         for dt, v in r.items():
             rows.append((f"MLP forward {dt} (vs PyTorch)", f"{v['torch'] / v['hip.tensor']:.2f}x", "info"))
-    r = results.get("d")
-    if r and r.get("torch"):
-        rows.append(("conv2d 3x3 f32 (vs cuDNN)", f"{r['torch'] / r['hip.tensor']:.2f}x", "info"))
+    for (label, dt), v in (results.get("d") or {}).items():
+        if dt == "float32":
+            ratio = v["torch"] / v["hip.tensor"] if v.get("torch") else None
+            rows.append((f"conv2d {label} f32 >= 0.8x cuDNN", f"{ratio:.2f}x" if ratio else "no PyTorch",
+                         verdict(ratio >= 0.8 if ratio else None)))
+        elif v.get("torch"):
+            rows.append((f"conv2d {label} {dt} (vs cuDNN)", f"{v['torch'] / v['hip.tensor']:.2f}x", "info"))
     return rows
 
 
@@ -164,6 +229,8 @@ def main() -> int:
     ap.add_argument("--rows", type=int, default=8192)
     ap.add_argument("--cols", type=int, default=8192)
     ap.add_argument("--reps", type=int, default=20, help="timed calls per contender, best taken (default 20)")
+    ap.add_argument("--conv-col-mb", default="", help="(d): also time im2col chunks of at most these MiB, e.g. 16,64")
+    ap.add_argument("--cudnn-benchmark", action="store_true", help="(d): torch.backends.cudnn.benchmark = True")
     args = ap.parse_args()
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     import numpy as np
@@ -195,7 +262,7 @@ def main() -> int:
     table = [("a", f"softmax over rows, {args.rows} x {args.cols} float32", part_softmax),
              ("b", f"layer_norm over rows, {args.rows} x {args.cols} float32", part_layer_norm),
              ("c", "MLP forward, batch 4096, 1024-4096-4096-1024", part_mlp),
-             ("d", "conv2d 32 x 64 x 56 x 56, 3 x 3, float32", part_conv)]
+             ("d", "conv2d of ResNet-50 layers, N=32, float32 (TF32 off) and bfloat16", part_conv)]
     t0 = time.perf_counter()
     results, errors = run_parts(table, parts, args, torch, peak)
     print("summary (targets of the issue)")
