@@ -8,20 +8,26 @@ Types (NumPy 2's): float16, bfloat16 and float32 transform in single precision (
 real types and complex128 in double (complex128); irfft returns the input's real type (float16
 stays float16, integers give float64). `norm` is "backward" (default), "ortho" or "forward".
 
-How: the input is cast, cropped or zero-padded to `n`/`s` along the transformed axes, and those
-axes are moved last and made contiguous (a copy only where the layout needs one); the transform
-is one batched hipFFT plan (hipfftMakePlanMany, rank <= 3: more axes take several passes),
-out of place, scaled afterwards by the norm's factor, and its axes are moved back (the result may
-be a non-contiguous view). irfftn is NumPy's sequence (inverse c2c transforms over all axes but
-the last, then a 1-d c2r transform), so input that is not Hermitian gives NumPy's result. Axes
-named twice are transformed twice, as NumPy does.
+How: the input is cast, cropped or zero-padded to `n`/`s` along the transformed axes; the transform
+is one batched hipFFT plan (hipfftMakePlanMany, rank <= 3: more axes take several passes), out of
+place, on the input as it lies in memory: hipFFT's advanced layout (strides, distances, embeds:
+`_fft_layout`) addresses any axis of a C-contiguous array and most strided views, with one call
+per index of a batch axis that does not fold into the plan's batch (a few calls at most). The
+output is allocated in the input's memory order (C-contiguous for C-contiguous input). Layouts it
+cannot express (reversed axes, many calls, misaligned addresses) and c2r inputs (hipFFT overwrites
+them) are copied with the transformed axes last first. The norm's factor is a separate pass, only
+where it is not 1 ("backward" forward transforms have none). irfftn is NumPy's sequence (inverse
+c2c transforms over all axes but the last, then a 1-d c2r transform), so input that is not
+Hermitian gives NumPy's result. Axes named twice are transformed twice, as NumPy does.
 
-Plans are cached per (device, stream, type, lengths, batch), least recently used first out; each
-use binds the plan to its stream (hipfftSetStream) and hands it a work area from hip.tensor's
-allocator (hipfftSetAutoAllocation(0) + hipfftSetWorkArea), freed in stream order after the call.
+Plans are cached per (device, stream, type, layout: lengths, embeds, strides, distances, batch),
+least recently used first out; a plan is bound to its stream once (hipfftSetStream at creation) and
+each use hands it a work area from hip.tensor's allocator (hipfftSetAutoAllocation(0); hipfftSetWorkArea
+only when the block's address changed), returned in stream order after the call.
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import threading
@@ -29,6 +35,11 @@ from collections import OrderedDict
 
 from . import _dtypes as _dt
 from ._array import ndarray
+from ._device import current_stream
+from ._elementwise_kernel import _on_device
+from ._fft_layout import plan_layout
+from ._manipulation import permute_dims
+from ._memory import alloc
 from ._shapes import normalize_axis, prod
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
@@ -48,14 +59,20 @@ class FFTError(RuntimeError):
         self.status = status
 
 
+_hipfft = None
+
+
 def _lib():
-    from hip import hipfft
-    from hip.errors import LibraryNotFoundError
-    try:
-        hipfft._library.load()
-    except LibraryNotFoundError as e:
-        raise RuntimeError(f"hip.tensor.fft needs hipFFT: {str(e).splitlines()[0]}") from None
-    return hipfft
+    global _hipfft
+    if _hipfft is None:             # loaded once (the per-call path only reads the global)
+        from hip import hipfft
+        from hip.errors import LibraryNotFoundError
+        try:
+            hipfft._library.load()
+        except LibraryNotFoundError as e:
+            raise RuntimeError(f"hip.tensor.fft needs hipFFT: {str(e).splitlines()[0]}") from None
+        _hipfft = hipfft
+    return _hipfft
 
 
 def _check(result, what: str):
@@ -192,37 +209,41 @@ _EXEC = {"c2c": ("C2C", "Z2Z"), "r2c": ("R2C", "D2Z"), "c2r": ("C2R", "Z2D")}
 
 
 class _Plan:
-    __slots__ = ("handle", "work_size", "exec_name", "device_id", "lock")
+    __slots__ = ("handle", "work_size", "work_ptr", "exec_fn", "device_id", "lock")
 
-    def __init__(self, key):
-        device_id, _, kind, double, n, batch = key
+    def __init__(self, key, stream):
+        device_id, _, kind, double, (n, inembed, istride, idist, onembed, ostride, odist, batch) = key
         F = _lib()
         name = _EXEC[kind][double]
         h = _check(F.hipfftCreate(), "hipfftCreate")
         try:
             _check(F.hipfftSetAutoAllocation(h, 0), "hipfftSetAutoAllocation")
-            # inembed/onembed None: the basic layout (contiguous, batches one after another)
-            in_n = list(n) if kind != "c2r" else list(n[:-1]) + [n[-1] // 2 + 1]
-            out_n = list(n) if kind != "r2c" else list(n[:-1]) + [n[-1] // 2 + 1]
+            # the advanced layout (inembed/onembed given): strides and distances as _fft_layout planned
             self.work_size = _check(F.hipfftMakePlanMany(
-                h, len(n), list(n), None, 1, prod(in_n), None, 1, prod(out_n),
+                h, len(n), list(n), list(inembed), istride, idist, list(onembed), ostride, odist,
                 getattr(F.hipfftType_t, f"HIPFFT_{name}"), batch), "hipfftMakePlanMany")
+            # a plan serves one stream (the stream is in its key): bound once, not per call
+            _check(F.hipfftSetStream(h, stream.ptr), "hipfftSetStream")
         except BaseException:
             F.hipfftDestroy(h)
             raise
-        self.handle, self.exec_name, self.device_id = h, "hipfftExec" + name, device_id
+        self.handle, self.exec_fn, self.device_id = h, getattr(F, "hipfftExec" + name), device_id
+        self.work_ptr = None
         self.lock = threading.Lock()
 
-    def execute(self, stream, src: int, dst: int, direction) -> None:
-        from ._memory import alloc
-        F = _lib()
-        with self.lock:         # the stream and work area are the plan's state until the call is queued
-            _check(F.hipfftSetStream(self.handle, stream.ptr), "hipfftSetStream")
+    def execute(self, stream, pairs, direction) -> None:
+        """One hipFFT call per (input, output) address pair, queued on the plan's stream."""
+        h, fn = self.handle, self.exec_fn
+        with self.lock:         # the work area is the plan's state until the calls are queued
             work = alloc(self.work_size, stream) if self.work_size else None
-            if work is not None:
-                _check(F.hipfftSetWorkArea(self.handle, work.ptr), "hipfftSetWorkArea")
-            args = (self.handle, src, dst) if direction is None else (self.handle, src, dst, direction)
-            _check(getattr(F, self.exec_name)(*args), self.exec_name)
+            # the pool hands this stream the same block call after call: set it only when it moves
+            if work is not None and work.ptr != self.work_ptr:
+                _check(_lib().hipfftSetWorkArea(h, work.ptr), "hipfftSetWorkArea")
+                self.work_ptr = work.ptr
+            for src, dst in pairs:
+                r = fn(h, src, dst) if direction is None else fn(h, src, dst, direction)
+                if int(r[0]) != 0:
+                    raise FFTError(fn.__name__, r[0])
         # `work` returns to the pool here: reused on this stream only after the transform, in order
 
     def destroy(self) -> None:
@@ -232,13 +253,13 @@ class _Plan:
             pass
 
 
-def _get_plan(key) -> _Plan:
+def _get_plan(key, stream) -> _Plan:
     with _lock:
         p = _plans.get(key)
         if p is not None:
             _plans.move_to_end(key)
             return p
-        p = _plans[key] = _Plan(key)
+        p = _plans[key] = _Plan(key, stream)
         while len(_plans) > PLAN_CACHE_SIZE:
             _plans.popitem(last=False)[1].destroy()
         return p
@@ -286,56 +307,76 @@ def _prepare(x, d: _dt.DType, axes, lengths):
     return x
 
 
+@functools.lru_cache(maxsize=256)
+def _layout(kind: str, shape, strides, itemsize: int, axes, n_last):
+    """_fft_layout's plan for x's layout as it is (strides in bytes), or None: strides that are not
+    whole elements, or a call's address offset that breaks cuFFT's alignment (the base address is
+    checked per call)."""
+    if any(st % itemsize for st in strides):
+        return None
+    lay = plan_layout(kind, shape, tuple(st // itemsize for st in strides), axes, n_last)
+    osize = 2 * itemsize if kind == "r2c" else itemsize // 2 if kind == "c2r" else itemsize
+    if lay is None or any((i * itemsize) % _ALIGN or (o * osize) % _ALIGN for i, o in lay.calls):
+        return None
+    return lay
+
+
 def _transform(x, axes, kind: str, forward: bool, norm: str, n_last: int | None = None, half: bool = False):
     """One hipFFT pass over `axes` (distinct, at most RANK_MAX) of x, already of the transform's
     type and lengths (c2r: n_last//2+1 values on the last axis, n_last the logical length).
     half: the caller's input was float16 (NumPy's factor for the last axis: half_factor)."""
-    from ._device import current_stream
-    from ._elementwise_kernel import _on_device
-    from ._manipulation import permute_dims
-    nd = x.ndim
-    rest = [a for a in range(nd) if a not in axes]
-    perm = rest + list(axes)
-    xt = permute_dims(x, tuple(perm)) if perm != list(range(nd)) else x
-    # c2r transforms overwrite their input: they always get a private copy
-    if kind == "c2r" or not xt.is_c_contiguous or xt.ptr % _ALIGN:
-        xt = xt.copy()
-    k = len(rest)
-    batch_shape, n = xt.shape[:k], list(xt.shape[k:])
-    if kind == "c2r":
-        n[-1] = n_last
-        # NumPy (pocketfft) ignores the imaginary parts of the zero and (n even) Nyquist frequencies;
-        # what c2r libraries do with them is undefined: they are zeroed
-        for j in (0, n_last // 2) if n_last % 2 == 0 else (0,):
-            if j < xt.shape[-1] and xt.size:
-                xt[..., j] = xt[..., j].real
+    nd, axes = x.ndim, tuple(axes)
+    n_half = x.shape[axes[-1]] if half else 0
+    lay = perm = None
+    if kind != "c2r" and not x.ptr % _ALIGN:       # in place as it lies (hipFFT's advanced layout)
+        lay = _layout(kind, x.shape, x.strides, x.itemsize, axes, None)
+    if lay is None:                                 # else a copy with the axes last
+        perm = [a for a in range(nd) if a not in axes] + list(axes)
+        xt = permute_dims(x, tuple(perm)) if perm != list(range(nd)) else x
+        # c2r transforms overwrite their input: they always get a private copy
+        if kind == "c2r" or not xt.is_c_contiguous or xt.ptr % _ALIGN:
+            xt = xt.copy()
+        if kind == "c2r":
+            # NumPy (pocketfft) ignores the imaginary parts of the zero and (n even) Nyquist frequencies;
+            # what c2r libraries do with them is undefined: they are zeroed
+            for j in (0, n_last // 2) if n_last % 2 == 0 else (0,):
+                if j < xt.shape[-1] and xt.size:
+                    xt[..., j] = xt[..., j].real
+        x, k = xt, nd - len(axes)
+        lay = _layout(kind, x.shape, x.strides, x.itemsize, tuple(range(k, nd)), n_last)
+        if lay is None:
+            raise ValueError(f"FFT of lengths {x.shape[k:]} and batch {prod(x.shape[:k])} is too large "
+                             "for hipFFT's 32-bit plans")
     if kind == "c2c":
-        out_dtype, out_n = x.dtype, list(n)
+        out_dtype = x.dtype
     elif kind == "r2c":
-        out_dtype, out_n = complex_type(x.dtype), n[:-1] + [n[-1] // 2 + 1]
+        out_dtype = complex_type(x.dtype)
     else:
-        out_dtype, out_n = irfft_result_type(x.dtype), list(n)
-    out = ndarray._empty(tuple(batch_shape) + tuple(out_n), out_dtype, x.device_id)
-    batch = prod(batch_shape)
-    if batch:
-        if max(n + [batch, prod(n), prod(out_n)]) > _INT_MAX:
-            raise ValueError(f"FFT of lengths {n} and batch {batch} is too large for hipFFT's 32-bit plans")
-        double = out_dtype in (_dt.complex128, _dt.float64)
+        out_dtype = irfft_result_type(x.dtype)
+    out = ndarray._empty(lay.alloc_shape, out_dtype, x.device_id)
+    if lay.calls:
+        double = out_dtype is _dt.complex128 or out_dtype is _dt.float64
         with _on_device(x.device_id):
             stream = current_stream(x.device_id)
-            plan = _get_plan((x.device_id, stream.uid, kind, int(double), tuple(n), batch))
+            plan = _get_plan((x.device_id, stream.uid, kind, int(double), lay.plan), stream)
             F = _lib()
             direction = None if kind != "c2c" else (F.HIPFFT_FORWARD if forward else F.HIPFFT_BACKWARD)
-            plan.execute(stream, xt.ptr, out.ptr, direction)
-            f = scale_factor(norm, prod(n), forward)
+            ip, isz, op, osz = x.ptr, x.itemsize, out.ptr, out_dtype.itemsize
+            plan.execute(stream, [(ip + i * isz, op + o * osz) for i, o in lay.calls], direction)
+            n = prod(lay.plan[0])
+            f = scale_factor(norm, n, forward)
             if half:
-                f = half_factor(norm, n[-1], forward) * scale_factor(norm, prod(n[:-1]), forward)
-            if f != 1.0:
+                f = half_factor(norm, n_half, forward) * scale_factor(norm, n // n_half, forward)
+            if f != 1.0:                            # "backward" forward transforms need no pass
                 out *= f
-    inverse = [0] * nd
-    for i, a in enumerate(perm):
-        inverse[a] = i
-    return permute_dims(out, tuple(inverse)) if perm != list(range(nd)) else out
+    if lay.order != tuple(range(nd)):               # the output was allocated in the input's order
+        out = permute_dims(out, tuple(lay.order.index(a) for a in range(nd)))
+    if perm is not None and perm != list(range(nd)):
+        inverse = [0] * nd
+        for i, a in enumerate(perm):
+            inverse[a] = i
+        out = permute_dims(out, tuple(inverse))
+    return out
 
 
 def _c2c(x, s, axes, forward: bool, norm: str):

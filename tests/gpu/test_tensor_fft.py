@@ -294,3 +294,47 @@ def test_bad_input_raises(rng):
         ht.fft.fft(np.ones(4))
     with pytest.raises(ValueError, match="different lengths"):
         ht.fft.fftn(x, s=(4,), axes=(0, 1))
+
+
+# -- hipFFT's advanced layout: no copy of the input -------------------------------------------------------
+@pytest.mark.parametrize("name", ["complex64", "complex128", "float32"])
+def test_any_axis_in_place_of_a_c_contiguous_array(name, rng):
+    """Every axis and pair of axes of a C-contiguous array is transformed where it lies (plans keyed
+    by their strides), and the result is C-contiguous like NumPy's; leading axes that do not fold
+    into the batch take one call each (shape (3, 10, 7), axis 1: 3 calls of 7 transforms)."""
+    ht.fft.clear_plan_cache()
+    for shape in ((64, 32, 16), (3, 10, 7), (5, 1, 4096)):
+        h = data(name, shape, rng)
+        x = ht.asarray(h)
+        for axes in ((0,), (1,), (2,), (0, 1), (0, 2), (1, 2)):
+            if name == "float32":
+                got, want = ht.fft.rfftn(x, axes=axes), np.fft.rfftn(h, axes=axes)
+            else:
+                got, want = ht.fft.fftn(x, axes=axes), np.fft.fftn(h, axes=axes)
+            check(got, want)
+            assert got.flags.c_contiguous, (shape, axes, got.strides)
+    keys = ht.fft.plan_cache_info()["keys"]
+    assert any(k[-1][2] > 1 for k in keys)          # a plan with an input stride: no copy made
+
+
+def test_transposed_input_gives_a_transposed_result(rng):
+    h = data("complex64", (48, 40), rng)
+    x = ht.asarray(h).T
+    got = ht.fft.fft(x, axis=1)
+    check(got, np.fft.fft(h.T, axis=1))
+    assert got.flags.f_contiguous                                         # the input's memory order
+    check(ht.fft.fft2(x), np.fft.fft2(h.T))
+    check(ht.fft.ifft(x, axis=0, norm="ortho"), np.fft.ifft(h.T, axis=0, norm="ortho"))
+
+
+def test_many_calls_and_misaligned_offsets_fall_back_to_a_copy(rng):
+    for shape, axis in (((40, 6, 40), 1), ((2, 3, 3), 1), ((5, 7, 3), 1)):
+        h = data("complex64", shape, rng)
+        check(ht.fft.fft(ht.asarray(h), axis=axis), np.fft.fft(h, axis=axis))
+        r = data("float32", shape, rng)
+        check(ht.fft.rfft(ht.asarray(r), axis=axis), np.fft.rfft(r, axis=axis))
+
+
+def test_fft_of_2_24_points(rng):
+    h = data("complex64", (1 << 24,), rng)
+    check(ht.fft.fft(ht.asarray(h)), np.fft.fft(h))
