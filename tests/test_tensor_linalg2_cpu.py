@@ -14,6 +14,8 @@ import pytest
 import hip.tensor as ht
 from hip.tensor import _dtypes as dt
 
+from test_tensor_kernels_compile import check_hiprtc, check_nvrtc, no_disk_cache, nvrtc  # noqa: F401
+
 BASE = 1 << 32
 LA = ht.linalg
 
@@ -74,6 +76,21 @@ V3 = fake((3,))
     (lambda: ht.inner([1.0], V3), TypeError),
     (lambda: ht.vdot(RECT, V3), ValueError),
     (lambda: ht.vdot(RECT, np.ones(12)), TypeError),
+    (lambda: LA.pinv(V3), LA.LinAlgError),
+    (lambda: LA.pinv(np.eye(3)), TypeError),
+    (lambda: LA.pinv(fake((3, 4), "float16")), TypeError),
+    (lambda: LA.pinv(RECT, hermitian=True), LA.LinAlgError),            # eigh needs square matrices
+    (lambda: LA.pinv(SQ, hermitian=1), TypeError),
+    (lambda: LA.pinv(RECT, rtol="small"), TypeError),
+    (lambda: LA.pinv(RECT, 1e-3, rtol=1e-3), ValueError),               # NumPy: not both
+    (lambda: LA.matrix_rank(np.eye(3)), TypeError),
+    (lambda: LA.matrix_rank(fake((3, 4), "bfloat16")), TypeError),
+    (lambda: LA.matrix_rank(RECT, hermitian=True), LA.LinAlgError),
+    (lambda: LA.matrix_rank(RECT, tol=1e-3, rtol=1e-3), ValueError),
+    (lambda: LA.matrix_rank(RECT, tol="big"), TypeError),
+    (lambda: LA.matrix_rank(RECT, rtol=[1e-3]), TypeError),
+    (lambda: LA.eig(RECT), LA.LinAlgError),
+    (lambda: LA.eigvals(np.eye(3)), TypeError),
 ], ids=lambda v: "" if callable(v) else v.__name__)
 def test_bad_input(call, exc):
     with pytest.raises(exc):
@@ -89,6 +106,47 @@ def test_matrix_norm_refuses_half_as_numpy():
                 LA.matrix_norm(fake((3, 4), name), ord=ord_)
     with pytest.raises(TypeError, match="float16"):
         np.linalg.matrix_norm(np.ones((3, 4), np.float16), ord=2)
+
+
+def test_pinv_matrix_rank_signatures_take_numpys_and_the_array_apis_arguments():
+    """Every argument NumPy's pinv/matrix_rank and the array API's take, by the same name and kind."""
+    import inspect
+    for ours, theirs in ((LA.pinv, np.linalg.pinv), (LA.matrix_rank, np.linalg.matrix_rank)):
+        o, t = inspect.signature(ours).parameters, inspect.signature(theirs).parameters
+        for name, p in list(t.items())[1:]:
+            assert name in o and o[name].kind == p.kind, (ours.__name__, name)
+        assert o["rtol"].kind is inspect.Parameter.KEYWORD_ONLY and o["rtol"].default is None   # array API
+
+
+def test_eig_raises_not_implemented_with_the_reason():
+    """hipSOLVER (ROCm 6.4) has no geev: eig/eigvals say so (after the argument checks)."""
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent / "build" / "rocm-sid" / "usr" / "include" / "hipsolver"
+    if root.is_dir():           # the headers the bindings were generated from have no general eigensolver
+        assert not [f for f in root.rglob("*.h") if "geev" in f.read_text(errors="replace").lower()]
+    for f in (LA.eig, LA.eigvals):
+        with pytest.raises(NotImplementedError, match="geev"):
+            f(SQ)
+
+
+def _zero_below_sources():
+    from hip.tensor import _decompositions as D
+    from hip.tensor import _elementwise_kernel as ek
+    out = []
+    for name in ("float32", "float64", "complex64", "complex128"):
+        d = ht.dtype(name)
+        spec, b = ek.spec_for(D._zero_below, (dt.int64, dt.int64, d), kinds=("scalar", "scalar", "array"), ndim=0)
+        out.append((f"zero_below[{name}]", D._zero_below.generate(spec, b)[0]))
+    return out
+
+
+@pytest.mark.runtime
+def test_cholesky_kernel_compiles_with_hiprtc(no_disk_cache):  # noqa: F811
+    check_hiprtc(_zero_below_sources())
+
+
+def test_cholesky_kernel_compiles_with_nvrtc(nvrtc):  # noqa: F811
+    check_nvrtc(nvrtc, _zero_below_sources())
 
 
 def test_linalg_error_is_numpys_kind():
@@ -145,7 +203,7 @@ def test_tf32_switch_default_and_environment():
 
 def test_namespace():
     for name in ("solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh",
-                 "lstsq", "matrix_norm", "matrix_power", "LinAlgError"):
+                 "lstsq", "matrix_norm", "matrix_power", "pinv", "matrix_rank", "eig", "eigvals", "LinAlgError"):
         assert name in LA.__all__ and callable(getattr(LA, name)), name
     for name in ("dot", "vdot", "inner", "einsum"):
         assert callable(getattr(ht, name)), name

@@ -1,24 +1,31 @@
-"""The factorizations of `hip.tensor.linalg` through hipSOLVER (`_solver.Job`): solve, inv, det,
-slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, lstsq.
+"""The factorizations of `hip.tensor.linalg` through hipSOLVER (`_solver.Job`) and hipBLAS's batched
+LU: solve, inv, det, slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, lstsq, and from them
+pinv and matrix_rank; eig/eigvals raise NotImplementedError (hipSOLVER 6.4 has no geev).
 
 Dtypes: float32, float64, complex64, complex128; integers and bool are computed in float64 (as
 NumPy); float16/bfloat16 raise TypeError (as NumPy and PyTorch's CPU linalg). Batches (..., M, N)
-are one call per matrix on one handle and one workspace, except cholesky (potrfBatched); the info
-outputs of a batch come back in one copy, so each function waits for its results once. Layout:
-a C-ordered copy of x is x^T to LAPACK, a C-ordered copy of x.mT is x itself; each function picks
-the one that saves a transpose (the derivations are in the comments).
+are one call per matrix on one handle and one workspace, except cholesky (potrfBatched) and the LU
+of batches of matrices up to BATCHED_LU_MAX_N (hipBLAS getrfBatched, getrsBatched, getriBatched);
+the info outputs of a batch come back in one copy, so each function waits for its results once.
+Layout: a C-ordered copy of x is x^T to LAPACK, a C-ordered copy of x.mT is x itself; each
+function picks the one that saves a transpose (the derivations are in the comments).
 """
 from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
+
 from . import _dtypes as _dt
 from ._array import ndarray
+from ._elementwise_kernel import ElementwiseKernel
 from ._shapes import broadcast_shapes, prod
-from ._solver import Job, LinAlgError, enums
+from ._solver import (BATCHED_LU_MAX_N, Job, LinAlgError, enums, getrf_batched, getri_batched, getrs_batched,
+                      pointers)
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq",
-           "LinAlgError", "SlogdetResult", "QRResult", "SVDResult", "EighResult"]
+           "pinv", "matrix_rank", "eig", "eigvals", "LinAlgError", "SlogdetResult", "QRResult", "SVDResult",
+           "EighResult"]
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 QRResult = namedtuple("QRResult", ["Q", "R"])
@@ -66,11 +73,16 @@ def _step(a: ndarray) -> int:
 
 
 # -- LU: solve, inv, det, slogdet --------------------------------------------------------------------------------
-def _lu(job: Job, a: ndarray, nb: int, n: int, ipiv: ndarray) -> None:
-    """getrf of each n x n matrix of `a` in place (info slots 0..nb-1)."""
-    work = job.work(job.lwork("getrf", n, n, a.ptr, n) * a.itemsize)
+def _lu(job: Job, a: ndarray, nb: int, n: int, ipiv: ndarray):
+    """LU of each n x n matrix of `a` in place (info slots 0..nb-1): one hipBLAS getrfBatched for
+    a batch of small matrices (returns its pointer array, which getrs/getri take), else one
+    hipSOLVER getrf per matrix (returns None)."""
+    if nb > 1 and n <= BATCHED_LU_MAX_N:
+        return getrf_batched(job, a, nb, n, _step(a), ipiv)
+    work = job.work(job.lwork("getrf", n, n, a.ptr, n, key=(n,)) * a.itemsize)
     for i in range(nb):
         job("getrf", n, n, a.ptr + i * _step(a), n, work.ptr, ipiv.ptr + 4 * n * i, job.info_ptr(i))
+    return None
 
 
 def solve(x1, x2, /) -> ndarray:
@@ -99,12 +111,15 @@ def solve(x1, x2, /) -> ndarray:
         nb = prod(batch)
         if nb and n and k:
             op_t = enums()[1]
-            job = Job(d, 2 * nb, x1.device_id)
+            job = Job(d, nb + 1, x1.device_id)        # slot nb: every getrs's (bad arguments only)
             ipiv = ndarray._empty((nb, n), _dt.int32, x1.device_id)
-            _lu(job, a, nb, n, ipiv)
-            for i in range(nb):
-                job("getrs", op_t, n, k, a.ptr + i * _step(a), n, ipiv.ptr + 4 * n * i, bt.ptr + i * _step(bt), n,
-                    job.info_ptr(nb + i))
+            ptrs = _lu(job, a, nb, n, ipiv)
+            if ptrs is not None:
+                getrs_batched(job, "T", n, k, ptrs, ipiv, bt, nb, _step(bt))
+            else:                       # getrs reports bad arguments only: its info is not read
+                for i in range(nb):
+                    job("getrs", op_t, n, k, a.ptr + i * _step(a), n, ipiv.ptr + 4 * n * i, bt.ptr + i * _step(bt),
+                        n, job.info_ptr(nb))
             if (job.infos()[:nb] > 0).any():
                 raise LinAlgError("solve: singular matrix")
     x = bt.mT
@@ -112,10 +127,26 @@ def solve(x1, x2, /) -> ndarray:
 
 
 def inv(x, /) -> ndarray:
-    """The inverse of each square matrix (solve against the identity); singular: LinAlgError."""
+    """The inverse of each square matrix; singular: LinAlgError. A batch of small matrices: one
+    getrfBatched and one getriBatched; otherwise getrf/getrs against the identity."""
     from ._creation import eye
     d = _matrices(x, "inv")
-    return solve(x, eye(x.shape[-1], dtype=d, device=x.device_id))
+    n = x.shape[-1]
+    nb = prod(x.shape[:-2])
+    if not (nb > 1 and 0 < n <= BATCHED_LU_MAX_N):
+        return solve(x, eye(n, dtype=d, device=x.device_id))
+    with _on(x):
+        # The C-ordered copy is x^T to LAPACK; getri writes (x^T)^-1 = (x^-1)^T column-major,
+        # which read row-major is x^-1.
+        a = x.astype(d)
+        out = ndarray._empty(x.shape, d, x.device_id)
+        job = Job(d, 2 * nb, x.device_id)
+        ipiv = ndarray._empty((nb, n), _dt.int32, x.device_id)
+        ptrs = getrf_batched(job, a, nb, n, _step(a), ipiv)
+        getri_batched(job, n, ptrs, ipiv, out, nb, _step(out), nb)
+        if (job.infos() > 0).any():
+            raise LinAlgError("inv: singular matrix")
+        return out
 
 
 def _lu_diag(x, d: _dt.DType):
@@ -129,7 +160,7 @@ def _lu_diag(x, d: _dt.DType):
     ipiv = ndarray._empty(x.shape[:-2] + (n,), _dt.int32, x.device_id)
     if nb and n:
         job = Job(d, nb, x.device_id)
-        _lu(job, a, nb, n, ipiv)               # info > 0 (exactly singular) leaves a zero on U's diagonal
+        _lu(job, a, nb, n, ipiv)                # info > 0 (exactly singular) leaves a zero on U's diagonal
         swaps = count_nonzero(ipiv != arange(1, n + 1, dtype=_dt.int32, device=x.device_id), axis=-1)
         parity = (1 - 2 * (swaps % 2)).astype(d)
     else:
@@ -162,38 +193,45 @@ def slogdet(x, /) -> SlogdetResult:
 
 
 # -- Cholesky ----------------------------------------------------------------------------------------------------
+# Zeroes what potrf leaves of the input below the diagonal of the row-major buffer (in place,
+# writing only those elements).
+_zero_below = ElementwiseKernel("int64 rows, int64 cols", "X y",
+                                "const long long c = i % cols, r = (i / cols) % rows; if (r > c) y = X(0);",
+                                "ht_zero_below_diagonal")
+
+
 def cholesky(x, /, *, upper: bool = False) -> ndarray:
     """L with L @ L^H = x (or U = L^H when upper=True) of each Hermitian positive-definite matrix;
     reads x's lower triangle (upper: its upper one); not positive definite: LinAlgError."""
-    from ._creation import tril, triu
     d = _matrices(x, "cholesky")
     if not isinstance(upper, bool):
         raise TypeError(f"cholesky: upper must be a bool, got {upper!r}")
     n = x.shape[-1]
     nb = prod(x.shape[:-2])
     with _on(x):
-        # The C-ordered copy is M = x^T to LAPACK. potrf(UPPER) gives U with U^H U = M; read back
-        # row-major, that is U^T, and U^T conj(U) = (U^H U)^T = x: the lower factor, no transpose.
-        # potrf(UPPER) reads M's upper triangle, which is x's lower one (the array API's default).
-        a = x.astype(d)
+        # potrf(LOWER) always: cuSOLVER's UPPER is about twice as slow at 4096^2 (measured by MLX,
+        # ml-explore/mlx#4208, not by us yet). A column-major L is a row-major L^T, so:
+        # upper=False: the C copy of x.mT is x to LAPACK (potrf reads x's lower triangle); L lands
+        #   column-major and x's factor is the view a.mT (column-major L).
+        # upper=True: the C copy of x is x^T to LAPACK (its lower triangle is x's upper one);
+        #   L_M L_M^H = x^T, so U = L_M^T, which is `a` read row-major: U^H U = conj(L_M) L_M^T = x.
+        # Either way the factor is the upper triangle of the row-major buffer a.
+        a = x.astype(d) if upper else x.mT.astype(d)
         if nb and n:
-            _, _, lower, up = enums()[:4]
-            fill = lower if upper else up
+            lower = enums()[2]
             job = Job(d, nb, x.device_id)
             if nb == 1:
-                lw = job.lwork("potrf", fill, n, a.ptr, n)
+                lw = job.lwork("potrf", lower, n, a.ptr, n, key=(n,))
                 work = job.work(lw * a.itemsize)
-                job("potrf", fill, n, a.ptr, n, work.ptr, lw, job.info_ptr(0))
+                job("potrf", lower, n, a.ptr, n, work.ptr, lw, job.info_ptr(0))
             else:
-                import numpy as np
-                from ._creation import asarray
-                ptrs = asarray(np.arange(nb, dtype=np.uint64) * np.uint64(_step(a)) + np.uint64(a.ptr),
-                               device=x.device_id)
-                job("potrfBatched", fill, n, ptrs.ptr, n, job.info_ptr(0), nb)
+                ptrs = pointers(a, nb, _step(a))
+                job("potrfBatched", lower, n, ptrs.ptr, n, job.info_ptr(0), nb)
+            _zero_below(np.int64(n), np.int64(n), a)        # queued before the wait on the infos
             info = job.infos()[:nb]
             if (info > 0).any():
                 raise LinAlgError(f"cholesky: matrix not positive definite (leading minor {int(info[info > 0][0])})")
-        return triu(a) if upper else tril(a)
+        return a if upper else a.mT
 
 
 # -- QR ----------------------------------------------------------------------------------------------------------
@@ -223,7 +261,7 @@ def qr(x, /, *, mode: str = "reduced"):
         job = Job(d, 2 * nb, dev)
         tau = ndarray._empty((nb, k), d, dev)
         tstep = k * d.itemsize
-        lw = job.lwork("geqrf", m, n, w.ptr, m)
+        lw = job.lwork("geqrf", m, n, w.ptr, m, key=(m, n))
         work = job.work(lw * d.itemsize)
         for i in range(nb):
             job("geqrf", m, n, w.ptr + i * _step(w), m, tau.ptr + i * tstep, work.ptr, lw, job.info_ptr(i))
@@ -238,7 +276,7 @@ def qr(x, /, *, mode: str = "reduced"):
         else:
             qb = w                              # Q's k columns overwrite the first k of w
         gen = "orgqr" if d.kind == "f" else "ungqr"
-        lw = job.lwork(gen, m, qcols, k, qb.ptr, m, tau.ptr)
+        lw = job.lwork(gen, m, qcols, k, qb.ptr, m, tau.ptr, key=(m, qcols, k))
         work = job.work(lw * d.itemsize)
         for i in range(nb):
             job(gen, m, qcols, k, qb.ptr + i * _step(qb), m, tau.ptr + i * tstep, work.ptr, lw,
@@ -281,7 +319,7 @@ def _svd(x, name: str, full_matrices: bool, compute_uv: bool):
         vb = ndarray._empty(batch + (c, c) if compute_uv else (1,), d, dev)
         s = ndarray._empty(batch + (c,), real, dev)
         job = Job(d, nb, dev)
-        lw = job.lwork("gesvd", r, c)
+        lw = job.lwork("gesvd", r, c, key=(r, c))
         work = job.work(lw * d.itemsize)
         rwork = job.work(c * real.itemsize)
         us, vs = (_step(ub), _step(vb)) if compute_uv else (0, 0)
@@ -323,7 +361,7 @@ def _eigh(x, name: str, vectors: bool):
             jobz = vec if vectors else novec
             op = "syevd" if d.kind == "f" else "heevd"
             job = Job(d, nb, dev)
-            lw = job.lwork(op, jobz, lower, n, w.ptr, n, vals.ptr)
+            lw = job.lwork(op, jobz, lower, n, w.ptr, n, vals.ptr, key=(vectors, n))
             work = job.work(lw * d.itemsize)
             for i in range(nb):
                 job(op, jobz, lower, n, w.ptr + i * _step(w), n, vals.ptr + i * n * real.itemsize, work.ptr, lw,
@@ -391,3 +429,99 @@ def lstsq(a, b, /, rcond=None):
         if b.ndim == 1:
             x = x[:, 0]
         return x, resid.astype(d.real_dtype, copy=False), rank, s
+
+
+# -- from the SVD: pinv, matrix_rank -----------------------------------------------------------------------------
+def _rtol(name: str, rtol, rcond, d: _dt.DType, m: int, n: int):
+    """The relative cutoff: rtol or NumPy's rcond (not both); neither: max(M, N) * eps (the array
+    API's default; NumPy's pinv without rtol uses 1e-15). A float, or an array broadcast over the
+    batch (given a trailing axis here)."""
+    if rtol is not None and rcond is not None:
+        raise ValueError(f"{name}: `rtol` and `rcond` can't be both set")
+    r = rtol if rtol is not None else rcond
+    if r is None:
+        return float(_dt.finfo(d.real_dtype).eps) * max(m, n)
+    if isinstance(r, ndarray):
+        return r[..., None]
+    if isinstance(r, bool) or not isinstance(r, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}: rtol must be a real number or a hip.tensor array, got {type(r).__name__}")
+    return float(r)
+
+
+def pinv(x, /, rcond=None, hermitian: bool = False, *, rtol=None) -> ndarray:
+    """The Moore-Penrose pseudo-inverse of each matrix (..., M, N) -> (..., N, M), from the SVD
+    (hermitian=True: from eigh, reading the lower triangle): singular values at most rtol times the
+    largest count as zero (rtol None: max(M, N) * eps; NumPy's `rcond` is accepted instead)."""
+    from ._creation import zeros
+    from ._elementwise import abs as _abs
+    from ._linalg import matmul
+    from ._searching import where
+    from ._statistical import max as _max
+    d = _matrices(x, "pinv", square=hermitian)
+    if not isinstance(hermitian, bool):
+        raise TypeError(f"pinv: hermitian must be a bool, got {hermitian!r}")
+    m, n = x.shape[-2:]
+    cut = _rtol("pinv", rtol, rcond, d, m, n)
+    if m == 0 or n == 0:
+        return zeros(x.shape[:-2] + (n, m), dtype=d, device=x.device_id)
+    with _on(x):
+        if hermitian:                   # x = V diag(w) V^H: pinv = V diag(1/w, large |w|) V^H
+            w, v = eigh(x)
+            s = _abs(w)
+            large = s > _max(s, axis=-1, keepdims=True) * cut
+            return matmul(v * where(large, 1 / w, 0)[..., None, :], v.mT.conj()).astype(d, copy=False)
+        u, s, vh = svd(x, full_matrices=False)      # pinv = V diag(1/s, large s) U^H
+        large = s > _max(s, axis=-1, keepdims=True) * cut
+        return matmul(vh.mT.conj() * where(large, 1 / s, 0)[..., None, :], u.mT.conj()).astype(d, copy=False)
+
+
+def matrix_rank(x, /, tol=None, hermitian: bool = False, *, rtol=None) -> ndarray | int:
+    """The number of singular values of each matrix above the tolerance (int64, the batch's shape):
+    `tol` absolute, else rtol times the largest (rtol None: max(M, N) * eps), NumPy's and the
+    array API's rules; hermitian=True: |eigenvalues| (lower triangle). A 0-d or 1-d x: NumPy's
+    Python int, 1 unless every element is 0 (this waits for the GPU)."""
+    from ._elementwise import abs as _abs
+    from ._searching import count_nonzero
+    from ._statistical import any as _any, max as _max
+    _need_array(x, "matrix_rank")
+    if not isinstance(hermitian, bool):
+        raise TypeError(f"matrix_rank: hermitian must be a bool, got {hermitian!r}")
+    if x.ndim < 2:
+        return int(bool(_any(x != 0).get()))
+    d = _matrices(x, "matrix_rank", square=hermitian)
+    m, n = x.shape[-2:]
+    if tol is not None and rtol is not None:
+        raise ValueError("matrix_rank: `tol` and `rtol` can't be both set")
+    if tol is not None:
+        if isinstance(tol, ndarray):
+            tol = tol[..., None]
+        elif isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)):
+            raise TypeError(f"matrix_rank: tol must be a real number or a hip.tensor array, got {type(tol).__name__}")
+        else:
+            tol = float(tol)
+    else:
+        rel = _rtol("matrix_rank", rtol, None, d, m, n)
+    with _on(x):
+        s = _abs(eigvalsh(x)) if hermitian else svdvals(x)
+        if min(m, n) == 0:
+            return count_nonzero(s, axis=-1)            # zeros of the batch's shape
+        if tol is None:
+            tol = _max(s, axis=-1, keepdims=True) * rel
+        return count_nonzero(s > tol, axis=-1)
+
+
+# -- the general eigenproblem ------------------------------------------------------------------------------------
+_NO_GEEV = ("hipSOLVER (ROCm 6.4) has no general (non-Hermitian) eigensolver: no geev, and cuSOLVER's Xgeev "
+            "is not bridged; use eigh/eigvalsh for Hermitian matrices, or NumPy on the host")
+
+
+def eig(x, /) -> tuple:
+    """Not available: raises NotImplementedError (see _NO_GEEV)."""
+    _matrices(x, "eig")
+    raise NotImplementedError(f"eig: {_NO_GEEV}")
+
+
+def eigvals(x, /) -> ndarray:
+    """Not available: raises NotImplementedError (see _NO_GEEV)."""
+    _matrices(x, "eigvals")
+    raise NotImplementedError(f"eigvals: {_NO_GEEV}")

@@ -5,6 +5,12 @@ to one to cusolverDn*, whereas several hipsolver* ones (gesvd_bufferSize, potrfB
 sizes) are not bridged there (codegen/specs/nvidia/hipsolver.yaml). LAPACK is column-major: the
 callers (`_decompositions`) hand in C-ordered (..., cols, rows) buffers whose matrices are the
 column-major ones, and matrices i of a batch at `base + i * stride` bytes.
+
+Per call a Job costs its info slots (one allocation, one memset) and the factorizations; the
+workspace sizes are asked once per (device, entry point, shapes) and kept (they depend on nothing
+else), the workspaces come from the caching allocator. LU of a batch of small matrices goes
+through hipBLAS's getrfBatched/getrsBatched/getriBatched (`getr?_batched`; cuBLAS's on the nvidia
+platform: hipSOLVER 6.4 has no batched getrf), one launch sequence for the whole batch.
 """
 from __future__ import annotations
 
@@ -16,6 +22,10 @@ from ._blas import BlasError, _check, solver_handle, solver_lib
 __all__ = ["LinAlgError"]
 
 _PREFIX = {"float32": "S", "float64": "D", "complex64": "C", "complex128": "Z"}
+_lwork_sizes: dict = {}     # (device, entry point, shapes) -> workspace elements
+# hipBLAS's batched LU is made for small matrices (one kernel sequence over the batch); above this
+# order a batch is factored one hipSOLVER getrf per matrix, the blocked algorithm. Not measured yet.
+BATCHED_LU_MAX_N = 256
 
 
 class LinAlgError(ValueError):
@@ -43,11 +53,16 @@ class Job:
     def name(self, op: str) -> str:
         return f"hipsolverDn{self.p}{op}"
 
-    def lwork(self, op: str, *args) -> int:
-        """The workspace size (elements) of `op` from its _bufferSize call (handle prepended)."""
-        lw = np.full(1, -1, np.int32)
-        _check(getattr(self.S, self.name(op) + "_bufferSize")(self.h, *args, lw), self.name(op) + "_bufferSize")
-        return max(int(lw[0]), 0)
+    def lwork(self, op: str, *args, key: tuple) -> int:
+        """The workspace size (elements) of `op` from its _bufferSize call (handle prepended), asked
+        once per `key` (the call's sizes and modes, without its addresses) on this device."""
+        k = (self.stream.device_id, self.name(op), key)
+        size = _lwork_sizes.get(k)
+        if size is None:
+            lw = np.full(1, -1, np.int32)
+            _check(getattr(self.S, self.name(op) + "_bufferSize")(self.h, *args, lw), self.name(op) + "_bufferSize")
+            size = _lwork_sizes[k] = max(int(lw[0]), 0)
+        return size
 
     def work(self, nbytes: int):
         from ._memory import alloc
@@ -66,6 +81,48 @@ class Job:
         if bad.size:
             raise BlasError(f"hipSOLVER (parameter {-int(bad[0])} refused)", "HIPSOLVER_STATUS_INVALID_VALUE")
         return got
+
+
+def pointers(a, nb: int, step: int):
+    """A device array of the addresses of the nb matrices of `a`, `step` bytes apart (the batched
+    entry points take arrays of pointers); made on the device, no host copy."""
+    from ._creation import arange
+    return arange(nb, dtype=_dt.uint64, device=a.device_id) * np.uint64(step) + np.uint64(a.ptr)
+
+
+def _blas(job: Job):
+    from ._blas import _lib, handle
+    return _lib(), handle(job.stream)
+
+
+def getrf_batched(job: Job, a, nb: int, n: int, step: int, ipiv, slot: int = 0):
+    """hipBLAS getrfBatched of the nb n x n matrices of `a` (`step` bytes apart) in place: pivots
+    at ipiv (n per matrix), infos in slots slot..slot+nb-1. Returns the pointer array."""
+    B, h = _blas(job)
+    ptrs = pointers(a, nb, step)
+    fn = f"hipblas{job.p}getrfBatched"
+    _check(getattr(B, fn)(h, n, ptrs.ptr, n, ipiv.ptr, job.info_ptr(slot), nb), fn)
+    return ptrs
+
+
+def getrs_batched(job: Job, trans: str, n: int, k: int, aptrs, ipiv, b, nb: int, step: int) -> None:
+    """hipBLAS getrsBatched: solves op(A_i) X_i = B_i (trans 'N', 'T' or 'C') in place in the nb
+    n x k matrices of `b`."""
+    B, h = _blas(job)
+    op = getattr(B.hipblasOperation_t, f"HIPBLAS_OP_{trans}")     # hipBLAS's own enum class
+    host_info = np.zeros(1, np.int32)       # a host int: argument checks only
+    fn = f"hipblas{job.p}getrsBatched"
+    _check(getattr(B, fn)(h, op, n, k, aptrs.ptr, n, ipiv.ptr, pointers(b, nb, step).ptr, n, host_info, nb), fn)
+    if host_info[0] < 0:
+        raise BlasError(f"{fn} (parameter {-int(host_info[0])} refused)", "HIPBLAS_STATUS_INVALID_VALUE")
+
+
+def getri_batched(job: Job, n: int, aptrs, ipiv, c, nb: int, step: int, slot: int) -> None:
+    """hipBLAS getriBatched: the inverses of the factored A_i into the nb n x n matrices of `c`
+    (out of place), infos in slots slot..slot+nb-1."""
+    B, h = _blas(job)
+    fn = f"hipblas{job.p}getriBatched"
+    _check(getattr(B, fn)(h, n, aptrs.ptr, n, ipiv.ptr, pointers(c, nb, step).ptr, n, job.info_ptr(slot), nb), fn)
 
 
 def enums():

@@ -1,10 +1,10 @@
 """`hip.tensor.linalg`: the array API's linear algebra extension (2023.12): matmul,
 matrix_transpose, tensordot, vecdot (the main namespace's), cross, diagonal, outer, trace,
 vector_norm, matrix_norm, matrix_power; through hipSOLVER (`_decompositions`): solve, inv, det,
-slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, and NumPy's lstsq; LinAlgError (a ValueError,
-as NumPy's) for singular or non-positive-definite matrices and non-matrix shapes.
-
-Not here yet: matrix_rank, pinv (both follow from svd), eig (non-Hermitian: hipSOLVER has no geev).
+slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, pinv, matrix_rank (from svd or eigh), and
+NumPy's lstsq; LinAlgError (a ValueError, as NumPy's) for singular or non-positive-definite matrices
+and non-matrix shapes. eig and eigvals raise NotImplementedError: hipSOLVER (ROCm 6.4) has no
+general eigensolver (geev).
 Norms follow NumPy: integer input gives float64, complex gives its real type, float16/bfloat16
 accumulate in float32 (but matrix_norm's 2, -2 and 'nuc' raise TypeError for them, as NumPy's
 linalg does: hipSOLVER has no 2-byte floats); NaN propagates.
@@ -18,15 +18,16 @@ from . import _dtypes as _dt
 from ._array import ndarray
 from ._elementwise import math_dtype
 from ._decompositions import (EighResult, LinAlgError, QRResult, SlogdetResult, SVDResult, _solver_dtype, cholesky,
-                              det, eigh, eigvalsh, inv, lstsq, qr, slogdet, solve, svd, svdvals)
+                              det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank, pinv, qr, slogdet, solve,
+                              svd, svdvals)
 from ._linalg import matmul, matrix_transpose, tensordot, vecdot
 from ._reduction_kernel import ReductionKernel
 from ._shapes import broadcast_shapes, normalize_axes, normalize_axis
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "cross", "diagonal", "outer", "trace",
            "vector_norm", "matrix_norm", "matrix_power", "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
-           "svdvals", "eigh", "eigvalsh", "lstsq", "LinAlgError", "SlogdetResult", "QRResult", "SVDResult",
-           "EighResult"]
+           "svdvals", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "eig", "eigvals", "LinAlgError",
+           "SlogdetResult", "QRResult", "SVDResult", "EighResult"]
 
 
 def _need_array(x, name):

@@ -1,9 +1,9 @@
 """hip.tensor's linear algebra, part 2, against NumPy: the hipSOLVER functions of ht.linalg (solve,
-inv, det, slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, lstsq, matrix_norm 2/-2/nuc,
-matrix_power n < 0) for float32/float64/complex64/complex128 and integer input, batched,
-broadcast, non-contiguous and empty; singular / not positive definite matrices; dot, vdot, inner,
-einsum; float16/bfloat16 gemms against float32 references; the TF32 switch; solver handles per
-stream."""
+inv, det, slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, lstsq, pinv, matrix_rank,
+matrix_norm 2/-2/nuc, matrix_power n < 0; hipBLAS's batched LU) for float32/float64/complex64/
+complex128 and integer input, batched, broadcast, non-contiguous and empty; singular / not
+positive definite matrices; dot, vdot, inner, einsum; float16/bfloat16 gemms against float32
+references; the TF32 switch; solver handles per stream."""
 from __future__ import annotations
 
 import numpy as np
@@ -106,6 +106,22 @@ def test_inv(name, rng):
     close(LA.inv(dev(a).mT), np.linalg.inv(a.T.astype(np.complex128)), name)
 
 
+def test_solve_inv_batched_lu_and_the_looped_path(rng):
+    """Batches of matrices up to BATCHED_LU_MAX_N take hipBLAS's getrfBatched/getrsBatched/
+    getriBatched, larger ones a hipSOLVER getrf per matrix: both against NumPy, with a broadcast x1."""
+    from hip.tensor._solver import BATCHED_LU_MAX_N
+    for n in (2, 33, BATCHED_LU_MAX_N, BATCHED_LU_MAX_N + 1):
+        for name in ("float32", "complex128"):
+            a = well_conditioned(name, (3, n, n), rng)
+            b = rand(name, (2, 3, n, 2), rng)
+            scale = 1000.0 if n > 100 else 100.0
+            close(LA.solve(dev(a), dev(b)), np.linalg.solve(a.astype(np.complex128), b.astype(np.complex128)), name,
+                  scale)
+            close(LA.inv(dev(a)), np.linalg.inv(a.astype(np.complex128)), name, scale)
+            d, want = LA.det(dev(a[:, :8, :8])), np.linalg.det(a[:, :8, :8].astype(np.complex128))
+            close(d, want, name, 1e4)
+
+
 @pytest.mark.parametrize("call", [LA.inv, lambda x: LA.solve(x, x[..., 0])])
 def test_singular_raises(call):
     # Singular in floating point too: getrf reports a zero pivot only if elimination leaves an exact
@@ -184,6 +200,20 @@ def test_cholesky_not_positive_definite():
         LA.cholesky(dev(np.stack([np.eye(4), m])))                           # the batched path
     with pytest.raises(np.linalg.LinAlgError):
         np.linalg.cholesky(m)
+
+
+def test_cholesky_exact_zeros_input_kept_and_large(rng):
+    """potrf(LOWER) on both sides: the other triangle is exactly 0, the input is not written, and a
+    matrix past one block of the blocked algorithm (300) and a batch (potrfBatched) agree with NumPy."""
+    for shape in [(300, 300), (3, 40, 40)]:
+        a = hermitian_pd("float64", shape, rng)
+        x = dev(a)
+        low, up = LA.cholesky(x), LA.cholesky(x, upper=True)
+        np.testing.assert_array_equal(x.get(), a)
+        lh, uh = low.get(), up.get()
+        assert np.all(np.triu(lh, 1) == 0) and np.all(np.tril(uh, -1) == 0)
+        close(lh, np.linalg.cholesky(a), "float64", 1e4)
+        close(uh, np.swapaxes(np.linalg.cholesky(a), -1, -2), "float64", 1e4)
 
 
 # -- qr ----------------------------------------------------------------------------------------------------------------
@@ -387,6 +417,67 @@ def test_tf32_switch():
         np.testing.assert_allclose(got, exact, rtol=2e-3)
     else:
         assert np.all(got == exact)
+
+
+# -- pinv, matrix_rank, eig ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (5, 5), (3, 7, 2), (2, 2, 3, 5), (1, 1), (0, 3), (3, 0), (0, 4, 2)])
+def test_pinv(name, shape, rng):
+    a = rand(name, shape, rng)
+    got = LA.pinv(dev(a))
+    assert got.dtype.name == name and got.shape == shape[:-2] + (shape[-1], shape[-2])
+    want = np.linalg.pinv(a.astype(np.complex128), rtol=None) if a.size else np.zeros(got.shape)
+    close(got, want, name, 1e4)
+
+
+def test_pinv_rank_deficient_tolerances_and_hermitian(rng):
+    a = np.round(4 * rand("float64", (2, 7, 4), rng))                               # integers: exact sums
+    a[..., 3] = a[..., 0] + a[..., 1]                                               # rank 3
+    for kw in ({}, {"rtol": 1e-10}, {"rcond": 1e-10}):
+        want = np.linalg.pinv(a, **(kw or {"rtol": None}))
+        close(LA.pinv(dev(a), **kw), want, "float64", 1e4)
+    rt = np.array([1e-10, 0.9])                                                   # per matrix: 0.9 drops more
+    close(LA.pinv(dev(a), rtol=dev(rt)), np.linalg.pinv(a, rtol=rt), "float64", 1e4)
+    h = hermitian_pd("complex128", (3, 5, 5), rng) - 10 * np.eye(5)                 # eigenvalues of both signs
+    close(LA.pinv(dev(h), hermitian=True), np.linalg.pinv(h, hermitian=True, rtol=None), "complex128", 1e4)
+    i = np.array([[1, 2], [2, 4], [0, 1]], np.int32)                                  # integers: float64
+    p = LA.pinv(dev(i))
+    assert p.dtype.name == "float64"
+    close(p, np.linalg.pinv(i.astype(np.float64)), "float64", 1e4)
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_matrix_rank(name, rng):
+    a = np.round(4 * rand(name, (4, 6, 5), rng))                                  # integers: exact differences
+    a[1, :, 4] = a[1, :, 0] - a[1, :, 2]                                            # ranks 5, 4, 3, 0
+    a[2, :, 3:] = 0
+    a[3] = 0
+    got = LA.matrix_rank(dev(a))
+    assert got.dtype.name == "int64" and got.shape == (4,)
+    np.testing.assert_array_equal(got.get(), np.linalg.matrix_rank(a))
+    np.testing.assert_array_equal(got.get(), [5, 4, 3, 0])
+    s = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
+    tol = float(s[0, 2]) * 1.0001                                                     # drops a[0]'s 3 smallest
+    for kw in ({"tol": tol}, {"rtol": 0.5}, {"tol": dev(np.full(4, tol))}):
+        want = np.linalg.matrix_rank(a, **{k: (v.get() if isinstance(v, ht.ndarray) else v) for k, v in kw.items()})
+        np.testing.assert_array_equal(LA.matrix_rank(dev(a), **kw).get(), want)
+    h = hermitian_pd(name, (5, 5), rng) - 5 * np.eye(5, dtype=name)
+    h[:, 0] = 0
+    h[0, :] = 0
+    assert LA.matrix_rank(dev(h), hermitian=True).get() == np.linalg.matrix_rank(h, hermitian=True) == 4
+
+
+def test_matrix_rank_vectors_and_empty():
+    assert LA.matrix_rank(dev(np.zeros(4))) == np.linalg.matrix_rank(np.zeros(4)) == 0
+    assert LA.matrix_rank(dev(np.array([0.0, 2.0]))) == 1
+    got = LA.matrix_rank(dev(np.zeros((2, 0, 3))))
+    np.testing.assert_array_equal(got.get(), np.linalg.matrix_rank(np.zeros((2, 0, 3))))
+
+
+def test_eig_is_not_available():
+    for f in (LA.eig, LA.eigvals):
+        with pytest.raises(NotImplementedError, match="geev"):
+            f(dev(np.eye(3)))
 
 
 # -- handles, streams -----------------------------------------------------------------------------------------------
