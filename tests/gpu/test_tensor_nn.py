@@ -506,6 +506,89 @@ def test_conv2d_larger_batch(rng):
         _conv.COL_BYTES = old
 
 
+@pytest.mark.parametrize("unbatched", [False, True])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("groups", [1, 2, 8])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_conv2d_1x1(dtype, groups, bias, unbatched, rng):
+    """1x1, stride 1, no padding: the gemm reads the input itself (no im2col); groups 2 walk
+    (group, sample), groups 8 > 3 samples walk (sample, group)."""
+    x, t = make((3, 16, 7, 9), dtype, rng, -1, 1)
+    w, tw = make((24, 16 // groups, 1, 1), dtype, rng, -0.5, 0.5)
+    b, tb = make((24,), dtype, rng) if bias else (None, None)
+    if unbatched:
+        x, t = x[1], t[1]
+    check(F.conv2d(x, w, b, groups=groups), TF.conv2d(t, tw, tb, groups=groups), dtype, tol=CONV_TOL[dtype])
+    check(F.conv2d(x, w, b, padding="same", groups=groups), TF.conv2d(t, tw, tb, padding="same", groups=groups),
+          dtype, tol=CONV_TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_conv_1x1_other_paths(dtype, rng):
+    """1x1 kernels that need im2col (stride, padding), a non-contiguous input, and 1-d/3-d."""
+    x, t = make((2, 8, 9, 10), dtype, rng, -1, 1, view=lambda a: a[:, :, :, ::2])
+    w, tw = make((6, 8, 1, 1), dtype, rng, -0.5, 0.5)
+    b, tb = make((6,), dtype, rng)
+    tol = CONV_TOL[dtype]
+    check(F.conv2d(x, w, b), TF.conv2d(t, tw, tb), dtype, tol=tol)
+    check(F.conv2d(x, w, b, stride=2), TF.conv2d(t, tw, tb, stride=2), dtype, tol=tol)
+    check(F.conv2d(x, w, b, padding=1), TF.conv2d(t, tw, tb, padding=1), dtype, tol=tol)
+    check(F.conv2d(x, w, b, stride=(1, 2), padding=(1, 0)), TF.conv2d(t, tw, tb, stride=(1, 2), padding=(1, 0)),
+          dtype, tol=tol)
+    x, t = make((3, 8, 13), dtype, rng, -1, 1)
+    check(F.conv1d(x, w[..., 0], b), TF.conv1d(t, tw[..., 0], tb), dtype, tol=tol)
+    x, t = make((2, 8, 3, 4, 5), dtype, rng, -1, 1)
+    check(F.conv3d(x, w[..., None], b), TF.conv3d(t, tw[..., None], tb), dtype, tol=tol)
+
+
+RESNET_CASES = [  # (N, Cin, Cout, H, W, kernel, kwargs): small versions of ResNet layers and odd shapes
+    (4, 16, 8, 14, 14, 3, dict(padding=1)),
+    (4, 16, 16, 14, 14, 3, dict(stride=2, padding=1)),
+    (3, 8, 16, 15, 13, 1, dict(stride=2)),
+    (2, 3, 8, 40, 150, (3, 5), dict(stride=(1, 2), padding=2)),         # output rows longer than a block
+    (5, 12, 12, 9, 9, 3, dict(padding=1, groups=3)),                    # groups < samples: (group, sample)
+    (2, 12, 24, 9, 9, 3, dict(stride=2, padding=1, groups=12)),         # depthwise, groups > samples
+]
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("case", range(len(RESNET_CASES)))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_conv2d_shapes(dtype, case, bias, rng):
+    n, cin, cout, h, wd, k, kw = RESNET_CASES[case]
+    k = (k, k) if isinstance(k, int) else k
+    x, t = make((n, cin, h, wd), dtype, rng, -1, 1)
+    w, tw = make((cout, cin // kw.get("groups", 1)) + k, dtype, rng, -0.5, 0.5)
+    b, tb = make((cout,), dtype, rng) if bias else (None, None)
+    check(F.conv2d(x, w, b, **kw), TF.conv2d(t, tw, tb, **kw), dtype, tol=CONV_TOL[dtype])
+    check(F.conv2d(x[0], w, b, **kw), TF.conv2d(t[0], tw, tb, **kw), dtype, tol=CONV_TOL[dtype])
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_conv_im2col_64bit_indices(nd, rng, monkeypatch):
+    """The 64-bit index im2col (chosen for arrays near 2^31 elements), forced on small shapes."""
+    from hip.tensor.nn import _conv
+    monkeypatch.setattr(_conv, "IM2COL_GRID", 1 << 23)       # rows + grid * block >= 2^31: wide
+    x, t = make((2, 4) + (9, 8, 7)[:nd], "float32", rng, -1, 1)
+    w, tw = make((6, 2) + (3, 2, 3)[:nd], "float32", rng, -0.5, 0.5)
+    b, tb = make((6,), "float32", rng)
+    kw = dict(stride=2, padding=1, dilation=1, groups=2)
+    check(getattr(F, f"conv{nd}d")(x, w, b, **kw), getattr(TF, f"conv{nd}d")(t, tw, tb, **kw), "float32", tol=5e-5)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_conv2d_chunks_with_groups(groups, rng, monkeypatch):
+    """Several im2col chunks (one col buffer reused) with and without groups, bias and not."""
+    from hip.tensor.nn import _conv
+    monkeypatch.setattr(_conv, "COL_BYTES", 60_000)
+    x, t = make((7, 4, 16, 16), "float32", rng, -1, 1)
+    w, tw = make((6, 4 // groups, 3, 3), "float32", rng, -0.5, 0.5)
+    b, tb = make((6,), "float32", rng)
+    check(F.conv2d(x, w, b, padding=1, groups=groups), TF.conv2d(t, tw, tb, padding=1, groups=groups), "float32",
+          tol=5e-5)
+    check(F.conv2d(x, w, stride=2, groups=groups), TF.conv2d(t, tw, stride=2, groups=groups), "float32", tol=5e-5)
+
+
 def test_conv_bad_input(rng):
     x, _ = make((2, 4, 8, 8), "float32", rng)
     w, _ = make((6, 4, 3, 3), "float32", rng)
