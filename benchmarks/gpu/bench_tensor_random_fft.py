@@ -7,7 +7,8 @@
   (c) integers in [0, 1000) as int64, --n / 4 values      (d) permutation of --n / 16
   (e) fft complex64, 1024 rows of 4096 (batched along the last axis)
   (f) rfft float32, 1024 rows of 4096       (g) fft2 complex64, 4096 x 4096
-  (h) fft complex64 along axis 0 of 4096 x 1024 (hip.tensor copies to make the axis contiguous)
+  (h) fft complex64 along axis 0 of 4096 x 1024 (strided in place: hipFFT's advanced layout)
+  (i) fft complex64 of 2^24 points (one 1-d transform: the issue's case)
 
 The generators differ (hipRAND's XORWOW here, Philox in PyTorch, CuPy's default): the random parts
 compare throughput of comparable work, not the same numbers. GPU times are ht.Event pairs on the
@@ -78,7 +79,8 @@ def part_random(args, peers, what: str):
 def part_fft(args, peers, what: str):
     import numpy as np
     import hip.tensor as ht
-    shape = {"fft": (1024, 4096), "rfft": (1024, 4096), "fft2": (4096, 4096), "fft_axis0": (4096, 1024)}[what]
+    shape = {"fft": (1024, 4096), "rfft": (1024, 4096), "fft2": (4096, 4096), "fft_axis0": (4096, 1024),
+             "fft_1d": (1 << 24,)}[what]
     rng = np.random.default_rng(0)
     host = rng.standard_normal(shape).astype(np.float32)
     if what != "rfft":
@@ -91,14 +93,15 @@ def part_fft(args, peers, what: str):
             x, F = peers["torch"].from_numpy(host).cuda(), peers["torch"].fft
         else:
             x, F = peers["cupy"].asarray(host), peers["cupy"].fft
-        return {"fft": lambda: F.fft(x), "rfft": lambda: F.rfft(x), "fft2": lambda: F.fft2(x),
+        return {"fft": lambda: F.fft(x), "fft_1d": lambda: F.fft(x), "rfft": lambda: F.rfft(x),
+                "fft2": lambda: F.fft2(x),
                 "fft_axis0": lambda: (F.fft(x, axis=0) if lib != "torch" else F.fft(x, dim=0))}[what], x
     return contenders(args, peers, make)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h", help="parts to run (default all)")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i", help="parts to run (default all)")
     ap.add_argument("--n", type=int, default=1 << 26, help="values of (a), (b) (default 2^26)")
     ap.add_argument("--reps", type=int, default=10, help="timed calls per contender, best taken (default 10)")
     args = ap.parse_args()
@@ -126,7 +129,8 @@ def main() -> int:
              ("e", "fft complex64, 1024 x 4096 (last axis)", lambda: part_fft(args, peers, "fft")),
              ("f", "rfft float32, 1024 x 4096", lambda: part_fft(args, peers, "rfft")),
              ("g", "fft2 complex64, 4096 x 4096", lambda: part_fft(args, peers, "fft2")),
-             ("h", "fft complex64 along axis 0, 4096 x 1024", lambda: part_fft(args, peers, "fft_axis0"))]
+             ("h", "fft complex64 along axis 0, 4096 x 1024", lambda: part_fft(args, peers, "fft_axis0")),
+             ("i", "fft complex64, 2^24 points (1-d)", lambda: part_fft(args, peers, "fft_1d"))]
     t0 = time.perf_counter()
     results, errors = bt.run_parts(table, parts)
     print("summary (PyTorch's time / hip.tensor's: above 1 is hip.tensor faster)")
