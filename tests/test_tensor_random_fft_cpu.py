@@ -245,6 +245,19 @@ def test_seeds_and_methods():
     assert R.get_default_generator().seed == 5
 
 
+def test_default_engine_is_philox_and_every_method_is_a_hiprand_engine():
+    """Philox4x32-10 by default (no state-setup kernel after seeding: see the module's doc), for
+    Generator, default_rng and the module-level generator; every method names a real hipRAND enum."""
+    from hip import hiprand
+    assert repr(R.Generator(1)) == "Generator(seed=1, method='philox')"
+    assert R.default_rng(1)._method == "philox"
+    R.seed(3)
+    assert R.get_default_generator()._method == "philox"
+    assert R._METHODS["philox"] == "HIPRAND_RNG_PSEUDO_PHILOX4_32_10"
+    for method, name in R._METHODS.items():
+        assert hasattr(hiprand.hiprandRngType, name), method
+
+
 def test_importing_loads_neither_hiprand_nor_hipfft():
     from conftest import run_python
     r = run_python("""

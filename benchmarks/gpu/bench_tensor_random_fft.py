@@ -10,8 +10,8 @@
   (h) fft complex64 along axis 0 of 4096 x 1024 (strided in place: hipFFT's advanced layout)
   (i) fft complex64 of 2^24 points (one 1-d transform: the issue's case)
 
-The generators differ (hipRAND's XORWOW here, Philox in PyTorch, CuPy's default): the random parts
-compare throughput of comparable work, not the same numbers. GPU times are ht.Event pairs on the
+The generators differ (hipRAND's Philox4x32-10 here, PyTorch's own Philox kernels, CuPy's default
+XORWOW): the random parts compare throughput of comparable work, not the same numbers. GPU times are ht.Event pairs on the
 null stream around each call, warm-up first, best of --reps.
 Nothing asserts a timing; exits 77 without a GPU, 1 if a part failed, else 0.
 """

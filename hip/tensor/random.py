@@ -6,9 +6,14 @@ in the style of NumPy's `numpy.random.Generator`.
     k = rng.integers(0, 10, size=100)
 
 A `Generator` holds one hipRAND generator per device (made on first use there, seeded with the
-Generator's seed), set to the current stream at each call. The same seed gives the same numbers
-on the same platform and library version; rocRAND's and cuRAND's sequences differ, and none
-equals NumPy's.
+Generator's seed once), bound to the current stream only when that changes. The engine is
+Philox4x32-10 by default (`method="philox"`, as PyTorch's CUDA generator): counter-based, so a seed
+is two words and no state-setup kernel ever runs; hipRAND's own default, XORWOW (`method="default"`
+or `"xorwow"`), keeps a state table per thread that a setup kernel fills after each seeding. A call
+is one hipRAND generate launch, plus one transform kernel where the distribution needs it
+(uniform and integers from raw words; casts to float16/bfloat16 or to Poisson's integer dtype).
+The same seed and method give the same numbers on the same platform and library version;
+rocRAND's and cuRAND's sequences differ, and none equals NumPy's.
 
 How each distribution is made: `random`/`uniform` from 32-bit words (hiprandGenerate), NumPy's
 way (24 bits for float32, 53 for float64: [0, 1) exactly, where hiprandGenerateUniform gives
@@ -48,14 +53,20 @@ class RandError(RuntimeError):
         self.status = status
 
 
+_hiprand = None         # the loaded hip.hiprand module (looked up once, not per call)
+
+
 def _lib():
-    from hip import hiprand
-    from hip.errors import LibraryNotFoundError
-    try:
-        hiprand._library.load()
-    except LibraryNotFoundError as e:
-        raise RuntimeError(f"hip.tensor.random needs hipRAND: {str(e).splitlines()[0]}") from None
-    return hiprand
+    global _hiprand
+    if _hiprand is None:
+        from hip import hiprand
+        from hip.errors import LibraryNotFoundError
+        try:
+            hiprand._library.load()
+        except LibraryNotFoundError as e:
+            raise RuntimeError(f"hip.tensor.random needs hipRAND: {str(e).splitlines()[0]}") from None
+        _hiprand = hiprand
+    return _hiprand
 
 
 def _check(result, what: str):
@@ -207,12 +218,13 @@ class Generator:
     """Random arrays from hipRAND, seeded (NumPy's Generator's method names and arguments;
     results are hip.tensor arrays on the current device; `size=None` gives a 0-d array)."""
 
-    def __init__(self, seed=None, *, method: str = "default"):
+    def __init__(self, seed=None, *, method: str = "philox"):
         if method not in _METHODS:
             raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
         self._seed = _seed_value(seed)
         self._method = method
         self._handles: dict = {}        # device id -> hiprandGenerator_t
+        self._bound: dict = {}          # device id -> the stream handle its generator is set to
         self._lock = threading.Lock()
         fin = weakref.finalize(self, _destroy, self._handles)
         fin.atexit = False              # at exit the runtime may already be torn down
@@ -228,8 +240,9 @@ class Generator:
         """hiprand `fn` writing n values at `out` (an ndarray) on the current stream of its device."""
         from ._device import current_stream
         from ._elementwise_kernel import _on_device
-        R = _lib()
+        R = _hiprand or _lib()
         dev = out.device_id
+        stream = current_stream(dev).ptr
         with self._lock, _on_device(dev):
             g = self._handles.get(dev)
             if g is None:
@@ -237,7 +250,9 @@ class Generator:
                 g = _check(R.hiprandCreateGenerator(kind), "hiprandCreateGenerator")
                 self._handles[dev] = g
                 _check(R.hiprandSetPseudoRandomGeneratorSeed(g, self._seed), "hiprandSetPseudoRandomGeneratorSeed")
-            _check(R.hiprandSetStream(g, current_stream(dev).ptr), "hiprandSetStream")
+            if self._bound.get(dev) != stream:      # a stream handle value names one live stream
+                _check(R.hiprandSetStream(g, stream), "hiprandSetStream")
+                self._bound[dev] = stream
             _check(getattr(R, fn)(g, out.ptr, n, *args), fn)
 
     def _words(self, count: int) -> ndarray:
@@ -366,8 +381,9 @@ class Generator:
         x[...] = self.permutation(x, axis=ax)
 
 
-def default_rng(seed=None, *, method: str = "default") -> Generator:
-    """A new Generator (`seed`: an int in [0, 2**64), or None for fresh entropy)."""
+def default_rng(seed=None, *, method: str = "philox") -> Generator:
+    """A new Generator (`seed`: an int in [0, 2**64), or None for fresh entropy; `method`: the
+    hipRAND engine, Philox4x32-10 by default)."""
     if isinstance(seed, Generator):
         return seed
     return Generator(seed, method=method)

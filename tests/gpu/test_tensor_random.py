@@ -291,6 +291,29 @@ def test_on_a_stream():
     np.testing.assert_array_equal(ref.random(1 << 20, dtype=ht.float32).get(), x.get())   # same numbers
 
 
+def test_stream_changes_rebind_the_generator():
+    """The generator is bound to a stream only when the stream changes: work queued after a draw on
+    each stream sees the draw's values, and the sequence runs on across streams as on one."""
+    n = 1 << 22
+    ref = ht.random.default_rng(63)
+    want = [ref.random(n, dtype=ht.float32).get() for _ in range(3)]
+    g = ht.random.default_rng(63)
+    s = ht.Stream(non_blocking=True)
+    got = []
+    for stream in (s, ht.current_stream(), s):
+        with stream:
+            got.append(g.random(n, dtype=ht.float32) * 1)           # the consumer runs on that stream too
+        stream.synchronize()
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a.get(), b)
+
+
+def test_default_engine_is_philox():
+    a = ht.random.default_rng(42).random(4096).get()
+    np.testing.assert_array_equal(a, ht.random.Generator(42, method="philox").random(4096).get())
+    assert not np.array_equal(a, ht.random.Generator(42, method="xorwow").random(4096).get())
+
+
 @pytest.mark.parametrize("size,shape", [(None, ()), (0, (0,)), ((3, 0), (3, 0)), ((2, 3), (2, 3))])
 def test_sizes(size, shape):
     g = ht.random.default_rng(67)
