@@ -160,7 +160,7 @@ def test_linalg_error_is_numpys_kind():
     ("ij,jk->ik", [(3, 4), (5, 2)], ValueError, "sizes 4 and 5"),
     ("ijk,jk->ik", [(3, 4), (4, 2)], ValueError, "dimensions"),
     ("ii->i", [(3, 3)], NotImplementedError, "repeated"),
-    ("...ij,jk->...ik", [(2, 3, 4), (4, 2)], NotImplementedError, "ellipsis"),
+    ("...ij,jk->ik", [(2, 3, 4), (4, 2)], ValueError, "no '...'"),
     ("ij,jk->iik", [(3, 4), (4, 2)], ValueError, "repeat"),
     ("ij,jk->iz", [(3, 4), (4, 2)], ValueError, "no operand"),
     ("i1,1k->ik", [(3, 4), (4, 2)], ValueError, "invalid subscript"),
