@@ -299,11 +299,15 @@ def test_bad_input_raises(rng):
 # -- hipFFT's advanced layout: no copy of the input -------------------------------------------------------
 @pytest.mark.parametrize("name", ["complex64", "complex128", "float32"])
 def test_any_axis_in_place_of_a_c_contiguous_array(name, rng):
-    """Every axis and pair of axes of a C-contiguous array is transformed where it lies (plans keyed
-    by their strides), and the result is C-contiguous like NumPy's; leading axes that do not fold
-    into the batch take one call each (shape (3, 10, 7), axis 1: 3 calls of 7 transforms)."""
+    """Every axis and pair of axes of these C-contiguous arrays is transformed where it lies
+    (_fft_layout plans them all; plans keyed by their strides), and the result is C-contiguous
+    like NumPy's; leading axes that do not fold into the batch take one call each ((8, 32, 16),
+    axis 1: 8 calls of 16 transforms); length-1 axes join the batch ((5, 1, 4096), complex only:
+    no size-1 r2c plan)."""
     ht.fft.clear_plan_cache()
-    for shape in ((64, 32, 16), (3, 10, 7), (5, 1, 4096)):
+    for shape in ((8, 32, 16), (3, 10, 6), (5, 1, 4096)):
+        if name == "float32" and 1 in shape:
+            continue
         h = data(name, shape, rng)
         x = ht.asarray(h)
         for axes in ((0,), (1,), (2,), (0, 1), (0, 2), (1, 2)):
