@@ -11,6 +11,9 @@
   (e) Cholesky of an --nf x --nf float32 SPD matrix (hip.tensor and PyTorch read the info output,
       hence wait for the GPU; CuPy does not by default).
   (f) solve of an --nf x --nf float32 system with one right-hand side (LU, then getrs).
+  (g) solve of a batch of --batch float32 64 x 64 systems, one right-hand side each (hip.tensor:
+      hipBLAS getrfBatched + getrsBatched).
+  (h) inv of the same batch (hip.tensor: getrfBatched + getriBatched).
 
 GPU times are ht.Event pairs on the null stream around each call (the peers use it too), warm-up
 first, best of --reps. A peer that cannot be imported is skipped with a message. Nothing asserts
@@ -137,6 +140,25 @@ def part_factor(args, peers, what: str):
     return contenders(args, peers, make, flops)
 
 
+def part_batched_lu(args, peers, what: str):
+    import numpy as np
+    import hip.tensor as ht
+    b, m = args.batch, 64
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal((b, m, m)) + m * np.eye(m)).astype(np.float32)
+    rhs = rng.standard_normal((b, m, 1)).astype(np.float32)
+
+    def make(lib):
+        if lib == "ht":
+            x, y, L = ht.asarray(a), ht.asarray(rhs), ht.linalg
+        elif lib == "torch":
+            x, y, L = peers["torch"].from_numpy(a).cuda(), peers["torch"].from_numpy(rhs).cuda(), peers["torch"].linalg
+        else:
+            x, y, L = peers["cupy"].asarray(a), peers["cupy"].asarray(rhs), peers["cupy"].linalg
+        return ((lambda: L.solve(x, y)) if what == "solve" else (lambda: L.inv(x))), (x, y)
+    return contenders(args, peers, make)
+
+
 def summary(results):
     rows = []
     for key, label in (("a", "sgemm vs PyTorch >= 0.98x"), ("c", "bf16 gemm vs PyTorch >= 0.98x")):
@@ -146,7 +168,8 @@ def summary(results):
             rows.append((label, f"{ratio:.3f}x", "met" if ratio >= 0.98 else "NOT met"))
         else:
             rows.append((label, "n/a", "not measured"))
-    for key, label in (("d", "batched 64^3 gemm vs PyTorch"), ("e", "cholesky vs PyTorch"), ("f", "solve vs PyTorch")):
+    for key, label in (("d", "batched 64^3 gemm vs PyTorch"), ("e", "cholesky vs PyTorch"), ("f", "solve vs PyTorch"),
+                       ("g", "batched solve vs PyTorch"), ("h", "batched inv vs PyTorch")):
         r = results.get(key, {})
         if "ht" in r and "torch" in r:
             rows.append((label, f"{r['torch']['ms'] / r['ht']['ms']:.3f}x", "(no target)"))
@@ -155,7 +178,7 @@ def summary(results):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="a,b,c,d,e,f", help="parts to run (default a,b,c,d,e,f)")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h", help="parts to run (default a,b,c,d,e,f,g,h)")
     ap.add_argument("--n", type=int, default=8192, help="gemm size of (a)-(c) (default 8192)")
     ap.add_argument("--batch", type=int, default=4096, help="(d) batch of 64 x 64 matrices (default 4096)")
     ap.add_argument("--nf", type=int, default=4096, help="(e), (f) matrix size (default 4096)")
@@ -183,7 +206,9 @@ def main() -> int:
              ("c", f"bf16 gemm {args.n}^3", lambda: part_gemm(args, peers, "bfloat16")),
              ("d", f"batched gemm {args.batch} x 64^3 float32", lambda: part_batched(args, peers)),
              ("e", f"cholesky {args.nf}^2 float32", lambda: part_factor(args, peers, "cholesky")),
-             ("f", f"solve {args.nf}^2 float32, one right-hand side", lambda: part_factor(args, peers, "solve"))]
+             ("f", f"solve {args.nf}^2 float32, one right-hand side", lambda: part_factor(args, peers, "solve")),
+             ("g", f"batched solve {args.batch} x 64^2 float32", lambda: part_batched_lu(args, peers, "solve")),
+             ("h", f"batched inv {args.batch} x 64^2 float32", lambda: part_batched_lu(args, peers, "inv"))]
     t0 = time.perf_counter()
     results, errors = bt.run_parts(table, parts)
     print("summary")

@@ -9,10 +9,11 @@
   (f) rfft float32, 1024 rows of 4096       (g) fft2 complex64, 4096 x 4096
   (h) fft complex64 along axis 0 of 4096 x 1024 (strided in place: hipFFT's advanced layout)
   (i) fft complex64 of 2^24 points (one 1-d transform: the issue's case)
+  (j), (k) as (a), (b) with hipRAND's XORWOW (method="xorwow", the default before Philox): hip.tensor only
 
 The generators differ (hipRAND's Philox4x32-10 here, PyTorch's own Philox kernels, CuPy's default
-XORWOW): the random parts compare throughput of comparable work, not the same numbers. GPU times are ht.Event pairs on the
-null stream around each call, warm-up first, best of --reps.
+XORWOW): the random parts compare throughput of comparable work, not the same numbers. GPU times
+are ht.Event pairs on the null stream around each call, warm-up first, best of --reps.
 Nothing asserts a timing; exits 77 without a GPU, 1 if a part failed, else 0.
 """
 from __future__ import annotations
@@ -51,13 +52,15 @@ def contenders(args, peers, make):
     return out
 
 
-def part_random(args, peers, what: str):
+def part_random(args, peers, what: str, method: str = "philox"):
     import hip.tensor as ht
     n = {"uniform": args.n, "normal": args.n, "integers": args.n // 4, "permutation": args.n // 16}[what]
 
     def make(lib):
+        if lib != "ht" and method != "philox":
+            raise Skip(f"hip.tensor's {method} engine against its default: the peers ran in (a)/(b)")
         if lib == "ht":
-            g = ht.random.default_rng(1)
+            g = ht.random.default_rng(1, method=method)
             return {"uniform": lambda: g.random(n, dtype=ht.float32),
                     "normal": lambda: g.standard_normal(n, dtype=ht.float32),
                     "integers": lambda: g.integers(0, 1000, n),
@@ -101,7 +104,7 @@ def part_fft(args, peers, what: str):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i", help="parts to run (default all)")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k", help="parts to run (default all)")
     ap.add_argument("--n", type=int, default=1 << 26, help="values of (a), (b) (default 2^26)")
     ap.add_argument("--reps", type=int, default=10, help="timed calls per contender, best taken (default 10)")
     args = ap.parse_args()
@@ -130,7 +133,10 @@ def main() -> int:
              ("f", "rfft float32, 1024 x 4096", lambda: part_fft(args, peers, "rfft")),
              ("g", "fft2 complex64, 4096 x 4096", lambda: part_fft(args, peers, "fft2")),
              ("h", "fft complex64 along axis 0, 4096 x 1024", lambda: part_fft(args, peers, "fft_axis0")),
-             ("i", "fft complex64, 2^24 points (1-d)", lambda: part_fft(args, peers, "fft_1d"))]
+             ("i", "fft complex64, 2^24 points (1-d)", lambda: part_fft(args, peers, "fft_1d")),
+             ("j", f"uniform float32, {args.n} values, XORWOW", lambda: part_random(args, peers, "uniform", "xorwow")),
+             ("k", f"standard normal float32, {args.n} values, XORWOW",
+              lambda: part_random(args, peers, "normal", "xorwow"))]
     t0 = time.perf_counter()
     results, errors = bt.run_parts(table, parts)
     print("summary (PyTorch's time / hip.tensor's: above 1 is hip.tensor faster)")
