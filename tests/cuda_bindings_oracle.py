@@ -403,7 +403,9 @@ def describe_module(mod, probe: dict | None = None) -> dict:
     top = mod.__name__.split(".")[0]
     stubs = _Lazy(lambda: stub_functions(mod))
     functions, classes, enums, constants = {}, {}, {}, {}
-    for name, v in sorted(vars(mod).items()):
+    # dir() and getattr, as a program sees the module: the alias makes most enum classes on first
+    # use (a module __getattr__ and __dir__), so they are not all in vars() after import.
+    for name, v in ((n, getattr(mod, n)) for n in sorted(dir(mod))):
         if name.startswith("_") or inspect.ismodule(v):
             continue
         owner = getattr(v, "__module__", None) or ""
