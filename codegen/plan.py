@@ -270,6 +270,9 @@ class Planner:
 
         def plan(role, arg, **kw):
             return ParamPlan(p, i, role, arg, **kw)
+        if p.intent == "out" and p.shape.startswith("array[") and r.kind == "pointer" \
+                and types.resolve(r.pointee).kind == "pointer" and not types.is_handle(r.pointee):
+            return self.borrowed_array(fn, p, i, t)
         if p.intent == "out" and p.shape.startswith("array[") and r.kind == "pointer":
             # An array the call fills, its length another argument: returned as a list.
             length = p.shape[len("array["):-1]
@@ -381,10 +384,17 @@ class Planner:
                 conv = p.name if types.is_float(target) else self.int_conv(target, p.name)
                 default = next((d for rx, d in self.spec.conventions.get("defaults", {}).items()
                                 if re.fullmatch(rx, f"{fn.name}.{p.name}")), None)
-                return plan("inout_number", f"&{v}", py=p.name if default is None else f"{p.name}={default}",
-                            local=False,
-                            pre=[f"cdef {self.cy(target, v)} = {conv}"], out=v, py_type=self.stub_type(target),
-                            out_type=self.stub_type(target), host_result=True)
+                arg, out, out_type = f"&{v}", v, self.stub_type(target)
+                pre = [f"cdef {self.cy(target, v)} = {conv}"]
+                if target.kind == "typedef" and target.name in self.spec.conventions.get("value_classes", ()):
+                    # cuda.bindings' Optional value object (cuLogsDumpToFile's CUlogIterator): None
+                    # is NULL (and comes back), else its value goes in and a new object comes back
+                    arg, out, out_type = f"(NULL if {p.name} is None else &{v})", \
+                        f"(None if {p.name} is None else {names.cls_of(target.name)}({v}))", f"{target.name} | None"
+                    pre = [f"cdef {self.cy(target, v)} = 0 if {p.name} is None else {conv}"]
+                return plan("inout_number", arg, py=p.name if default is None else f"{p.name}={default}",
+                            local=False, pre=pre, out=out, py_type=self.stub_type(target),
+                            out_type=out_type, host_result=True)
         if p.intent == "in" and p.shape == "ref" and r.kind == "pointer":
             # The value is the caller's; C takes its address (hiprtcDestroyProgram(&prog)).
             target = r.pointee
@@ -445,6 +455,13 @@ class Planner:
         if p.shape == "kernel_params":
             conv = "kernel_params_cuda" if self.spec.conventions.get("kernel_params") == "cuda" else "kernel_params"
             return plan("kernel_params", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _p.{conv}({x})"])
+        if p.shape.startswith("array[") and r.kind == "pointer" and self.defined_record(r.pointee) \
+                and self.spec.conventions.get("struct_lists") == "packed":
+            # n structs C reads (cuDevResourceGenerateDesc's resources): a list of at least n, packed
+            cls = names.cls_of(types.resolve(r.pointee).name)
+            length = self.length_param(fn, p, p.shape[len("array["):-1]).name
+            return plan("struct_pointer", f"<{t}>_s.record_ptr({cls}, _k{i})",
+                        pre=self.length_check(fn, p, length) + [f"_k{i} = _s.record_list({cls}, {x})"])
         if p.shape.split("[")[0] == "array" and r.kind == "pointer":
             code = self.typecode(r.pointee)
             writable = not r.pointee.const
@@ -610,6 +627,31 @@ class Planner:
                 return [f"_q{i} = {query}({', '.join(args)})",
                         f"_n{i} = _q{i}[-1] if _q{i}[0] == 0 else 0"]
         return None
+
+    def borrowed_array(self, fn: ir.Function, p: ir.Param, i: int, t: str) -> ParamPlan:
+        """`out array[n]` through a `T**`: the call points the caller's pointer at an array of its
+        own (cuStreamGetCaptureInfo's dependencies_out), n elements, n an output count of the same
+        call: returned as a list (handles, struct copies), as cuda.bindings does. A pointer left
+        NULL (no data, as HIP's capture has no edge data) reads as n zeroed structs, or no handles."""
+        types, names = self.types, self.names
+        target = types.resolve(types.resolve(p.type).pointee).pointee
+        length = p.shape[len("array["):-1]
+        j, lp = next(((k, q) for k, q in enumerate(fn.params) if q.name in length.split("|")), (None, None))
+        if lp is None or not (types.resolve(lp.type).kind == "pointer" and lp.intent == "out"
+                              and types.is_numeric(types.resolve(lp.type).pointee)):
+            raise ValueError(f"{fn.name}.{p.name}: length {length!r} is not an output count of the call")
+        v, n = f"_{i}", f"_{j}"
+        if self.defined_record(target):
+            cls = names.cls_of(types.resolve(target).name)
+            out = (f"([_s.record_copy({cls}, <char*>{v} + <size_t>_x * {self.size_of(target)}) for _x in range({n})] "
+                   f"if {v} != NULL else [{cls}() for _x in range({n})])")
+            out_type = f"list[{types.resolve(target).name}]"
+        elif types.is_handle(target):
+            out = f"([_p.wrap({names.handle_cls(target)}, (<void**>{v})[<size_t>_x]) for _x in range({n})] if {v} != NULL else [])"
+            out_type = f"list[{self.stub_type(target)}]"
+        else:
+            raise ValueError(f"{fn.name}.{p.name}: an array CUDA owns of {types.tclass(target)}: handles or structs only")
+        return ParamPlan(p, i, "out_array", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"], out=out, out_type=out_type)
 
     def length_param(self, fn: ir.Function, p: ir.Param, length: str) -> ir.Param:
         """The numeric parameter a shape's `[n]` names (the first of `[a|b]` the function has)."""

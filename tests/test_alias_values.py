@@ -166,9 +166,40 @@ def test_typed_values_cover_each_enumerator():
                              (driver, "_typed_CUmemPool_attribute", driver.CUmemPool_attribute),
                              (driver, "_typed_CUmem_range_attribute", driver.CUmem_range_attribute),
                              (runtime, "_typed_cudaMemPoolAttr", runtime.cudaMemPoolAttr),
-                             (runtime, "_typed_cudaMemRangeAttribute", runtime.cudaMemRangeAttribute)):
+                             (runtime, "_typed_cudaMemRangeAttribute", runtime.cudaMemRangeAttribute),
+                             (driver, "_typed_CUmemAllocationHandleType", driver.CUmemAllocationHandleType),
+                             (driver, "_typed_CUmemRangeHandleType", driver.CUmemRangeHandleType),
+                             (runtime, "_typed_cudaMemAllocationHandleType", runtime.cudaMemAllocationHandleType)):
         t = getattr(mod, table)
         assert {int(m) for m in enum.__members__.values()} <= set(t), table
+
+
+def test_shareable_handles_are_typed_by_handle_type(probe):
+    """cuMemExportToShareableHandle(handle, handleType, flags) -> (err, shareableHandle): a file
+    descriptor is an int, a fabric handle the 64-byte struct, a Win32 handle an address (cuda.bindings'
+    _HelperCUmemAllocationHandleType); cuMemGetHandleForAddressRange's dma_buf fd an int."""
+    H, RH = driver.CUmemAllocationHandleType, runtime.cudaMemAllocationHandleType
+    assert probe.typed(driver._typed_CUmemAllocationHandleType, H.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+                       u32(7)) == 7
+    raw = bytes(range(64))
+    v = probe.typed(driver._typed_CUmemAllocationHandleType, H.CU_MEM_HANDLE_TYPE_FABRIC, raw)
+    assert type(v) is driver.CUmemFabricHandle and ctypes.string_at(int(v), 64) == raw
+    assert probe.typed(driver._typed_CUmemAllocationHandleType, H.CU_MEM_HANDLE_TYPE_WIN32, u64(1 << 40)) == 1 << 40
+    assert probe.typed(runtime._typed_cudaMemAllocationHandleType, RH.cudaMemHandleTypePosixFileDescriptor,
+                       u32(5)) == 5
+    assert probe.typed(driver._typed_CUmemRangeHandleType,
+                       driver.CUmemRangeHandleType.CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, u32(9)) == 9
+
+
+def test_lists_shorter_than_their_count_are_refused():
+    """The lists cuda.bindings takes with a count (resources, dependencies, JIT options): fewer
+    elements than the count is a ValueError before C reads past the list."""
+    with pytest.raises(ValueError, match="nbResources=2"):
+        driver.cuDevResourceGenerateDesc([driver.CUdevResource()], 2)
+    with pytest.raises(ValueError, match="numDependencies=2"):
+        driver.cuStreamUpdateCaptureDependencies(None, [driver.CUgraphNode()], None, 2, 0)
+    with pytest.raises(ValueError, match="numJitOptions=1"):
+        runtime.cudaLibraryLoadData(b"\0" * 16, [], [], 1, [], [], 0)
 
 
 @pytest.mark.runtime
@@ -208,6 +239,12 @@ def _params(fn) -> list[str]:
     (runtime.cudaGraphNodeGetDependencies, ["node", "pNumDependencies"]),
     (runtime.cudaGraphGetEdges, ["graph", "numEdges"]),
     (driver.cuGraphNodeGetDependentNodes, ["hNode", "numDependentNodes"]),
+    (driver.cuStreamGetCaptureInfo, ["hStream"]),
+    (runtime.cudaStreamUpdateCaptureDependencies, ["stream", "dependencies", "dependencyData", "numDependencies", "flags"]),
+    (runtime.cudaThreadExchangeStreamCaptureMode, ["mode"]),
+    (driver.cuLogsDumpToMemory, ["iterator", "buffer", "size", "flags"]),
+    (driver.cuMemPoolImportPointer, ["pool", "shareData"]),
+    (driver.cuDevSmResourceSplitByCount, ["nbGroups", "input_", "useFlags", "minCount"]),
 ])
 def test_signatures_are_cuda_bindings(fn, params):
     assert _params(fn) == params
@@ -220,6 +257,8 @@ def test_graph_queries_return_edge_data():
     err, deps, edges, n = runtime.cudaGraphNodeGetDependencies(None)
     assert int(err) != 0 and deps is None and edges is None and n is None
     assert len(driver.cuGraphNodeGetDependentNodes(None, 2)) == 4
+    # (err, status, id, graph, dependencies, edgeData, n), None each when the call fails
+    assert runtime.cudaStreamGetCaptureInfo(None)[1:] == (None,) * 6
 
 
 def test_struct_out_arrays_are_lists_of_copies(probe):
