@@ -31,7 +31,11 @@ from .types import TypeIndex
 #   handle, ref: a Pointer not destroyed, an int address, ctypes.c_void_p, or None where the spec
 #     lists the type under nullable_handles (_p.handle_arg); a destroy call (spec `destroys`) marks
 #     the object passed destroyed
-#   string: never None unless the spec lists the parameter under nullable_args
+#   string: never None unless the spec lists the parameter under nullable_args, never a NULL address;
+#     only bytes/bytearray where the spec's conventions.strings is 'bytes' (cuda.bindings' `char*`)
+#   out_text[n]: n < 1 is not called (C would terminate the empty buffer at [n-1]): the spec's
+#     invalid-value status, or ValueError where the function returns none (ParamPlan.invalid)
+#   struct_pointer: a Python buffer smaller than the struct (_s.record_ptr)
 #   string_array[n], array[n]: the count agrees with the list given; pointer, array: a Python buffer
 #     holds what C reads or writes through it (the element's size, times n) (_p.sized)
 #   float: NaN and infinities refused where the spec's finite_floats says
@@ -65,6 +69,9 @@ class ParamPlan:
     nullable: bool = False               # None (NULL) is a valid argument (handles, strings)
     finite: bool = False                 # a float refused when NaN or infinite
     refused: tuple = ()                  # enum: values refused before the call (spec unsupported_values)
+    # Conditions (Cython, after every conversion) under which the call is not made and the result
+    # is the spec's invalid-value status (invalid_value below)
+    invalid: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         assert self.role in ROLES, self.role
@@ -106,6 +113,10 @@ class FunctionPlan:
         return any(p.keep for p in self.params)
 
     @property
+    def invalid(self) -> list[str]:
+        return [c for p in self.params for c in p.invalid]
+
+    @property
     def post(self) -> list[str]:
         return [line for p in self.params for line in p.post]
 
@@ -125,6 +136,12 @@ def build(module: ir.Module, spec: Spec, types: TypeIndex) -> list[FunctionPlan]
     """Plans of the bound functions, in header order."""
     planner = Planner(module, spec, types)
     return [planner.function(f) for f in common.bound_functions(module)]
+
+
+def invalid_value(spec: Spec) -> str:
+    """The status of a call refused before C: the spec's invalid_value, for the alias its bridge's
+    (bridge.status.invalid); '' where the library names none."""
+    return spec.invalid_value or spec.bridge.get("status", {}).get("invalid", "")
 
 
 def typed_table_name(enum: str) -> str:
@@ -324,9 +341,12 @@ class Planner:
                 out = f"bytes(_k{i})"
             else:
                 out = f"_p.text_result(_k{i})"
-            return plan("out_text", f"<{t}>_p.waddr(_k{i})", pre=[f"_k{i} = _p.text_buffer(max(0, {n}))"],
-                        out=out, out_type="bytes" if "text_results" in self.spec.conventions or
-                        self.spec.conventions.get("string_results") == "bytes" else "CStr")
+            pp = plan("out_text", f"<{t}>_p.waddr(_k{i})", pre=[f"_k{i} = _p.text_buffer(max(0, {n}))"],
+                      out=out, out_type="bytes" if "text_results" in self.spec.conventions or
+                      self.spec.conventions.get("string_results") == "bytes" else "CStr")
+            if not length.isdigit():   # C writes the NUL at name[len - 1], before an empty buffer
+                self.refuse(fn, pp, f"{n} < 1", f"{length} < 1 leaves no room for the text's NUL")
+            return pp
         if p.intent == "out" and p.shape.split("[")[0] == "typed" and r.kind == "pointer" \
                 and types.resolve(r.pointee).kind in ("void", "pointer"):
             typed = self.typed(fn, p, i, t)
@@ -440,6 +460,9 @@ class Planner:
             return self.number(p, i)
         what = self.what(fn, p)
         if p.shape == "string":
+            if self.spec.conventions.get("strings") == "bytes":   # cuda.bindings' `char*`
+                return plan("string", f"<{t}>_{i}", pre=[f"cdef const char* _{i} = _p.cstr_bytes({x}, _keep, {what})"],
+                            keep=True)
             if self.nullable_arg(fn, p):
                 return plan("string", f"<{t}>_{i}", pre=[f"cdef const char* _{i} = _p.cstr({x}, _keep)"], keep=True,
                             nullable=True)
@@ -525,8 +548,10 @@ class Planner:
             if p.shape == "buffer":
                 query = self.size_query(fn, p)
                 if query is not None:   # the argument's type is checked before the query is made
-                    return plan("pointer", f"<{t}>_p.sized({x}, _n{i}, True, {what})",
-                                pre=[f"_p.sized({x}, 0, True, {what})"] + query)
+                    # read_only_params: programs pass `b" " * size` (cuda.bindings writes into the bytes)
+                    w = f"{fn.name}.{x}" not in self.spec.read_only_params
+                    return plan("pointer", f"<{t}>_p.sized({x}, _n{i}, {w}, {what})",
+                                pre=[f"_p.sized({x}, 0, {w}, {what})"] + query)
             size = self.size_of(r.pointee)
             if size is not None and pr.kind != "void" and not self.is_char(r.pointee):
                 # One T the call reads, or writes when T* is not const (hipsparseCreateMatDescr's
@@ -627,6 +652,14 @@ class Planner:
                 return [f"_q{i} = {query}({', '.join(args)})",
                         f"_n{i} = _q{i}[-1] if _q{i}[0] == 0 else 0"]
         return None
+
+    def refuse(self, fn: ir.Function, pp: ParamPlan, cond: str, why: str) -> None:
+        """Make no call when `cond` holds: the invalid-value status where the function returns a
+        status and the spec names one (as the library would answer), else a ValueError."""
+        if invalid_value(self.spec) and self.types.is_enum(fn.result, self.spec.error_type):
+            pp.invalid.append(cond)
+        else:
+            pp.pre += [f"if {cond}:", f"    raise ValueError({f'{fn.name}: {why}'!r})"]
 
     def borrowed_array(self, fn: ir.Function, p: ir.Param, i: int, t: str) -> ParamPlan:
         """`out array[n]` through a `T**`: the call points the caller's pointer at an array of its

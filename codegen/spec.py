@@ -206,6 +206,8 @@ class Spec:
     library_bare: str = field(default="", metadata=_key("shared_library.bare", str))
     error_type: str = field(default="", metadata=_key("error_type", str))       # the status enum functions return
     success: str = field(default="", metadata=_key("success", str))             # its success enumerator
+    # its invalid-value enumerator: what a call the binding refuses before C returns (docs/spec_format.rst)
+    invalid_value: str = field(default="", metadata=_key("invalid_value", str))
     error_string: str = field(default="", metadata=_key("error_string", str))   # status -> message (hipGetErrorString)
     # a value result returns (success, value), not (value,)
     value_result_with_success: bool = field(default=False, metadata=_key("value_result_with_success", bool))
@@ -269,12 +271,14 @@ class Spec:
     # cuda.bindings' b" " * length), typed_values (enum -> {enumerator regex -> type}: what a
     # `void*` output means for each value of the attribute parameter that selects it; the first
     # matching regex wins; docs/spec_format.rst, `typed` shape), struct_lists 'packed' (a list of
-    # structs for a struct pointer is packed into one C array: cuMemSetAccess(ptr, size, [desc], 1)).
+    # structs for a struct pointer is packed into one C array: cuMemSetAccess(ptr, size, [desc], 1)),
+    # strings 'bytes' (a `const char*` input takes bytes or bytearray only, as cuda.bindings' `char*`).
     conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
         "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
         "string_results": str, "value_classes": _STRS, "empty_out_arrays": str,
         "defaults": {str: str}, "param_names": {str: str}, "handle_classes": str, "handle_bases": str,
-        "kernel_params": str, "text_results": str, "typed_values": {str: {str: str}}, "struct_lists": str}))
+        "kernel_params": str, "text_results": str, "typed_values": {str: {str: str}}, "struct_lists": str,
+        "strings": str}))
     # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
     package: str = field(default="hip", metadata=_key("package", str))
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's
@@ -468,6 +472,8 @@ def unmatched(spec: Spec, module, types) -> list[Unmatched]:
         out.append(Unmatched("error_type", f"no enum {spec.error_type}"))
     if spec.success and spec.success not in types.enumerators:
         out.append(Unmatched("success", f"no enumerator {spec.success}"))
+    if spec.invalid_value and spec.invalid_value not in types.enumerators:
+        out.append(Unmatched("invalid_value", f"no enumerator {spec.invalid_value}"))
     if spec.error_string and spec.error_string not in fns:
         out.append(Unmatched("error_string", f"no function {spec.error_string}"))
     g = spec.pointer_mode_guard

@@ -70,5 +70,6 @@ cdef int mark_destroyed(object o, str by) except -1
 cdef int mark_created(object o) except -1
 cdef void* sized(object o, Py_ssize_t need, bint writable, str what) except? NULL
 cdef const char* cstr_arg(object o, list keep, str what) except? NULL
+cdef const char* cstr_bytes(object o, list keep, str what) except? NULL
 cdef object string_array_arg(object o, object count, str what)
 cdef double finite(double x, str what) except? -1.0

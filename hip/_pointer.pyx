@@ -1788,9 +1788,20 @@ cdef void* sized(object o, Py_ssize_t need, bint writable, str what) except? NUL
 
 
 cdef const char* cstr_arg(object o, list keep, str what) except? NULL:
-    """A C string the call reads (never NULL): bytes, str, bytearray, or an address."""
+    """A C string the call reads (never NULL): bytes, str, bytearray, or a non-zero address."""
     if o is None:
         raise TypeError(f"{what}: expected bytes or str, got None")
+    cdef const char* s = cstr(o, keep)
+    if s == NULL:   # 0 or a NULL Pointer: C would read the string at address 0
+        raise ValueError(f"{what}: a NULL address where the call reads a C string")
+    return s
+
+
+cdef const char* cstr_bytes(object o, list keep, str what) except? NULL:
+    """A C string the call reads, as cuda.bindings' `char*` parameters take it: bytes or bytearray
+    (Cython's conversion); None, str, ints (an address) and anything else are TypeErrors."""
+    if not isinstance(o, (bytes, bytearray)):
+        raise TypeError(f"{what}: expected bytes, {type(o).__name__} found")
     return cstr(o, keep)
 
 

@@ -21,7 +21,7 @@ from cpython.object cimport PyObject
 cdef extern from "Python.h":
     ctypedef struct _TypeObjectDict "PyTypeObject":
         PyObject* tp_dict
-from hip._pointer cimport Pointer, Handle, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, kernel_params
+from hip._pointer cimport Pointer, Handle, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, kernel_params, sized
 from libc.stdlib cimport calloc, free
 from hip import _enum
 
@@ -558,10 +558,14 @@ cdef object record_arg(object cls, object value):
 
 
 cdef void* record_ptr(object cls, object value) except? NULL:
-    """A pointer to a struct: an instance of `cls`, or any pointer-like object."""
-    if isinstance(value, Struct) and not isinstance(value, cls):
-        raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}")
-    return addr(value)
+    """A pointer to a struct: an instance of `cls`, or any pointer-like object. A Python buffer
+    (bytes, NumPy, ctypes) smaller than the struct is refused: C would read (or write) past its end
+    and follow whatever pointer fields it found there."""
+    if isinstance(value, Struct):
+        if not isinstance(value, cls):
+            raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}")
+        return addr(value)
+    return sized(value, cls._size_, False, f"a pointer to {cls.__name__}")
 
 
 cdef object record_copy(object cls, const void* src):

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+import cuda_bindings_oracle as oracle
 from conftest import ROOT
 
 driver = pytest.importorskip("cuda.bindings.driver", reason="the cuda alias is not built")
@@ -237,6 +238,116 @@ def test_bad_input_never_crashes():
     r = fuzz_alias.run(fuzz_alias.calls(seed=1, per_function=4))
     assert r["calls"] > 1000
     assert not r["crashes"], r["crashes"][:10]
+
+
+def test_fuzz_subset_has_the_crash_classes():
+    """The seeded subset gives every parameter a negative length and a 1-byte buffer, and every
+    function zeros (a length of 0, a NULL string): the classes of the four H100 crashes. True is
+    not a bad value where an int is taken (1: a made-up handle, the caller's word by contract)."""
+    from tests.fuzz import alias as fuzz_alias
+    cs = {(m, f, tuple(a)) for m, f, a in fuzz_alias.calls(seed=1, per_function=4)}
+    for call in [("driver", "cuDeviceGetName", ("0", "0")), ("driver", "cuDeviceGetName", ("-1", "0")),
+                 ("runtime", "cudaDeviceGetPCIBusId", ("-1", "0")), ("driver", "cuGetProcAddress_v2", ("0", "0", "0")),
+                 ("driver", "cuGraphKernelNodeSetParams_v2", ("0", "b'x'")), ("driver", "cuMemRelease", ("-1",)),
+                 ("nvrtc", "nvrtcGetPTX", ("0", "b'x'"))]:
+        assert call in cs, call
+    assert ("driver", "cuMemRelease", ("True",)) not in cs
+    assert ("driver", "cuStreamSynchronize", ("True",)) in {(m, f, tuple(a)) for m, f, a in fuzz_alias.calls(0, None)}
+
+
+@pytest.mark.runtime
+@pytest.mark.parametrize("length", [0, -1])
+def test_text_length_below_one_is_invalid_value(length):
+    """Text a call writes into `length` bytes: below 1 there is no room for the NUL CUDA writes at
+    [length - 1] (cuDeviceGetName(0, 0) crashed an H100). No call is made: the status is the
+    invalid-value one, not what the no-device runtime answers; a length of 1 is called."""
+    inval = driver.CUresult.CUDA_ERROR_INVALID_VALUE
+    assert driver.cuDeviceGetName(length, 0) == (inval, None)
+    assert driver.cuDeviceGetPCIBusId(length, 0) == (inval, None)
+    assert runtime.cudaDeviceGetPCIBusId(length, 0) == (runtime.cudaError_t.cudaErrorInvalidValue, None)
+    assert driver.cuDeviceGetName(1, 0)[0] != inval
+
+
+# `const char*` inputs are cuda.bindings' `char*`: bytes or bytearray, else a TypeError before any
+# call (Cython's conversion); a NULL (0) is no string (cuGetProcAddress_v2(0, 0, 0) crashed an H100).
+BAD_STRINGS = [
+    "driver.cuGetProcAddress(0, 0, 0)",
+    "driver.cuGetProcAddress(None, 0, 0)",
+    "driver.cuGetProcAddress('cuInit', 0, 0)",
+    "driver.cuGetProcAddress(8, 0, 0)",
+    "driver.cuModuleGetFunction(None, 0)",
+    "driver.cuModuleLoad(0)",
+    "runtime.cudaLibraryLoadFromFile(None, [], [], 0, [], [], 0)",
+    "nvrtc.nvrtcCreateProgram(0, b'x.cu', 0, [], [])",
+    "nvrtc.nvrtcCreateProgram(b'', 0, 0, [], [])",
+]
+_EXC = """
+import json, sys
+from cuda.bindings import driver, runtime, nvrtc
+out = []
+for e in json.loads(sys.argv[1]):
+    try:
+        eval(e)
+        out.append("no exception")
+    except Exception as x:
+        out.append(type(x).__name__)
+print(json.dumps(out))
+"""
+
+
+def _exceptions(python: list[str], exprs: list[str]) -> list[str]:
+    r = subprocess.run(python + ["-c", _EXC, json.dumps(exprs)], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])))
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_c_string_inputs_take_bytes_only():
+    """In a child: before the fix some of these reached HIP with NULL."""
+    assert _exceptions([sys.executable], BAD_STRINGS) == ["TypeError"] * len(BAD_STRINGS)
+
+
+def test_c_string_refusals_match_nvidia():
+    """NVIDIA's cuda-bindings (the oracle) refuses the same calls with the same exception, no GPU
+    or driver needed: the conversion comes first."""
+    try:
+        python = oracle.ensure_venv(oracle.find_release(download=False))
+    except oracle.NoRelease as e:
+        pytest.skip(str(e))
+    assert _exceptions([python, "-I"], BAD_STRINGS) == _exceptions([sys.executable], BAD_STRINGS)
+
+
+@pytest.mark.parametrize("buf", ["b'x'", "bytearray(8)", "np.zeros(3, np.uint8)", "ctypes.c_int(0)"])
+def test_short_buffer_for_a_struct_pointer_is_refused(buf):
+    """A Python buffer smaller than the struct C reads (cuGraphKernelNodeSetParams_v2(0, b'x')
+    crashed an H100: the layer read its pointer fields past the buffer). NVIDIA's takes only its
+    struct class (TypeError); ours takes any pointer, and refuses a buffer too small (ValueError)."""
+    import ctypes  # noqa: F401
+    np = pytest.importorskip("numpy")  # noqa: F841
+    with pytest.raises(ValueError, match="holds .* bytes, the call reads"):
+        driver.cuGraphKernelNodeSetParams_v2(0, eval(buf))
+    with pytest.raises(ValueError):
+        runtime.cudaGraphKernelNodeSetParams(0, eval(buf))
+
+
+@pytest.mark.runtime
+def test_short_buffer_for_nvrtc_output_is_refused():
+    """nvrtcGetPTX/CUBIN/ProgramLog write as many bytes as their size function says: a shorter
+    buffer is refused before the call (C would write past its end); the size itself is taken."""
+    err, prog = nvrtc.nvrtcCreateProgram(KERNEL, b"scale.cu", 0, [], [])
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    try:
+        assert nvrtc.nvrtcCompileProgram(prog, 0, [])[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
+        size = nvrtc.nvrtcGetCUBINSize(prog)[-1]
+        with pytest.raises(ValueError, match=f"holds {size - 1} bytes, the call .* {size}"):
+            nvrtc.nvrtcGetCUBIN(prog, b" " * (size - 1))
+        assert nvrtc.nvrtcGetCUBIN(prog, b" " * size) == (nvrtc.nvrtcResult.NVRTC_SUCCESS,)
+        n = nvrtc.nvrtcGetProgramLogSize(prog)[-1]
+        if n > 1:
+            with pytest.raises(ValueError):
+                nvrtc.nvrtcGetProgramLog(prog, b" " * (n - 1))
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
 
 
 @pytest.mark.runtime

@@ -108,6 +108,14 @@ HAND = [
     ("char array too long", "setattr(hip.hipDeviceProp_t(), 'name', b'x' * 4096)", "ValueError"),
     ("struct view of NULL", "hip.dim3.from_ptr(0)", "ValueError"),
     ("wrong struct class for struct pointer", "hip.hipGetDeviceProperties(hip.dim3(), 0)", "TypeError"),
+    # a Python buffer where C reads a struct: C would read past it and follow the pointer fields it
+    # found there (an H100 crashed on the alias's cuGraphKernelNodeSetParams_v2(0, b'x'))
+    ("1-byte buffer as struct pointer", f"hip.hipGraphKernelNodeSetParams({H}, b'x')", "ValueError"),
+    ("short NumPy array as struct pointer", f"hip.hipGraphKernelNodeSetParams({H}, np.zeros(1, np.uint8))", "ValueError"),
+    ("short ctypes object as struct pointer", f"hip.hipGraphKernelNodeSetParams({H}, ctypes.c_int(0))", "ValueError"),
+    # a NULL address for a C string the call reads (an H100 crashed on cuGetProcAddress_v2(0, 0, 0))
+    ("NULL address as C string", f"hip.hipModuleGetFunction({H}, 0)", "ValueError"),
+    ("NULL Pointer as C string", f"hip.hipModuleGetFunction({H}, Pointer(0))", "ValueError"),
     ("wrong struct class for attributes", "hip.hipPointerGetAttributes(hip.dim3(), None)", "TypeError"),
     ("str for struct by value", "hip.hipLaunchKernel(None, 'abc', 1, None, 0, None)", "TypeError"),
     ("wrong struct for struct by value", "hip.hipLaunchKernel(None, hip.hipDeviceProp_t(), 1, None, 0, None)", "TypeError"),
@@ -436,3 +444,19 @@ def test_every_library_is_covered(results, lib):
     if lib not in results["built"]:
         pytest.skip(f"hip.{lib} is not built")
     assert sum(1 for _, e, _ in CASES if _library_of(e) == lib) >= 5, lib
+
+
+def test_text_length_below_one_is_not_called():
+    """Text a call writes into `len` bytes (hipDeviceGetName): a length below 1 leaves no room for
+    the NUL C writes at [len - 1] (the alias's cuDeviceGetName(0, 0) crashed an H100), so the call
+    is not made and the status is hipErrorInvalidValue; with the library pointing nowhere, a call
+    made would have raised LibraryNotFoundError instead."""
+    r = run_python("""
+        from hip import hip
+        for f in (hip.hipDeviceGetName, hip.hipDeviceGetPCIBusId):
+            for n in (0, -1):
+                print(f.__name__, n, f(n, 0)[0].name)
+    """, env={"HIP_PYTHON_HIP_LIBRARY": "/nonexistent/libhip.so"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split("\n")[:-1] == [f"{f} {n} hipErrorInvalidValue" for f in ("hipDeviceGetName", "hipDeviceGetPCIBusId")
+                                         for n in (0, -1)]

@@ -99,6 +99,8 @@ class FunctionEmitter:
         if not void:
             body.append(f"cdef {self.names.cy(fn.result, '_r')}")
         invoke = ["with nogil:", f"    {call if void else '_r = ' + call}"]
+        if fp.invalid:   # arguments C cannot take (plan.ParamPlan.invalid): its invalid-value status, no call
+            invoke = [f"if {' or '.join(fp.invalid)}:", f"    _r = _cl.{plan.invalid_value(self.spec)}", "else:"] + ["    " + l for l in invoke]
         if fp.callback is not None:
             # The C side owns one reference from here on: the trampoline drops it after a one-shot
             # call. If the call fails (an exception, or an error status) it is never called.

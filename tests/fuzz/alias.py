@@ -5,7 +5,12 @@ python -m tests.fuzz.alias [--seed S] [--per-function N]
 Each function is called with zeros (NULL handles and pointers: the no-device runtime answers
 with a status) and, one parameter at a time, with bad values: None, a str, a float, NaN, -1,
 2**64, bytes, a list, an object, True. Ints in range are addresses by contract and are not
-used as bad values. The calls run in a child process that prints each call before making it,
+used as bad values: True is one (1) where a parameter takes an int (its stub's `int`: a made-up
+CUmemGenericAllocationHandle, which the driver does not check). The zeros are themselves bad
+input of three kinds that crashed on an H100: a length of 0 for text the call writes
+(cuDeviceGetName(0, 0)), a NULL C string (cuGetProcAddress_v2(0, 0, 0)) and a NULL struct; so
+are -1 (a negative length) and b'x' (a 1-byte buffer where C reads a struct:
+cuGraphKernelNodeSetParams_v2(0, b'x')), which the seeded subset gives every parameter. The calls run in a child process that prints each call before making it,
 so a crash names the call; the parent restarts the child after it and goes on. A bad value must
 give a Python exception or a status, never a crash. Exit status 1 when a call crashed.
 """
@@ -19,6 +24,7 @@ import subprocess
 import sys
 
 BAD = ["None", "'x'", "1.5", "float('nan')", "-1", "2**64", "b'x'", "[1, 2]", "object()", "True"]
+ALWAYS = ["-1", "b'x'"]     # in the seeded subset for every parameter (the module docstring says why)
 MODULES = ("driver", "runtime", "nvrtc")
 
 CHILD = r"""
@@ -48,6 +54,17 @@ def arity(fn) -> int:
     return 0 if not inner else inner.count(",") + 1
 
 
+def int_params(mod) -> dict[str, set[int]]:
+    """Per function, the positions of the parameters its stub (the .pyi beside the module) types
+    `int`: numbers, and integer handles and addresses (CUdeviceptr, CUmemGenericAllocationHandle)."""
+    import ast
+    stub = os.path.join(os.path.dirname(mod.__file__), mod.__name__.rsplit(".", 1)[-1] + ".pyi")
+    with open(stub) as f:
+        tree = ast.parse(f.read())
+    return {f.name: {i for i, a in enumerate(f.args.args) if isinstance(a.annotation, ast.Name)
+                     and a.annotation.id == "int"} for f in tree.body if isinstance(f, ast.FunctionDef)}
+
+
 def calls(seed: int, per_function: int | None) -> list:
     import hip_as_cuda
     from cuda.bindings import driver, nvrtc, runtime
@@ -55,14 +72,18 @@ def calls(seed: int, per_function: int | None) -> list:
     rng = random.Random(seed)
     out = []
     for m, cov in hip_as_cuda.coverage().items():
+        ints = int_params(mods[m])
         for name in sorted(cov["functions"]):
             n = arity(getattr(mods[m], name))
             if n < 0:
                 continue
             cs = [[m, name, ["0"] * n]]
-            bad = [[m, name, ["0"] * i + [b] + ["0"] * (n - i - 1)] for i in range(n) for b in BAD]
+            bad = [[m, name, ["0"] * i + [b] + ["0"] * (n - i - 1)] for i in range(n) for b in BAD
+                   if not (b == "True" and i in ints.get(name, ()))]
             if per_function is not None:
-                bad = rng.sample(bad, min(per_function, len(bad)))
+                always = [c for c in bad if any(a in ALWAYS for a in c[2])]
+                rest = [c for c in bad if c not in always]
+                bad = always + rng.sample(rest, min(per_function, len(rest)))
             out += cs + bad
     return out
 
