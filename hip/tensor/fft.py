@@ -65,13 +65,8 @@ _hipfft = None
 def _lib():
     global _hipfft
     if _hipfft is None:             # loaded once (the per-call path only reads the global)
-        from hip import hipfft
-        from hip.errors import LibraryNotFoundError
-        try:
-            hipfft._library.load()
-        except LibraryNotFoundError as e:
-            raise RuntimeError(f"hip.tensor.fft needs hipFFT: {str(e).splitlines()[0]}") from None
-        _hipfft = hipfft
+        from ._blas import _load
+        _hipfft = _load("hipfft", "hip.tensor.fft")
     return _hipfft
 
 
