@@ -358,6 +358,29 @@ def test_handle_classes_are_named_after_their_typedefs(mod, name, base):
     assert h == 0x40 and hash(h) == hash(cls(0x40))
 
 
+def test_struct_typedefs_are_classes_of_their_own():
+    """A class per struct typedef, derived from the type it names, as cuda.bindings' (type(x).__name__
+    prints the typedef's name); functions taking the struct take each typedef's instances."""
+    assert [c.__name__ for c in driver.CUDA_MEMCPY3D.__mro__[:3]] == ["CUDA_MEMCPY3D", "CUDA_MEMCPY3D_v2",
+                                                                      "CUDA_MEMCPY3D_st"]
+    assert [c.__name__ for c in driver.CUstreamAttrValue.__mro__[:4]] == [
+        "CUstreamAttrValue", "CUstreamAttrValue_v1", "CUlaunchAttributeValue", "CUlaunchAttributeValue_union"]
+    assert runtime.cudaStreamAttrValue.__mro__[1] is runtime.cudaLaunchAttributeValue   # a #define there
+    assert type(runtime.cudaUUID_t()).__name__ == "cudaUUID_t"
+    assert driver.CUDA_MEMCPY3D()._size_ == driver.CUDA_MEMCPY3D_st()._size_
+    assert driver.sizeof(driver.CUDA_MEMCPY3D) == driver.sizeof(driver.CUDA_MEMCPY3D_st)
+    with pytest.raises(TypeError):    # another struct is still refused
+        driver.cuMemSetAccess(0, 0, [driver.CUDA_MEMCPY3D()], 1)
+
+
+@pytest.mark.runtime
+def test_struct_typedef_instances_reach_the_call():
+    err, = driver.cuMemcpy3D(driver.CUDA_MEMCPY3D())        # no TypeError: fails on the device only
+    assert isinstance(err, driver.CUresult)
+    err, = driver.cuMemSetAccess(0, 0, [driver.CUmemAccessDesc()], 1)
+    assert isinstance(err, driver.CUresult)
+
+
 @pytest.mark.runtime
 def test_runtime_and_driver_handles_mix():
     s = runtime.cudaStream_t(0x80)

@@ -320,12 +320,21 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             out.append(f"class {r.name}(Handle):\n    __slots__ = ()")
     # Plain typedefs of records/enums/handles: aliases
     out.append("\n# -- typedef aliases " + "-" * 49)
+    subclassed: set[str] = set()
     for td in module.typedefs:
         r = types.resolve(ir.CType("typedef", td.name))
         if td.name in handle_names:
             continue
         if r.kind in ("record", "enum") and r.name != td.name and r.name in types.owner \
                 and (r.kind == "enum" or types.records[r.name].size >= 0 or r.name in owned):
+            if r.kind == "record" and spec.conventions.get("struct_typedefs") == "subclass":
+                # cuda.bindings' class per typedef, derived from the type it names (CUDA_MEMCPY3D <
+                # CUDA_MEMCPY3D_v2 < CUDA_MEMCPY3D_st): its own __name__, isinstance of the struct's
+                base = td.type.name if td.type.kind == "typedef" and td.type.name in subclassed else names.cls_of(r.name)
+                out.append(f"{td.name} = type({td.name!r}, ({base},), "
+                           f"{{'__slots__': (), '__module__': __name__, '__doc__': {base}.__doc__}})")
+                subclassed.add(td.name)
+                continue
             out.append(f"{td.name} = {names.cls_of(r.name)}")
     # Macros
     out.append("\n# -- constants " + "-" * 55)
@@ -371,6 +380,11 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             target = names.py(types.owner[e.name], t if e.anonymous else f"{e.name}.{t}")
         else:
             target = t
+        if t in types.records and spec.conventions.get("struct_typedefs") == "subclass":
+            # #define cudaStreamAttrValue cudaLaunchAttributeValue: a class of its own, as a typedef's
+            out.append(f"{a} = type({a!r}, ({target},), "
+                       f"{{'__slots__': (), '__module__': __name__, '__doc__': {target}.__doc__}})")
+            continue
         out.append(f"{a} = {target}")
     out += ["", "hip_py_gc_resume(_gc_was_enabled)"]
     return "\n".join(out) + "\n"
