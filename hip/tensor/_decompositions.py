@@ -511,8 +511,9 @@ def matrix_rank(x, /, tol=None, hermitian: bool = False, *, rtol=None) -> ndarra
 
 
 # -- the general eigenproblem ------------------------------------------------------------------------------------
-_NO_GEEV = ("hipSOLVER (ROCm 6.4) has no general (non-Hermitian) eigensolver: no geev, and cuSOLVER's Xgeev "
-            "is not bridged; use eigh/eigvalsh for Hermitian matrices, or NumPy on the host")
+_NO_GEEV = ("hipSOLVER (ROCm 6.4) has no general (non-Hermitian) eigensolver (no geev; the bindings follow its "
+            "headers, so cuSOLVER's Xgeev is out of reach too); use eigh/eigvalsh for Hermitian matrices, or NumPy "
+            "on the host")
 
 
 def eig(x, /) -> tuple:
