@@ -56,6 +56,25 @@ def test_only_enums_used_by_function_calls_become_lazy():
     assert lazy("x = 1\n") == "x = 1\n"
 
 
+
+SUBCLASSES = """\
+S_st = _struct.define('S_st', 4, (), __name__, \"\"\"S\"\"\", None)
+S_v1 = type('S_v1', (S_st,), {'__slots__': (), '__module__': __name__, '__doc__': S_st.__doc__})
+S = type('S', (S_v1,), {'__slots__': (), '__module__': __name__, '__doc__': S_v1.__doc__})
+T_v1 = type('T_v1', (S_st,), {'__slots__': (), '__module__': __name__, '__doc__': S_st.__doc__})
+T = type('T', (T_v1,), {'__slots__': (), '__module__': __name__, '__doc__': T_v1.__doc__})
+_typed = {8: ('s', T)}
+"""
+
+
+def test_typedef_subclasses_nothing_refers_to_become_lazy():
+    out = lazy(SUBCLASSES)
+    # S and S_v1: only their own lines name them; T is in a table, so T and its base T_v1 stay
+    assert "\nS = type(" not in out and "\nS_v1 = type(" not in out
+    assert "\nT = type('T', (T_v1,)" in out and "\nT_v1 = type('T_v1', (S_st,)" in out
+    assert "cdef dict _lazy_subclass_bases = {'S_v1': 'S_st', 'S': 'S_v1'}" in out
+    assert "cdef dict _lazy_enum_names = {}" in out and "def __getattr__(name):" in out
+
 CHILD = r'''
 import enum, pickle, threading
 from cuda.bindings import driver, runtime

@@ -1,4 +1,4 @@
-"""The alias's enum classes made on first use, not at import.
+"""The alias's enum classes (and typedef subclasses) made on first use, not at import.
 
 Creating an enum class is most of `import cuda.bindings.driver` (type.__new__ sets up ~90 slots
 over IntEnum's 7-class MRO: ~40% of the module's initialisation, callgrind), yet a program uses a
@@ -10,7 +10,9 @@ functions through a C-level accessor per class (Cython's module-global lookups b
 isinstance, pickling and `import *` (which asks for `__all__` first: all are made then) behave as
 before. An enum referenced at module level in any other way (a struct field table, a #define
 alias, the status helpers, hand-written code) stays eager: only the two call forms below are
-rewritten, everything else keeps its class made at import.
+rewritten, everything else keeps its class made at import. The same holds for the classes
+cuda.bindings has per struct typedef (`CUDA_MEMCPY3D`, subclasses of the struct's class): one
+that nothing but another such line refers to is made on first use.
 """
 from __future__ import annotations
 
@@ -25,7 +27,20 @@ _CALL_FORMS = ("_p.enum_arg(", "_enum.member(")
 
 
 def lazy(text: str) -> str:
-    """`text` with every enum class that only function bodies use made on first use."""
+    """`text` with every enum class that only function bodies use, and every typedef subclass
+    nothing refers to, made on first use."""
+    text, enums = _enums(text)
+    text, subclasses = _subclasses(text)
+    if not enums and not subclasses:
+        return text
+    tail = [] if enums else ["cdef dict _lazy_enum_names = {}", "cdef dict _lazy_enum_args = {}"]
+    tail.append("cdef dict _lazy_subclass_bases = {" + ", ".join(f"{n!r}: {b!r}" for n, b in subclasses.items()) + "}")
+    return text + "\n# -- classes made on first use (codegen/alias/lazy_enums.py) " + "-" * 30 + "\n" \
+        + "\n".join(tail) + "\n" + _MAKE
+
+
+def _enums(text: str) -> tuple[str, bool]:
+    """Enum classes that only function bodies use: made on first use."""
     defines = {m.group(1): m for m in _DEFINE.finditer(text) if m.group(1) == m.group(2)}
     names: dict[str, str] = {n: n for n in defines}          # every name of an enum class -> its class
     alias_lines: dict[str, list[re.Match]] = {n: [] for n in defines}
@@ -36,7 +51,7 @@ def lazy(text: str) -> str:
         names[m.group(1)] = target          # a new name, or the class bound again under one it has
         alias_lines[target].append(m)
     if not names:
-        return text
+        return text, False
     # Which classes are needed at import: any reference but their own definition/alias lines and
     # the call forms inside function bodies. Docstrings are blanked (line structure kept).
     own = {m.start() for ms in alias_lines.values() for m in ms} | {m.start() for m in defines.values()}
@@ -53,7 +68,7 @@ def lazy(text: str) -> str:
                 eager.add(names[m.group(1)])
     lazy_cls = [n for n in defines if n not in eager]
     if not lazy_cls:
-        return text
+        return text, False
     lazy_names = {a: c for a, c in names.items() if c in lazy_cls}
     # Remove their definitions and aliases (from the end: offsets stay valid), then rewrite the calls.
     cut = sorted([defines[n] for n in lazy_cls] + [m for n in lazy_cls for m in alias_lines[n]],
@@ -76,7 +91,7 @@ def lazy(text: str) -> str:
         d = defines[n]
         block.append(f"    {n!r}: ({d.group(3)}, {d.group(4)}, {bool(d.group(5))}, "
                      f"{'cuda' if d.group(6) else ''!r}),")
-    block += ["}", _MAKE]
+    block.append("}")
     for n in sorted(used):
         block.append(f"cdef object _lazy_enum_{n}_cls = None\n"
                      f"cdef inline object _lazy_enum_{n}():\n"
@@ -84,7 +99,37 @@ def lazy(text: str) -> str:
                      f"    if _lazy_enum_{n}_cls is None:\n"
                      f"        _lazy_enum_{n}_cls = _lazy_enum({n!r})\n"
                      f"    return _lazy_enum_{n}_cls")
-    return text[:first] + "\n".join(block) + "\n" + text[first:]
+    return text[:first] + "\n".join(block) + "\n" + text[first:], True
+
+
+# cuda.bindings' class per struct typedef (CUDA_MEMCPY3D < CUDA_MEMCPY3D_v2 < CUDA_MEMCPY3D_st):
+# lines pylayer.py writes as `X = type('X', (Base,), {...})`.
+_SUBCLASS = re.compile(r"^(\w+) = type\('\1', \((\w+),\), \{'__slots__': \(\), '__module__': __name__, "
+                       r"'__doc__': \2\.__doc__\}\)\n", re.M)
+
+
+def _subclasses(text: str) -> tuple[str, dict[str, str]]:
+    """Typedef subclasses nothing in the module refers to (but another such line, as its base):
+    made on first use. {name: base} of those."""
+    lines = {m.group(1): m for m in _SUBCLASS.finditer(text)}
+    if not lines:
+        return text, {}
+    code = text
+    for m in lines.values():     # their own lines do not count
+        code = code[:m.start()] + " " * (m.end() - m.start() - 1) + code[m.end() - 1:]
+    code = _DOCS.sub(lambda m: '""' + "\n" * m.group().count("\n"), code)
+    word = re.compile(r"(?<![\w.])(" + "|".join(sorted(map(re.escape, lines), key=len, reverse=True)) + r")(?!\w)")
+    eager = {m.group(1) for m in word.finditer(code)}
+    todo = list(eager)
+    while todo:                  # an eager class's base is needed at import too
+        base = lines[todo.pop()].group(2)
+        if base in lines and base not in eager:
+            eager.add(base)
+            todo.append(base)
+    made = {n: m.group(2) for n, m in lines.items() if n not in eager}
+    for m in sorted((lines[n] for n in made), key=lambda m: m.start(), reverse=True):
+        text = text[:m.start()] + text[m.end():]
+    return text, made
 
 
 _HEADER = """\
@@ -107,16 +152,31 @@ cdef object _lazy_enum(str name):
     return cls
 
 
+cdef object _lazy_subclass(str name):
+    """The typedef subclass `name` of its base class (made first if it is lazy too)."""
+    g = globals()
+    cls = g.get(name)
+    if cls is None:
+        base = g.get(_lazy_subclass_bases[name]) or __getattr__(_lazy_subclass_bases[name])
+        cls = g.setdefault(name, type(name, (base,), {'__slots__': (), '__module__': __name__,
+                                                      '__doc__': base.__doc__}))
+    return cls
+
+
 def __getattr__(name):
-    """A lazy enum class by any of its names; `import *` asks for `__all__` first: all made then."""
+    """A lazy class by any of its names; `import *` asks for `__all__` first: all made then."""
     if name in _lazy_enum_names:
         return _lazy_enum(name)
+    if name in _lazy_subclass_bases:
+        return _lazy_subclass(name)
     if name == "__all__":
         for n in _lazy_enum_args:
             _lazy_enum(n)
+        for n in _lazy_subclass_bases:
+            _lazy_subclass(n)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_lazy_enum_names))
+    return sorted(set(globals()) | set(_lazy_enum_names) | set(_lazy_subclass_bases))
 '''
