@@ -160,6 +160,7 @@ class Planner:
     def __init__(self, module: ir.Module, spec: Spec, types: TypeIndex):
         self.module, self.spec, self.types = module, spec, types
         self.names = common.PyxNames(spec, types)
+        self.typedef_names = {td.name for td in module.typedefs}
 
     # -- spelling helpers --------------------------------------------------------------------
     def cy(self, t: ir.CType, name: str = "") -> str:
@@ -225,7 +226,7 @@ class Planner:
         if res.kind == "enum":
             return ResultPlan("value", f"_enum.member({self.names.cls_of(res.name)}, _r)", res.name)
         if res.kind == "record":
-            return ResultPlan("value", f"_s.record_copy({self.names.cls_of(res.name)}, &_r)", res.name)
+            return ResultPlan("value", f"_s.record_copy({self.struct_cls(t)}, &_r)", res.name)
         if res.kind == "pointer":
             return ResultPlan("value", "_p.wrap(Pointer, <void*>_r)", "Pointer")
         return ResultPlan("value", "_r", self.stub_type(t))
@@ -275,6 +276,17 @@ class Planner:
         r = self.types.resolve(t)
         return r.kind == "record" and r.name in self.types.records and self.types.records[r.name].size >= 0
 
+    def struct_cls(self, t: ir.CType) -> str:
+        """The class a struct of C type t the call fills is returned as: the typedef's where the
+        spec gives each struct typedef a class (conventions.struct_typedefs, emit/pylayer.py), as
+        cuda.bindings returns a CUDA_MEMCPY3D, else the record's."""
+        r, types = self.types.resolve(t), self.types
+        if self.spec.conventions.get("struct_typedefs") == "subclass" and t.kind == "typedef" \
+                and t.name != r.name and t.name in self.typedef_names and r.name in types.owner \
+                and types.owner.get(t.name, self.spec.library) == types.owner[r.name] and not types.is_handle(t):
+            return self.names.cls_of(t.name)
+        return self.names.cls_of(r.name)
+
     def is_char(self, t: ir.CType) -> bool:
         r = self.types.resolve(t)
         return r.kind == "builtin" and r.name == "char"
@@ -301,7 +313,7 @@ class Planner:
             if self.defined_record(target):
                 # Structs the call fills (cuGraphNodeGetDependencies' edgeData): one zeroed C array,
                 # returned as a list of struct copies.
-                cls = names.cls_of(types.resolve(target).name)
+                cls = self.struct_cls(target)
                 arg = f"<{t}>_p.waddr(_k{i})"
                 if self.spec.conventions.get("empty_out_arrays") == "null":
                     arg = f"(<{t}>NULL if not _k{i} else {arg})"
@@ -358,7 +370,7 @@ class Planner:
             rt = types.resolve(target)
             if rt.kind == "record" and rt.name in types.records and types.records[rt.name].size >= 0:
                 # A struct the call fills (ncclGetUniqueId): a fresh wrapper owns the memory.
-                return plan("out_struct", f"<{t}>(<Pointer>_o{i})._ptr", pre=[f"_o{i} = {names.cls_of(rt.name)}()"],
+                return plan("out_struct", f"<{t}>(<Pointer>_o{i})._ptr", pre=[f"_o{i} = {self.struct_cls(target)}()"],
                             out=f"_o{i}", out_type=rt.name, host_result=True)
             if types.is_handle(target):
                 return plan("out_handle", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = NULL"],
@@ -675,7 +687,7 @@ class Planner:
             raise ValueError(f"{fn.name}.{p.name}: length {length!r} is not an output count of the call")
         v, n = f"_{i}", f"_{j}"
         if self.defined_record(target):
-            cls = names.cls_of(types.resolve(target).name)
+            cls = self.struct_cls(target)
             out = (f"([_s.record_copy({cls}, <char*>{v} + <size_t>_x * {self.size_of(target)}) for _x in range({n})] "
                    f"if {v} != NULL else [{cls}() for _x in range({n})])")
             out_type = f"list[{types.resolve(target).name}]"

@@ -261,6 +261,16 @@ def test_graph_queries_return_edge_data():
     assert runtime.cudaStreamGetCaptureInfo(None)[1:] == (None,) * 6
 
 
+def test_structs_are_returned_as_the_typedef_cuda_bindings_names(probe):
+    """A struct the call fills is of the class of the typedef its signature names, as cuda.bindings'
+    (cuGraphNodeGetDependencies' edgeData: CUgraphEdgeData, not CUgraphEdgeData_st)."""
+    E = driver.CUgraphEdgeData
+    got = probe.filled(E, 1, bytes(E()._size_))
+    assert [type(e).__name__ for e in got] == ["CUgraphEdgeData"]
+    src = (ROOT / "hip_as_cuda" / "cuda" / "bindings" / "driver.pyx").read_text()
+    assert "_o1 = CUDA_MEMCPY3D()" in src and "_s.record_copy(CUgraphEdgeData," in src
+
+
 def test_struct_out_arrays_are_lists_of_copies(probe):
     """The edge data a graph query fills: one struct per element, each a copy of what C wrote."""
     E = runtime.cudaGraphEdgeData
