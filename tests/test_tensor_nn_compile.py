@@ -80,8 +80,12 @@ def nn_matrix():
         for nd in (1, 2, 3):
             for kind in ("max", "avg", "adaptive"):
                 out.append((f"{kind}_pool{nd}d[{d.name}]", pl.KERNEL.source(d, nd, kind)))
-            for wide in (False, True):
-                out.append((f"im2col{nd}d[{d.name},{'i64' if wide else 'i32'}]", cv.IM2COL.source(d, nd, wide)))
+            # im2col is compiled per chunk geometry: (cin, input, output, kernel, stride, padding, dilation)
+            geom = (3, (9, 8, 7)[:nd], (5, 4, 8)[:nd], (3, 2, 3)[:nd], (2, 2, 1)[:nd], (1, 0, 2)[:nd], (1, 2, 1)[:nd])
+            for vec, wide in ((1, False), (2, True), (4, False)):
+                if vec * d.itemsize <= 16:
+                    out.append((f"im2col{nd}d[{d.name},vec{vec},{'i64' if wide else 'i32'}]",
+                                cv.IM2COL.source(d, nd, geom, 2, vec, wide)))
             out.append((f"col2im{nd}d[{d.name}]", cv.COL2IM.source(d, nd)))
     return out
 

@@ -568,7 +568,8 @@ def test_conv2d_shapes(dtype, case, bias, rng):
 def test_conv_im2col_64bit_indices(nd, rng, monkeypatch):
     """The 64-bit index im2col (chosen for arrays near 2^31 elements), forced on small shapes."""
     from hip.tensor.nn import _conv
-    monkeypatch.setattr(_conv, "IM2COL_GRID", 1 << 23)       # rows + grid * block >= 2^31: wide
+    monkeypatch.setattr(_conv, "WIDE_AT", 0)                  # every array "past 2^31 elements": wide
+    monkeypatch.setattr(_conv, "IM2COL_GRID", 1)               # one block: the grid-stride loop runs
     x, t = make((2, 4) + (9, 8, 7)[:nd], "float32", rng, -1, 1)
     w, tw = make((6, 2) + (3, 2, 3)[:nd], "float32", rng, -0.5, 0.5)
     b, tb = make((6,), "float32", rng)

@@ -1,18 +1,18 @@
 """Convolutions: conv1d/2d/3d (stride, padding incl. 'valid'/'same', dilation, groups) by im2col
-and hipBLAS strided-batched gemms that write the NCHW output in place, and conv_transpose1d/2d/3d
-(output_padding, groups, dilation) by one gemm and col2im.
+and hipBLAS gemms, and conv_transpose1d/2d/3d (output_padding, groups, dilation) by one gemm and
+col2im.
 
 conv: a 1 x .. x 1 kernel with stride 1 and no padding needs no im2col: y[n, g] = W_g @ x[n, g]
-(Cout/G x Cin/G times Cin/G x P) read from the input as it is. Otherwise, for a chunk of nb
-samples, im2col writes col[n, (c, kernel position), output position] (zero where the window reads
-padding; one thread row per output row, 32-bit index math where the sizes allow) and the same
-batched gemm y[n, g] = W_g @ col[n, g] writes (nb, Cout, P), the output's own layout, so nothing
-moves afterwards. The batch walks (group, sample) when there are fewer groups than samples (one
-gemm call per group), else (sample, group). A bias is one in-place pass over the output. Chunks
-bound col's memory (COL_BYTES). conv_transpose: col (Cout*K, nb*Pin) = W_g^T @ x_g by one gemm,
-then col2im gathers for each output element the col entries whose window covers it (a gather, no
-atomics: deterministic), adding the bias. float16/bfloat16 gemms accumulate in float32 (hipBLAS
-compute type 32F); col2im sums in float32.
+(Cout/G x Cin/G times Cin/G x P), strided-batched gemms reading the input as it is and writing
+NCHW. Otherwise, for a chunk of nb samples, im2col writes col[(c, kernel position), n, output
+position] (zero where the window reads padding) with a kernel compiled for the chunk's sizes
+(its index splits are then multiply-shifts: it runs near memory bandwidth), one gemm per group
+computes W_g @ col_g (Cout/G x Cin/G*K times Cin/G*K x nb*P: the samples make the gemm wide, which
+a gemm per sample is not), and one element-wise pass moves (Cout, nb, P) to (nb, Cout, P) adding
+the bias. Chunks bound col's memory (COL_BYTES). conv_transpose: col (Cout*K, nb*Pin) = W_g^T @
+x_g by one gemm, then col2im gathers for each output element the col entries whose window
+covers it (a gather, no atomics: deterministic), adding the bias. float16/bfloat16 gemms
+accumulate in float32 (hipBLAS compute type 32F); col2im sums in float32.
 """
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ from ._common import compute_dtype, contiguous, need_float, ntuple, same_device
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 COL_BYTES = 1 << 29             # im2col buffer per chunk of samples at most (one sample always fits)
-IM2COL_THREADS = 256            # per block: blockDim.x along an output row (a power of two <= 128), .y rows
-IM2COL_GRID = 1 << 16           # blocks at most (they loop over further rows); keeps 32-bit row indices
-                                # from overflowing: rows + IM2COL_GRID * IM2COL_THREADS < 2^31
+IM2COL_THREADS = 256            # per block
+IM2COL_GRID = 1 << 20           # blocks at most (a grid-stride loop covers the rest)
+WIDE_AT = 1 << 31               # im2col takes 64-bit indices for arrays of this many elements or more
 
 
 def _decomp(prefix: str, shape: str, nd: int, var: str) -> str:
@@ -40,39 +40,48 @@ def _decomp(prefix: str, shape: str, nd: int, var: str) -> str:
                    for k in reversed(range(nd)))
 
 
-def _im2col_source(d: _dt.DType, nd: int, wide: bool):
-    """One thread row (blockDim.x threads along the output's last dimension) per col row (n, c,
-    kernel position, output row): the row decomposes once, then writes and reads are coalesced.
-    `wide`: 64-bit index math (slow division on GPUs), for arrays past 2^31 elements."""
-    T, I = d.ctype, ("long long" if wide else "int")
-    name = f"htnn_im2col{nd}d_{d.name}_{'i64' if wide else 'i32'}"
+def _im2col_source(d: _dt.DType, nd: int, geom: tuple, nb: int, vec: int, wide: bool):
+    """col (cin * prod(K), nb, P) of one chunk, every size a constant of the source (geom: cin, the
+    input, output, kernel, stride, padding and dilation sizes), so the index splits compile to
+    multiply-shifts: one thread per `vec` consecutive outputs along the last output dimension, a
+    grid-stride loop over the flat col, coalesced reads and one `vec`-wide store. `wide`: 64-bit
+    indices, for arrays past 2^32 elements."""
+    cin, In, O, K, S, Pd, D = geom
+    T, I = d.ctype, ("unsigned long long" if wide else "unsigned int")
+    name = f"htnn_im2col{nd}d_{d.name}_v{vec}_{'i64' if wide else 'i32'}"
+    V = name + "_t"                 # the vec-wide store's type
     L = nd - 1
-    local = "".join(f"const I I{k} = (I)In.v[{k}], O{k} = (I)O.v[{k}], K{k} = (I)K.v[{k}], S{k} = (I)St.v[{k}], "
-                    f"P{k} = (I)Pd.v[{k}], D{k} = (I)D.v[{k}];\n    " for k in range(nd))
-    plane = " * ".join(f"I{k}" for k in range(nd))
-    split = "".join(f"const I o{k} = q % O{k}; q /= O{k};\n        " for k in reversed(range(L)))
-    split += "".join(f"const I k{k} = q % K{k}; q /= K{k};\n        " for k in reversed(range(nd)))
-    pos = "".join(f"const I i{k} = o{k} * S{k} - P{k} + k{k} * D{k};\n        " for k in range(L))
-    inside = " && ".join(["true"] + [f"i{k} >= 0 && i{k} < I{k}" for k in range(L)])
+    total = cin * prod(K) * nb * prod(O)
+    split = f"const I ov = q % {O[L] // vec}u; q /= {O[L] // vec}u;\n        "
+    split += "".join(f"const I o{k} = q % {O[k]}u; q /= {O[k]}u;\n        " for k in reversed(range(L)))
+    split += f"const I n = q % {nb}u; q /= {nb}u;\n        "
+    split += "".join(f"const I k{k} = q % {K[k]}u; q /= {K[k]}u;\n        " for k in reversed(range(nd)))
+    pos = "".join(f"const long long i{k} = (long long)(o{k} * {S[k]}u + k{k} * {D[k]}u) - {Pd[k]};\n        "
+                  for k in range(L))
+    inside = " && ".join(["true"] + [f"i{k} >= 0 && i{k} < {In[k]}" for k in range(L)])
     at = "0"
     for k in range(L):
-        at = f"({at} + i{k}) * I{k + 1}"
+        at = f"({at} + i{k}) * {In[k + 1]}"
     src = f"""
-extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ col, {I} rows, {I} cin,
-        ht_dims<{nd}> In, ht_dims<{nd}> O, ht_dims<{nd}> K, ht_dims<{nd}> St, ht_dims<{nd}> Pd, ht_dims<{nd}> D) {{
+struct __align__({vec * d.itemsize}) {V} {{ {T} v[{vec}]; }};
+extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ col) {{
     typedef {I} I;
-    {local}const I plane = {plane};
-    for (I r = (I)blockIdx.x * (I)blockDim.y + (I)threadIdx.y; r < rows; r += (I)gridDim.x * (I)blockDim.y) {{
-        I q = r;
-        {split}const I c = q % cin, n = q / cin;
-        {pos}const bool inside = {inside};
-        const {T}* src = X + (inside ? (n * cin + c) * plane + {at} : (I)0);
-        {T}* dst = col + r * O{L};
-        const I first = k{L} * D{L} - P{L};
-        for (I o = (I)threadIdx.x; o < O{L}; o += (I)blockDim.x) {{
-            const I i = o * S{L} + first;
-            dst[o] = (inside && i >= 0 && i < I{L}) ? src[i] : {T}(0.0f);
+    for (I t = (I)blockIdx.x * blockDim.x + threadIdx.x; t < {total // vec}u; t += (I)gridDim.x * blockDim.x) {{
+        I q = t;
+        {split}const I c = q;
+        {pos}{V} r;
+        if ({inside}) {{
+            const {T}* src = X + ((long long)(n * {cin}u + c) * {prod(In)} + {at});
+            #pragma unroll
+            for (int j = 0; j < {vec}; ++j) {{
+                const long long i = (long long)((ov * {vec}u + j) * {S[L]}u + k{L} * {D[L]}u) - {Pd[L]};
+                r.v[j] = (i >= 0 && i < {In[L]}) ? src[i] : {T}(0.0f);
+            }}
+        }} else {{
+            #pragma unroll
+            for (int j = 0; j < {vec}; ++j) r.v[j] = {T}(0.0f);
         }}
+        reinterpret_cast<{V}*>(col)[t] = r;
     }}
 }}
 """
@@ -161,20 +170,19 @@ def _gemm_nchw(w, col, out) -> None:
 
 
 def _im2col(x, col, cin, sp, out_sp, K, S, lo, D) -> None:
-    """col (m, cin * prod(K), P) from the contiguous chunk x (m, cin, *sp)."""
-    nd = len(sp)
-    ol = out_sp[-1]
-    rows = col.size // ol
-    wide = col.size + IM2COL_GRID * IM2COL_THREADS >= 2 ** 31 or x.size >= 2 ** 31
-    bx = min(pow2_ceil(ol), 128)
-    by = IM2COL_THREADS // bx
-    it = np.int64 if wide else np.int32
-    fn = IM2COL.function(x.device_id, x.dtype, nd, wide)
-    launch_grid(fn, (min(-(-rows // by), IM2COL_GRID), 1, 1), (bx, by, 1),
-                [x, col, it(rows), it(cin), dims(sp), dims(out_sp), dims(K), dims(S), dims(lo), dims(D)], x.device_id)
+    """col (cin * prod(K), m, P) from the contiguous chunk x (m, cin, *sp)."""
+    m, ol = x.shape[0], out_sp[-1]
+    vec = next(v for v in (4, 2, 1) if ol % v == 0 and v * x.itemsize <= 16)
+    wide = max(col.size, x.size) >= WIDE_AT
+    geom = (cin, tuple(sp), tuple(out_sp), tuple(K), tuple(S), tuple(lo), tuple(D))
+    fn = IM2COL.function(x.device_id, x.dtype, len(sp), geom, m, vec, wide)
+    threads = col.size // vec
+    launch_grid(fn, (max(1, min(-(-threads // IM2COL_THREADS), IM2COL_GRID)), 1, 1), (IM2COL_THREADS, 1, 1),
+                [x, col], x.device_id)
 
 
 def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
+    from .._linalg import matmul
     from ._activation import BIAS_ACT
     name = f"conv{nd}d"
     cin, cout = _check(name, nd, input, weight, bias, groups, False)
@@ -215,13 +223,18 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
         if kk == 1 and all(s == 1 for s in S) and not any(lo) and not any(total):    # 1x1: x is its own col
             _gemm_nchw(w, x.reshape((N, G, kc, P)), out4)
         else:
+            # one gemm per chunk over every sample: W_g (Cout/G x kc) @ col_g (kc x m*P) gives (Cout, m, P),
+            # which one pass moves to (m, Cout, P) adding the bias (a gemm per sample is slower: N=P is small)
             nb = max(1, min(N, COL_BYTES // max(1, cin * kk * P * x.itemsize)))
-            buf = ndarray._empty((nb, cin * kk, P), x.dtype, dev)     # one buffer: chunks reuse it (stream order)
+            buf = ndarray._empty((cin * kk, nb, P), x.dtype, dev)     # one buffer: chunks reuse it (stream order)
             for n0 in range(0, N, nb):
                 m = min(nb, N - n0)
-                col = buf[:m]
+                col = buf if m == nb else ndarray._empty((cin * kk, m, P), x.dtype, dev)
                 _im2col(x[n0:n0 + m], col, cin, sp, out_sp, K, S, lo, D)
-                _gemm_nchw(w, col.reshape((m, G, kc, P)), out4[n0:n0 + m])
+                y = matmul(w, col.reshape((G, kc, m * P)))                    # (G, Cout/G, m*P)
+                moved = y.reshape((cout, m, P)).transpose(1, 0, 2)
+                BIAS_ACT["identity"](moved, b, out[n0:n0 + m].reshape((m, cout, P)), _bindings={"C": c, "Y": x.dtype})
+            return out[0] if unbatched else out
         if bias is not None:
             y = out.reshape((N, cout, P))
             BIAS_ACT["identity"](y, b, y, _bindings={"C": c, "Y": x.dtype})
