@@ -346,8 +346,10 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     if spec.error_type:
         out += [f"cdef object _SUCCESS = {spec.error_type}.{spec.success}",
                 f"cdef dict _status_members = {spec.error_type}._value2member_map_",
+                # Every call returns a status: the common ones by list index (no int object, no hash).
+                "cdef list _status_list = [_status_members.get(i) for i in range(1024)]",
                 "cdef object _status(int v):",
-                "    m = _status_members.get(v)",
+                "    m = _status_list[v] if 0 <= v < 1024 else _status_members.get(v)",
                 f"    return m if m is not None else _enum.member({spec.error_type}, v)", ""]
     out += ["cdef _device_pointer(void* p, size_t n, bint device=True):",
             "    return _p.device_array(p, n, device)", ""]
