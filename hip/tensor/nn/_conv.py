@@ -4,15 +4,17 @@ col2im.
 
 conv: a 1 x .. x 1 kernel with stride 1 and no padding needs no im2col: y[n, g] = W_g @ x[n, g]
 (Cout/G x Cin/G times Cin/G x P), strided-batched gemms reading the input as it is and writing
-NCHW. Otherwise, for a chunk of nb samples, im2col writes col[(c, kernel position), n, output
-position] (zero where the window reads padding) with a kernel compiled for the chunk's sizes
-(its index splits are then multiply-shifts: it runs near memory bandwidth), one gemm per group
-computes W_g @ col_g (Cout/G x Cin/G*K times Cin/G*K x nb*P: the samples make the gemm wide, which
-a gemm per sample is not), and one element-wise pass moves (Cout, nb, P) to (nb, Cout, P) adding
-the bias. Chunks bound col's memory (COL_BYTES). conv_transpose: col (Cout*K, nb*Pin) = W_g^T @
-x_g by one gemm, then col2im gathers for each output element the col entries whose window
-covers it (a gather, no atomics: deterministic), adding the bias. float16/bfloat16 gemms
-accumulate in float32 (hipBLAS compute type 32F); col2im sums in float32.
+NCHW. Otherwise, for a chunk of nb samples, im2col writes col[n, (c, kernel position), output
+position] (zero where the window reads padding) with a kernel compiled for the chunk's sizes (its
+index splits are then multiply-shifts: it runs near memory bandwidth), and the same strided-batched
+gemm y[n, g] = W_g @ col[n, g] writes (nb, Cout, P), the output's own layout, so nothing moves
+afterwards (one gemm over all samples is about as fast but needs a pass to move its result). The
+batch walks (group, sample) when there are fewer groups than samples (one gemm call per group),
+else (sample, group). A bias is one in-place pass over the output. Chunks bound col's memory
+(COL_BYTES). conv_transpose: col (Cout*K, nb*Pin) = W_g^T @ x_g by one gemm, then col2im gathers
+for each output element the col entries whose window covers it (a gather, no atomics:
+deterministic), adding the bias. float16/bfloat16 gemms accumulate in float32 (hipBLAS compute
+type 32F); col2im sums in float32.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import numpy as np
 from .. import _dtypes as _dt
 from .._array import ndarray
 from .._shapes import prod
-from .._template_kernel import TemplateKernel, dims, launch_flat, launch_grid, pow2_ceil
+from .._template_kernel import TemplateKernel, dims, launch_flat, launch_grid
 from ._common import compute_dtype, contiguous, need_float, ntuple, same_device
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
@@ -41,7 +43,7 @@ def _decomp(prefix: str, shape: str, nd: int, var: str) -> str:
 
 
 def _im2col_source(d: _dt.DType, nd: int, geom: tuple, nb: int, vec: int, wide: bool):
-    """col (cin * prod(K), nb, P) of one chunk, every size a constant of the source (geom: cin, the
+    """col (nb, cin * prod(K), P) of one chunk, every size a constant of the source (geom: cin, the
     input, output, kernel, stride, padding and dilation sizes), so the index splits compile to
     multiply-shifts: one thread per `vec` consecutive outputs along the last output dimension, a
     grid-stride loop over the flat col, coalesced reads and one `vec`-wide store. `wide`: 64-bit
@@ -54,8 +56,8 @@ def _im2col_source(d: _dt.DType, nd: int, geom: tuple, nb: int, vec: int, wide: 
     total = cin * prod(K) * nb * prod(O)
     split = f"const I ov = q % {O[L] // vec}u; q /= {O[L] // vec}u;\n        "
     split += "".join(f"const I o{k} = q % {O[k]}u; q /= {O[k]}u;\n        " for k in reversed(range(L)))
-    split += f"const I n = q % {nb}u; q /= {nb}u;\n        "
     split += "".join(f"const I k{k} = q % {K[k]}u; q /= {K[k]}u;\n        " for k in reversed(range(nd)))
+    split += f"const I c = q % {cin}u; q /= {cin}u;\n        "
     pos = "".join(f"const long long i{k} = (long long)(o{k} * {S[k]}u + k{k} * {D[k]}u) - {Pd[k]};\n        "
                   for k in range(L))
     inside = " && ".join(["true"] + [f"i{k} >= 0 && i{k} < {In[k]}" for k in range(L)])
@@ -68,7 +70,7 @@ extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ c
     typedef {I} I;
     for (I t = (I)blockIdx.x * blockDim.x + threadIdx.x; t < {total // vec}u; t += (I)gridDim.x * blockDim.x) {{
         I q = t;
-        {split}const I c = q;
+        {split}const I n = q;
         {pos}{V} r;
         if ({inside}) {{
             const {T}* src = X + ((long long)(n * {cin}u + c) * {prod(In)} + {at});
@@ -170,7 +172,7 @@ def _gemm_nchw(w, col, out) -> None:
 
 
 def _im2col(x, col, cin, sp, out_sp, K, S, lo, D) -> None:
-    """col (cin * prod(K), m, P) from the contiguous chunk x (m, cin, *sp)."""
+    """col (m, cin * prod(K), P) from the contiguous chunk x (m, cin, *sp)."""
     m, ol = x.shape[0], out_sp[-1]
     vec = next(v for v in (4, 2, 1) if ol % v == 0 and v * x.itemsize <= 16)
     wide = max(col.size, x.size) >= WIDE_AT
@@ -182,7 +184,6 @@ def _im2col(x, col, cin, sp, out_sp, K, S, lo, D) -> None:
 
 
 def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
-    from .._linalg import matmul
     from ._activation import BIAS_ACT
     name = f"conv{nd}d"
     cin, cout = _check(name, nd, input, weight, bias, groups, False)
@@ -223,18 +224,13 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
         if kk == 1 and all(s == 1 for s in S) and not any(lo) and not any(total):    # 1x1: x is its own col
             _gemm_nchw(w, x.reshape((N, G, kc, P)), out4)
         else:
-            # one gemm per chunk over every sample: W_g (Cout/G x kc) @ col_g (kc x m*P) gives (Cout, m, P),
-            # which one pass moves to (m, Cout, P) adding the bias (a gemm per sample is slower: N=P is small)
             nb = max(1, min(N, COL_BYTES // max(1, cin * kk * P * x.itemsize)))
-            buf = ndarray._empty((cin * kk, nb, P), x.dtype, dev)     # one buffer: chunks reuse it (stream order)
+            buf = ndarray._empty((nb, cin * kk, P), x.dtype, dev)     # one buffer: chunks reuse it (stream order)
             for n0 in range(0, N, nb):
                 m = min(nb, N - n0)
-                col = buf if m == nb else ndarray._empty((cin * kk, m, P), x.dtype, dev)
+                col = buf[:m]
                 _im2col(x[n0:n0 + m], col, cin, sp, out_sp, K, S, lo, D)
-                y = matmul(w, col.reshape((G, kc, m * P)))                    # (G, Cout/G, m*P)
-                moved = y.reshape((cout, m, P)).transpose(1, 0, 2)
-                BIAS_ACT["identity"](moved, b, out[n0:n0 + m].reshape((m, cout, P)), _bindings={"C": c, "Y": x.dtype})
-            return out[0] if unbatched else out
+                _gemm_nchw(w, col.reshape((m, G, kc, P)), out4[n0:n0 + m])
         if bias is not None:
             y = out.reshape((N, cout, P))
             BIAS_ACT["identity"](y, b, y, _bindings={"C": c, "Y": x.dtype})
