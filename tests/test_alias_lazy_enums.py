@@ -63,7 +63,13 @@ S_v1 = type('S_v1', (S_st,), {'__slots__': (), '__module__': __name__, '__doc__'
 S = type('S', (S_v1,), {'__slots__': (), '__module__': __name__, '__doc__': S_v1.__doc__})
 T_v1 = type('T_v1', (S_st,), {'__slots__': (), '__module__': __name__, '__doc__': S_st.__doc__})
 T = type('T', (T_v1,), {'__slots__': (), '__module__': __name__, '__doc__': T_v1.__doc__})
+U = type('U', (S_st,), {'__slots__': (), '__module__': __name__, '__doc__': S_st.__doc__})
 _typed = {8: ('s', T)}
+
+def f(n):
+    _o0 = S()
+    _k0 = _s.record_array(S_v1, n)
+    raise TypeError(f"not a 'U' {n}")
 """
 
 
@@ -73,6 +79,10 @@ def test_typedef_subclasses_nothing_refers_to_become_lazy():
     assert "\nS = type(" not in out and "\nS_v1 = type(" not in out
     assert "\nT = type('T', (T_v1,)" in out and "\nT_v1 = type('T_v1', (S_st,)" in out
     assert "cdef dict _lazy_subclass_bases = {'S_v1': 'S_st', 'S': 'S_v1'}" in out
+    # a body's references as values go through accessors; a name inside a string keeps its class eager
+    assert "    _o0 = _lazy_subclass_S()()" in out and "_s.record_array(_lazy_subclass_S_v1(), n)" in out
+    assert "cdef inline object _lazy_subclass_S():" in out
+    assert "\nU = type('U', (S_st,)" in out and 'f"not a \'U\' {n}"' in out
     assert "cdef dict _lazy_enum_names = {}" in out and "def __getattr__(name):" in out
 
 CHILD = r'''

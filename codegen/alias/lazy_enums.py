@@ -109,8 +109,9 @@ _SUBCLASS = re.compile(r"^(\w+) = type\('\1', \((\w+),\), \{'__slots__': \(\), '
 
 
 def _subclasses(text: str) -> tuple[str, dict[str, str]]:
-    """Typedef subclasses nothing in the module refers to (but another such line, as its base):
-    made on first use. {name: base} of those."""
+    """Typedef subclasses that only function bodies (as values: `_o0 = X()`, `record_copy(X, ...)`)
+    and other such lines (as their base) name: made on first use, the bodies' references through
+    a C-level accessor. {name: base} of those."""
     lines = {m.group(1): m for m in _SUBCLASS.finditer(text)}
     if not lines:
         return text, {}
@@ -119,7 +120,16 @@ def _subclasses(text: str) -> tuple[str, dict[str, str]]:
         code = code[:m.start()] + " " * (m.end() - m.start() - 1) + code[m.end() - 1:]
     code = _DOCS.sub(lambda m: '""' + "\n" * m.group().count("\n"), code)
     word = re.compile(r"(?<![\w.])(" + "|".join(sorted(map(re.escape, lines), key=len, reverse=True)) + r")(?!\w)")
-    eager = {m.group(1) for m in word.finditer(code)}
+    text_lines, eager, body = text.split("\n"), set(), set()
+    for i, line in enumerate(code.split("\n")):
+        for m in word.finditer(line):
+            # A body's reference as a value (outside quotes, not assigned to) can become a call;
+            # a line a docstring changed is not rewritten.
+            if line.startswith(" ") and line == text_lines[i] and _outside_quotes(line[:m.start()]) \
+                    and not re.match(r"\s*(=[^=]|:)", line[m.end():]):
+                body.add(i)
+            else:
+                eager.add(m.group(1))
     todo = list(eager)
     while todo:                  # an eager class's base is needed at import too
         base = lines[todo.pop()].group(2)
@@ -127,9 +137,32 @@ def _subclasses(text: str) -> tuple[str, dict[str, str]]:
             eager.add(base)
             todo.append(base)
     made = {n: m.group(2) for n, m in lines.items() if n not in eager}
-    for m in sorted((lines[n] for n in made), key=lambda m: m.start(), reverse=True):
-        text = text[:m.start()] + text[m.end():]
+    if not made:
+        return text, {}
+    first = text.count("\n", 0, min(lines[n].start() for n in made))   # the accessors go there
+    used: set[str] = set()
+
+    def accessor(m: re.Match) -> str:
+        if m.group(1) not in made:
+            return m.group(0)
+        used.add(m.group(1))
+        return f"_lazy_subclass_{m.group(1)}()"
+    for i in body:
+        text_lines[i] = word.sub(lambda m: accessor(m) if _outside_quotes(text_lines[i][:m.start()]) else m.group(0),
+                                 text_lines[i])
+    accessors = [f"cdef object _lazy_subclass_{n}_cls = None\n"
+                 f"cdef inline object _lazy_subclass_{n}():\n"
+                 f"    global _lazy_subclass_{n}_cls\n"
+                 f"    if _lazy_subclass_{n}_cls is None:\n"
+                 f"        _lazy_subclass_{n}_cls = _lazy_subclass({n!r})\n"
+                 f"    return _lazy_subclass_{n}_cls" for n in sorted(used)]
+    text = "\n".join(text_lines[:first] + accessors + text_lines[first:])
+    text = _SUBCLASS.sub(lambda m: "" if m.group(1) in made else m.group(0), text)
     return text, made
+
+
+def _outside_quotes(before: str) -> bool:
+    return before.count("'") % 2 == 0 and before.count('"') % 2 == 0
 
 
 _HEADER = """\
