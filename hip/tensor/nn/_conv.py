@@ -173,14 +173,30 @@ def _gemm_nchw(w, col, out) -> None:
 
 def _im2col(x, col, cin, sp, out_sp, K, S, lo, D) -> None:
     """col (m, cin * prod(K), P) from the contiguous chunk x (m, cin, *sp)."""
-    m, ol = x.shape[0], out_sp[-1]
-    vec = next(v for v in (4, 2, 1) if ol % v == 0 and v * x.itemsize <= 16)
-    wide = max(col.size, x.size) >= WIDE_AT
-    geom = (cin, tuple(sp), tuple(out_sp), tuple(K), tuple(S), tuple(lo), tuple(D))
-    fn = IM2COL.function(x.device_id, x.dtype, len(sp), geom, m, vec, wide)
-    threads = col.size // vec
+    _im2col_at(x.dtype, x.device_id, x.ptr, col.ptr, x.shape[0], cin, sp, out_sp, K, S, lo, D)
+
+
+def _im2col_at(d, dev, xp: int, cp: int, m, cin, sp, out_sp, K, S, lo, D) -> None:
+    """_im2col on addresses (chunks of the input without making views: conv's host time counts)."""
+    ol = out_sp[-1]
+    vec = next(v for v in (4, 2, 1) if ol % v == 0 and v * d.itemsize <= 16)
+    size = m * cin * prod(K) * prod(out_sp)
+    wide = max(size, m * cin * prod(sp)) >= WIDE_AT
+    fn = IM2COL.function(dev, d, len(sp), (cin, sp, out_sp, K, S, lo, D), m, vec, wide)
+    threads = size // vec
     launch_grid(fn, (max(1, min(-(-threads // IM2COL_THREADS), IM2COL_GRID)), 1, 1), (IM2COL_THREADS, 1, 1),
-                [x, col], x.device_id)
+                [xp, cp], dev)
+
+
+def _gemm_at(d, dev, wp: int, cp: int, op: int, m, cout, kc, P) -> None:
+    """out[n] = W @ col[n] for n < m on addresses: W (cout, kc), col (m, kc, P) and out (m, cout, P)
+    contiguous; one strided-batched gemm (column-major: out[n]^T = col[n]^T W^T)."""
+    from .. import _blas as B
+    from .._device import current_stream
+    from .._elementwise_kernel import _on_device
+    with _on_device(dev):
+        B.gemm_strided_batched(current_stream(dev), d, False, False, P, cout, kc, cp, P, kc * P, wp, kc, 0,
+                               op, P, cout * P, m)
 
 
 def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
@@ -218,19 +234,29 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
     c = compute_dtype(x.dtype)
     b = bias.reshape((1, cout, 1)) if bias is not None else c.numpy.type(0)
     G, kc = groups, cin // groups * kk
-    out4 = out.reshape((N, G, cout // G, P))
     if out.size and cin * kk:
-        w = contiguous(weight).reshape((G, cout // G, kc))
+        w = contiguous(weight)
+        isz = x.itemsize
+        # G == 1 (the common case) runs on addresses, without views: a conv's host time is on the GPU's
+        # critical path (the gemm launch comes while im2col runs)
+        flat = G == 1 and max(P, cout, kc) <= 0x7FFFFFFF
+        if not flat:
+            w, out4 = w.reshape((G, cout // G, kc)), out.reshape((N, G, cout // G, P))
         if kk == 1 and all(s == 1 for s in S) and not any(lo) and not any(total):    # 1x1: x is its own col
-            _gemm_nchw(w, x.reshape((N, G, kc, P)), out4)
+            if flat:
+                _gemm_at(x.dtype, dev, w.ptr, x.ptr, out.ptr, N, cout, kc, P)
+            else:
+                _gemm_nchw(w, x.reshape((N, G, kc, P)), out4)
         else:
-            nb = max(1, min(N, COL_BYTES // max(1, cin * kk * P * x.itemsize)))
+            nb = max(1, min(N, COL_BYTES // max(1, cin * kk * P * isz)))
             buf = ndarray._empty((nb, cin * kk, P), x.dtype, dev)     # one buffer: chunks reuse it (stream order)
             for n0 in range(0, N, nb):
                 m = min(nb, N - n0)
-                col = buf[:m]
-                _im2col(x[n0:n0 + m], col, cin, sp, out_sp, K, S, lo, D)
-                _gemm_nchw(w, col.reshape((m, G, kc, P)), out4[n0:n0 + m])
+                _im2col_at(x.dtype, dev, x.ptr + n0 * cin * prod(sp) * isz, buf.ptr, m, cin, sp, out_sp, K, S, lo, D)
+                if flat:
+                    _gemm_at(x.dtype, dev, w.ptr, buf.ptr, out.ptr + n0 * cout * P * isz, m, cout, kc, P)
+                else:
+                    _gemm_nchw(w, buf[:m].reshape((m, G, kc, P)), out4[n0:n0 + m])
         if bias is not None:
             y = out.reshape((N, cout, P))
             BIAS_ACT["identity"](y, b, y, _bindings={"C": c, "Y": x.dtype})
