@@ -546,6 +546,9 @@ class Planner:
         if r.kind == "record":
             return plan("struct", f"(<{t}*>(<Pointer>_k{i})._ptr)[0]",
                         pre=[f"_k{i} = _s.record_arg({names.cls_of(r.name)}, {x})"])
+        if r.kind == "funcptr" or r.kind == "pointer" and types.resolve(r.pointee).kind == "funcptr":
+            # code, not data: a buffer given here would be jumped into (cuLaunchHostFunc(s, b'x', 0))
+            return plan("funcptr", f"<{t}>_p.fn_addr({x}, {what})")
         if r.kind == "pointer":
             pr = types.resolve(r.pointee)
             if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
@@ -577,8 +580,6 @@ class Planner:
             if f"{fn.name}.{x}" in self.spec.read_only_params:   # C only reads it, whatever the header says
                 conv = "_p.addr"
             return plan("pointer", f"<{t}>{conv}({x})")
-        if r.kind == "funcptr":
-            return plan("funcptr", f"<{t}>_p.addr({x})")
         raise ValueError(f"{fn.name}.{x}: no conversion for {types.tclass(p.type)}")
 
     def typed_table(self, t: ir.CType) -> str | None:

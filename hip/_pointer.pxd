@@ -46,6 +46,7 @@ cdef class IntValue:
 cdef void* addr(object o) except? NULL
 cdef void* value_ref(object o, unsigned long long* local) except? NULL
 cdef void* waddr(object o) except? NULL
+cdef void* fn_addr(object o, str what) except? NULL
 cdef const char* cstr(object o, list keep) except? NULL
 cdef object cstr_result(const char* p)
 cdef object text_buffer(Py_ssize_t n)

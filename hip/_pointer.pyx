@@ -15,7 +15,7 @@ from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyObject_Chec
 from cpython.ref cimport Py_INCREF
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr, PyLong_AsLongLongAndOverflow
-from cpython.number cimport PyNumber_Index
+from cpython.number cimport PyNumber_Index, PyIndex_Check
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memchr, strlen
@@ -1058,6 +1058,24 @@ cdef void* _addr(object o, int flags) except? NULL:
         return <char*>t.data + t.byte_offset
     raise TypeError(f"cannot use {type(o).__name__} as a pointer: expected None, int, a hip Pointer, "
                     "a ctypes object, a buffer (NumPy, bytearray), __cuda_array_interface__ or __dlpack__")
+
+
+cdef void* fn_addr(object o, str what) except? NULL:
+    """A C function pointer argument: None, an int address, a binding's function-pointer object
+    (a Pointer), a ctypes function pointer or c_void_p. Never data memory (bytes, arrays,
+    __cuda_array_interface__, DLPack): the library would jump into it."""
+    cdef void* p
+    if o is None or type(o) is int or isinstance(o, Pointer):
+        return _addr(o, PyBUF_SIMPLE)
+    ct = sys.modules.get("ctypes")
+    if ct is not None and isinstance(o, (ct._CFuncPtr, ct.c_void_p)) and _ctypes_addr(o, &p):
+        return p
+    if isinstance(o, IntValue):
+        return <void*><size_t>(<IntValue>o)._v
+    if not isinstance(o, bool) and PyIndex_Check(o):   # NumPy integers
+        return _addr(PyNumber_Index(o), PyBUF_SIMPLE)
+    raise TypeError(f"{what}: a C function pointer takes None, an int address, a ctypes function pointer "
+                    f"(CFUNCTYPE) or a function-pointer object, not {type(o).__name__}")
 
 
 cdef object index(object o):

@@ -317,6 +317,29 @@ def test_c_string_refusals_match_nvidia():
     assert _exceptions([python, "-I"], BAD_STRINGS) == _exceptions([sys.executable], BAD_STRINGS)
 
 
+# C function pointers given data: cuLaunchHostFunc(0, b'x', 0) crashed an H200 (CUDA jumped into the bytes)
+BAD_FUNCTION_POINTERS = [
+    "driver.cuLaunchHostFunc(0, b'x', 0)",
+    "runtime.cudaLaunchHostFunc(0, b'x', 0)",
+    "driver.cuStreamAddCallback(0, b'x', 0, 0)",
+    "runtime.cudaStreamAddCallback(0, bytearray(8), 0, 0)",
+    "driver.cuLaunchHostFunc(0, 'f', 0)",
+    "driver.cuLaunchHostFunc(0, [1], 0)",
+]
+
+
+def test_function_pointers_take_no_data():
+    assert _exceptions([sys.executable], BAD_FUNCTION_POINTERS) == ["TypeError"] * len(BAD_FUNCTION_POINTERS)
+
+
+def test_function_pointer_refusals_match_nvidia():
+    try:
+        python = oracle.ensure_venv(oracle.find_release(download=False))
+    except oracle.NoRelease as e:
+        pytest.skip(str(e))
+    assert _exceptions([python, "-I"], BAD_FUNCTION_POINTERS) == _exceptions([sys.executable], BAD_FUNCTION_POINTERS)
+
+
 @pytest.mark.parametrize("buf", ["b'x'", "bytearray(8)", "np.zeros(3, np.uint8)", "ctypes.c_int(0)"])
 def test_short_buffer_for_a_struct_pointer_is_refused(buf):
     """A Python buffer smaller than the struct C reads (cuGraphKernelNodeSetParams_v2(0, b'x')

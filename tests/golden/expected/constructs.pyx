@@ -136,7 +136,7 @@ def real_fn(x):
     return (_r,)
 
 def register_cb(cb, user):
-    cdef _cl.cb_t _a0 = <_cl.cb_t>_p.addr(cb)
+    cdef _cl.cb_t _a0 = <_cl.cb_t>_p.fn_addr(cb, 'register_cb: cb')
     cdef void *_a1 = <void *>_p.waddr(user)
     cdef int _r
     with nogil:
@@ -145,7 +145,7 @@ def register_cb(cb, user):
 
 def register_raw(fn, data):
     cdef int (*_a0)(void *, double) noexcept nogil
-    _a0 = <int (*)(void *, double) noexcept nogil>_p.addr(fn)
+    _a0 = <int (*)(void *, double) noexcept nogil>_p.fn_addr(fn, 'register_raw: fn')
     cdef void *_a1 = <void *>_p.waddr(data)
     cdef int _r
     with nogil:

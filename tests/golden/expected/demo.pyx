@@ -123,8 +123,9 @@ DEMO_NAME = b'demo'
 # -- functions -------------------------------------------------------
 cdef object _SUCCESS = demoStatus_t.DEMO_SUCCESS
 cdef dict _status_members = demoStatus_t._value2member_map_
+cdef list _status_list = [_status_members.get(i) for i in range(1024)]
 cdef object _status(int v):
-    m = _status_members.get(v)
+    m = _status_list[v] if 0 <= v < 1024 else _status_members.get(v)
     return m if m is not None else _enum.member(demoStatus_t, v)
 
 cdef _device_pointer(void* p, size_t n, bint device=True):
@@ -458,8 +459,8 @@ def demoMemcpy(dst, src, n):
 
 def demoSetHook(hook, fn):
     cdef void (*_a0)(int) noexcept nogil
-    _a0 = <void (*)(int) noexcept nogil>_p.addr(hook)
-    cdef _cl.demoHostFn_t _a1 = <_cl.demoHostFn_t>_p.addr(fn)
+    _a0 = <void (*)(int) noexcept nogil>_p.fn_addr(hook, 'demoSetHook: hook')
+    cdef _cl.demoHostFn_t _a1 = <_cl.demoHostFn_t>_p.fn_addr(fn, 'demoSetHook: fn')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoSetHook(_a0, _a1)

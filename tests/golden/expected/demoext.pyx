@@ -72,8 +72,9 @@ demoextMode = _demo.demoMode
 # -- functions -------------------------------------------------------
 cdef object _SUCCESS = demoextStatus_t.DEMOEXT_STATUS_SUCCESS
 cdef dict _status_members = demoextStatus_t._value2member_map_
+cdef list _status_list = [_status_members.get(i) for i in range(1024)]
 cdef object _status(int v):
-    m = _status_members.get(v)
+    m = _status_list[v] if 0 <= v < 1024 else _status_members.get(v)
     return m if m is not None else _enum.member(demoextStatus_t, v)
 
 cdef _device_pointer(void* p, size_t n, bint device=True):
