@@ -219,3 +219,20 @@ def test_two_processes_id_env(tmp_path):
     need(2)
     uid = dist.get_unique_id().hex()
     run_ranks(tmp_path, lambda r: {dist.ENV_ID: uid})
+
+
+def test_two_processes_mpi4py(tmp_path):
+    """No rank, size or id in the environment: under `mpiexec -n 2` with mpi4py, rank and size come
+    from COMM_WORLD and rank 0's unique id reaches rank 1 by an MPI broadcast."""
+    need(2)
+    pytest.importorskip("mpi4py")
+    import shutil
+    mpiexec = shutil.which("mpiexec")
+    if mpiexec is None:
+        pytest.skip("mpi4py is installed but no mpiexec is on PATH")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else ""))
+    for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", dist.ENV_ID, dist.ENV_ID_FILE):
+        env.pop(k, None)
+    r = subprocess.run([mpiexec, "-n", "2", sys.executable, str(WORKER)], cwd=str(ROOT), env=env, text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=240)
+    assert r.returncode == 0 and "rank 0 ok" in r.stdout and "rank 1 ok" in r.stdout, r.stdout[-4000:]
