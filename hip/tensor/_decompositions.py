@@ -4,8 +4,9 @@ pinv and matrix_rank; eig/eigvals raise NotImplementedError (hipSOLVER 6.4 has n
 
 Dtypes: float32, float64, complex64, complex128; integers and bool are computed in float64 (as
 NumPy); float16/bfloat16 raise TypeError (as NumPy and PyTorch's CPU linalg). Batches (..., M, N)
-are one call per matrix on one handle and one workspace, except cholesky (potrfBatched) and the LU
-of batches of matrices up to BATCHED_LU_MAX_N (hipBLAS getrfBatched, getrsBatched, getriBatched);
+are one call per matrix on one handle and one workspace, except cholesky (potrfBatched), the LU
+of batches of matrices up to BATCHED_LU_MAX_N (hipBLAS getrfBatched, getrsBatched, getriBatched),
+and eigh/svd of batches of matrices up to JACOBI_BATCHED_MAX_N (syevjBatched, gesvdjBatched);
 the info outputs of a batch come back in one copy, so each function waits for its results once.
 Layout: a C-ordered copy of x is x^T to LAPACK, a C-ordered copy of x.mT is x itself; each
 function picks the one that saves a transpose (the derivations are in the comments).
@@ -20,8 +21,8 @@ from . import _dtypes as _dt
 from ._array import ndarray
 from ._elementwise_kernel import ElementwiseKernel
 from ._shapes import broadcast_shapes, prod
-from ._solver import (BATCHED_LU_MAX_N, Job, LinAlgError, enums, getrf_batched, getri_batched, getrs_batched,
-                      pointers)
+from ._solver import (BATCHED_LU_MAX_N, JACOBI_BATCHED_MAX_N, Job, LinAlgError, enums, getrf_batched, getri_batched,
+                      getrs_batched, jacobi_params, pointers)
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq",
            "pinv", "matrix_rank", "eig", "eigvals", "LinAlgError", "SlogdetResult", "QRResult", "SVDResult",
@@ -307,6 +308,8 @@ def _svd(x, name: str, full_matrices: bool, compute_uv: bool):
             u = broadcast_to(eye(m, uc, dtype=d, device=dev), batch + (m, uc)).copy()
             vh = broadcast_to(eye(vr, n, dtype=d, device=dev), batch + (vr, n)).copy()
             return SVDResult(u, s, vh)
+        if 1 < nb <= _INT_MAX and max(m, n) <= JACOBI_BATCHED_MAX_N:
+            return _svd_batched(x, name, d, full_matrices, compute_uv)
         # cuSOLVER's gesvd wants rows >= cols: a tall x goes in as itself (the C copy of x.mT), a
         # wide one as x^T (the C copy of x). For x^T = U' S V'^H: x = conj(V') S U'^T, and the
         # row-major reading of the column-major outputs is exactly that (see the returns).
@@ -335,6 +338,37 @@ def _svd(x, name: str, full_matrices: bool, compute_uv: bool):
         return SVDResult(vb, s, ub)
 
 
+def _svd_batched(x, name: str, d: _dt.DType, full_matrices: bool, compute_uv: bool):
+    """One gesvdjBatched (Jacobi) for a batch of matrices up to 32 x 32. It takes any m, n (no
+    rows >= cols rule) and returns full U (m x m) and V (n x n, not V^H), column-major."""
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    nb = prod(batch)
+    dev = x.device_id
+    real = d.real_dtype
+    w = x.mT.astype(d)                      # x column-major, lda = m
+    ub = ndarray._empty(batch + (m, m) if compute_uv else (1,), d, dev)
+    vb = ndarray._empty(batch + (n, n) if compute_uv else (1,), d, dev)
+    s = ndarray._empty(batch + (k,), real, dev)
+    jobz = enums()[4 if compute_uv else 5]
+    params = jacobi_params("gesvdj", real)
+    job = Job(d, nb, dev)
+    lw = job.lwork("gesvdjBatched", jobz, m, n, w.ptr, m, s.ptr, ub.ptr, m, vb.ptr, n, key=(compute_uv, m, n, nb),
+                   after=(params, nb))
+    work = job.work(lw * d.itemsize)
+    job("gesvdjBatched", jobz, m, n, w.ptr, m, s.ptr, ub.ptr, m, vb.ptr, n, work.ptr, lw, job.info_ptr(0), params, nb)
+    if (job.infos()[:nb] > 0).any():
+        raise LinAlgError(f"{name}: SVD did not converge")
+    if not compute_uv:
+        return s
+    # ub read row-major is U^T, vb is V^T: Vh = V^H = conj(vb).
+    u, vh = ub.mT, vb.conj()
+    if not full_matrices:
+        u, vh = u[..., :, :k], vh[..., :k, :]
+    return SVDResult(u, s, vh)
+
+
 def svd(x, /, *, full_matrices: bool = True) -> SVDResult:
     """U, S, Vh with x = U @ diag(S) @ Vh, S descending (real), for each matrix."""
     return _svd(x, "svd", full_matrices, True)
@@ -361,11 +395,20 @@ def _eigh(x, name: str, vectors: bool):
             jobz = vec if vectors else novec
             op = "syevd" if d.kind == "f" else "heevd"
             job = Job(d, nb, dev)
-            lw = job.lwork(op, jobz, lower, n, w.ptr, n, vals.ptr, key=(vectors, n))
-            work = job.work(lw * d.itemsize)
-            for i in range(nb):
-                job(op, jobz, lower, n, w.ptr + i * _step(w), n, vals.ptr + i * n * real.itemsize, work.ptr, lw,
-                    job.info_ptr(i))
+            if 1 < nb <= _INT_MAX and n <= JACOBI_BATCHED_MAX_N:
+                # One syevjBatched/heevjBatched (Jacobi) for the batch: matrices n*n elements apart,
+                # eigenvalues n apart, ascending (the params sort them), one info per matrix.
+                op = ("sy" if d.kind == "f" else "he") + "evjBatched"
+                params = jacobi_params("syevj", real)
+                lw = job.lwork(op, jobz, lower, n, w.ptr, n, vals.ptr, key=(vectors, n, nb), after=(params, nb))
+                work = job.work(lw * d.itemsize)
+                job(op, jobz, lower, n, w.ptr, n, vals.ptr, work.ptr, lw, job.info_ptr(0), params, nb)
+            else:
+                lw = job.lwork(op, jobz, lower, n, w.ptr, n, vals.ptr, key=(vectors, n))
+                work = job.work(lw * d.itemsize)
+                for i in range(nb):
+                    job(op, jobz, lower, n, w.ptr + i * _step(w), n, vals.ptr + i * n * real.itemsize, work.ptr, lw,
+                        job.info_ptr(i))
             if (job.infos()[:nb] > 0).any():
                 raise LinAlgError(f"{name}: the eigenvalue computation did not converge")
         return EighResult(vals, w.mT) if vectors else vals

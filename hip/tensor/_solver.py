@@ -53,14 +53,16 @@ class Job:
     def name(self, op: str) -> str:
         return f"hipsolverDn{self.p}{op}"
 
-    def lwork(self, op: str, *args, key: tuple) -> int:
-        """The workspace size (elements) of `op` from its _bufferSize call (handle prepended), asked
-        once per `key` (the call's sizes and modes, without its addresses) on this device."""
+    def lwork(self, op: str, *args, key: tuple, after: tuple = ()) -> int:
+        """The workspace size (elements) of `op` from its _bufferSize call (handle prepended, `after`
+        following the size: the Jacobi calls' params and batch count), asked once per `key` (the
+        call's sizes and modes, without its addresses) on this device."""
         k = (self.stream.device_id, self.name(op), key)
         size = _lwork_sizes.get(k)
         if size is None:
             lw = np.full(1, -1, np.int32)
-            _check(getattr(self.S, self.name(op) + "_bufferSize")(self.h, *args, lw), self.name(op) + "_bufferSize")
+            _check(getattr(self.S, self.name(op) + "_bufferSize")(self.h, *args, lw, *after),
+                   self.name(op) + "_bufferSize")
             size = _lwork_sizes[k] = max(int(lw[0]), 0)
         return size
 
@@ -81,6 +83,33 @@ class Job:
         if bad.size:
             raise BlasError(f"hipSOLVER (parameter {-int(bad[0])} refused)", "HIPSOLVER_STATUS_INVALID_VALUE")
         return got
+
+
+# cuSOLVER's syevjBatched/gesvdjBatched take matrices up to 32 x 32 (one thread block per matrix);
+# larger ones go one syevd/gesvd per matrix.
+JACOBI_BATCHED_MAX_N = 32
+_jacobi_params: dict = {}   # (kind, real dtype) -> hipsolverSyevjInfo_t / GesvdjInfo_t, kept for the process
+
+
+def jacobi_params(kind: str, real: _dt.DType):
+    """The params (a hipsolverSyevjInfo_t or hipsolverGesvdjInfo_t) of the batched Jacobi solvers,
+    kind 'syevj' or 'gesvdj', for dtypes of real part `real`: tolerance the dtype's machine epsilon
+    and 100 sweeps (cuSOLVER's documented defaults, set explicitly since hipSOLVER's ROCm backend
+    keeps its own), results sorted (eigenvalues ascending, singular values descending, as NumPy).
+    Host-side settings, made once and never destroyed: the calls only read them."""
+    k = (kind, real.name)
+    p = _jacobi_params.get(k)
+    if p is None:
+        S = solver_lib()
+        cap = kind.capitalize()
+        p = getattr(S, f"hipsolver{cap}Info_t")()
+        _check(getattr(S, f"hipsolverDnCreate{cap}Info")(p.createRef()), f"hipsolverDnCreate{cap}Info")
+        _check(getattr(S, f"hipsolverDnX{kind}SetTolerance")(p, float(np.finfo(real.name).eps)),
+               f"hipsolverDnX{kind}SetTolerance")
+        _check(getattr(S, f"hipsolverDnX{kind}SetMaxSweeps")(p, 100), f"hipsolverDnX{kind}SetMaxSweeps")
+        _check(getattr(S, f"hipsolverDnX{kind}SetSortEig")(p, 1), f"hipsolverDnX{kind}SetSortEig")
+        _jacobi_params[k] = p
+    return p
 
 
 def pointers(a, nb: int, step: int):

@@ -252,22 +252,7 @@ SVD_SHAPES = [(6, 4), (4, 6), (5, 5), (3, 7, 2), (2, 2, 3, 5), (1, 1), (0, 3), (
 @pytest.mark.parametrize("shape", SVD_SHAPES)
 def test_svd(name, shape, rng):
     a = rand(name, shape, rng)
-    m, n = shape[-2:]
-    k = min(m, n)
-    real = ht.dtype(name).real_dtype.name
-    ws = np.linalg.svd(a.astype(np.complex128), compute_uv=False) if a.size else np.zeros(shape[:-2] + (k,))
-    for full in (True, False):
-        u, s, vh = LA.svd(dev(a), full_matrices=full)
-        uc, vr = (m, n) if full else (k, k)
-        assert u.shape == shape[:-2] + (m, uc) and vh.shape == shape[:-2] + (vr, n) and s.shape == shape[:-2] + (k,)
-        assert s.dtype.name == real and u.dtype.name == name
-        close(s, ws, name, 1000.0)
-        uh, sh, vhh = (t.get().astype(np.complex128) for t in (u, s, vh))
-        close((uh[..., :, :k] * sh[..., None, :]) @ vhh[..., :k, :], a.astype(np.complex128), name, 1000.0)
-        close(np.conj(np.swapaxes(uh, -1, -2)) @ uh, np.broadcast_to(np.eye(uc), uh.shape[:-2] + (uc, uc)), name, 1000.0)
-        close(vhh @ np.conj(np.swapaxes(vhh, -1, -2)), np.broadcast_to(np.eye(vr), vhh.shape[:-2] + (vr, vr)), name,
-              1000.0)
-    close(LA.svdvals(dev(a)), ws, name, 1000.0)
+    check_svd(a, dev(a), name)          # below, with the batched Jacobi tests
 
 
 def test_matrix_norm_from_singular_values(rng):
@@ -291,15 +276,7 @@ def test_matrix_power_negative(rng):
 @pytest.mark.parametrize("shape", [(6, 6), (3, 5, 5), (2, 2, 4, 4), (1, 1), (0, 0), (2, 0, 0), (0, 3, 3)])
 def test_eigh(name, shape, rng):
     a = hermitian_pd(name, shape, rng) - shape[-1] * np.eye(shape[-1], dtype=name)     # eigenvalues of both signs
-    real = ht.dtype(name).real_dtype.name
-    w, v = LA.eigh(dev(a))
-    assert w.dtype.name == real and v.dtype.name == name and w.shape == shape[:-1] and v.shape == shape
-    ww = np.linalg.eigvalsh(a.astype(np.complex128)) if a.size else np.zeros(shape[:-1])
-    close(w, ww, name, 1000.0)
-    vh = v.get().astype(np.complex128)
-    close(a.astype(np.complex128) @ vh, vh * w.get()[..., None, :], name, 1000.0)
-    close(np.conj(np.swapaxes(vh, -1, -2)) @ vh, np.broadcast_to(np.eye(shape[-1]), shape), name, 1000.0)
-    close(LA.eigvalsh(dev(a)), ww, name, 1000.0)
+    check_eigh(a, dev(a), name)         # below, with the batched Jacobi tests
 
 
 def test_eigh_reads_lower_triangle(rng):
@@ -307,6 +284,102 @@ def test_eigh_reads_lower_triangle(rng):
     junk = np.tril(a) + np.triu(np.full_like(a, 9 - 3j), 1)
     close(LA.eigvalsh(dev(junk)), np.linalg.eigvalsh(junk, UPLO="L"), "complex64", 1000.0)
     close(LA.eigvalsh(dev(a).mT), np.linalg.eigvalsh(a.T), "complex64", 1000.0)
+
+
+# -- batched Jacobi (syevjBatched/heevjBatched, gesvdjBatched): batches of matrices up to 32 x 32 ---------------------
+def _used(entry: str) -> bool:
+    """Whether a call asked the workspace of `entry` (e.g. 'syevjBatched') since the test cleared
+    the sizes: the batched path ran."""
+    from hip.tensor import _solver
+    return any(entry in k[1] for k in _solver._lwork_sizes)
+
+
+def check_eigh(a: np.ndarray, x, name: str):
+    """eigh/eigvalsh of the device array x (whose values are `a`) against NumPy: eigenvalues
+    ascending and equal, A v = v w, V^H V = I (eigenvectors' signs/phases are not unique)."""
+    n = a.shape[-1]
+    real = ht.dtype(name).real_dtype.name
+    w, v = LA.eigh(x)
+    assert w.dtype.name == real and v.dtype.name == name and w.shape == a.shape[:-1] and v.shape == a.shape
+    ww = np.linalg.eigvalsh(a.astype(np.complex128)) if a.size else np.zeros(a.shape[:-1])
+    wh = w.get()
+    assert (np.diff(wh, axis=-1) >= 0).all()
+    close(w, ww, name, 1000.0)
+    vh = v.get().astype(np.complex128)
+    close(a.astype(np.complex128) @ vh, vh * wh[..., None, :], name, 1000.0)
+    close(np.conj(np.swapaxes(vh, -1, -2)) @ vh, np.broadcast_to(np.eye(n), a.shape), name, 1000.0)
+    close(LA.eigvalsh(x), ww, name, 1000.0)
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("n", [1, 2, 7, 32, 33])
+@pytest.mark.parametrize("batch", [(5,), (3, 4)])
+def test_eigh_batched(name, n, batch, rng):
+    from hip.tensor import _solver
+    _solver._lwork_sizes.clear()
+    a = hermitian_pd(name, batch + (n, n), rng) - n * np.eye(n, dtype=name)     # eigenvalues of both signs
+    check_eigh(a, dev(a), name)
+    op = ("sy" if name.startswith("float") else "he") + "evjBatched"
+    assert _used(op) == (n <= 32)           # n = 33: one syevd/heevd per matrix
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_eigh_batched_views_lower_triangle_empty(name, rng):
+    # A principal submatrix of a Hermitian matrix is Hermitian: a strided, non-contiguous view.
+    big = hermitian_pd(name, (6, 14, 14), rng)
+    check_eigh(big[1::2, ::2, ::2], dev(big)[1::2, ::2, ::2], name)
+    a = hermitian_pd(name, (4, 5, 5), rng)
+    check_eigh(np.swapaxes(a, -1, -2).copy(), dev(a).mT, name)
+    # Only the lower triangle is read, for each matrix of the batch.
+    junk = np.tril(a) + np.triu(np.full_like(a, 9), 1)
+    close(LA.eigvalsh(dev(junk)), np.linalg.eigvalsh(junk, UPLO="L"), name, 1000.0)
+    for shape in [(0, 7, 7), (3, 0, 0), (2, 0, 4, 4)]:
+        e = np.zeros(shape, name)
+        w, v = LA.eigh(dev(e))
+        assert w.shape == shape[:-1] and v.shape == shape and LA.eigvalsh(dev(e)).shape == shape[:-1]
+
+
+def check_svd(a: np.ndarray, x, name: str):
+    """svd (both full_matrices) and svdvals of x (values `a`) against NumPy: S descending and
+    equal, U S Vh = A, U and Vh unitary (the vectors' signs/phases are not unique)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    real = ht.dtype(name).real_dtype.name
+    ws = np.linalg.svd(a.astype(np.complex128), compute_uv=False) if a.size else np.zeros(batch + (k,))
+    for full in (True, False):
+        u, s, vh = LA.svd(x, full_matrices=full)
+        uc, vr = (m, n) if full else (k, k)
+        assert u.shape == batch + (m, uc) and vh.shape == batch + (vr, n) and s.shape == batch + (k,)
+        assert s.dtype.name == real and u.dtype.name == name and vh.dtype.name == name
+        sh = s.get()
+        assert (np.diff(sh, axis=-1) <= 0).all()
+        close(s, ws, name, 1000.0)
+        uh, vhh = u.get().astype(np.complex128), vh.get().astype(np.complex128)
+        close((uh[..., :, :k] * sh[..., None, :]) @ vhh[..., :k, :], a.astype(np.complex128), name, 1000.0)
+        close(np.conj(np.swapaxes(uh, -1, -2)) @ uh, np.broadcast_to(np.eye(uc), batch + (uc, uc)), name, 1000.0)
+        close(vhh @ np.conj(np.swapaxes(vhh, -1, -2)), np.broadcast_to(np.eye(vr), batch + (vr, vr)), name, 1000.0)
+    close(LA.svdvals(x), ws, name, 1000.0)
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("mn", [(1, 1), (2, 2), (7, 7), (32, 32), (7, 3), (3, 7), (32, 5), (33, 33), (33, 4), (4, 33)])
+@pytest.mark.parametrize("batch", [(5,), (3, 4)])
+def test_svd_batched(name, mn, batch, rng):
+    from hip.tensor import _solver
+    _solver._lwork_sizes.clear()
+    a = rand(name, batch + mn, rng)
+    check_svd(a, dev(a), name)
+    assert _used("gesvdjBatched") == (max(mn) <= 32)   # larger: one gesvd per matrix
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_svd_batched_views_and_empty(name, rng):
+    big = rand(name, (6, 10, 12), rng)
+    check_svd(big[::2, 1::2, ::3], dev(big)[::2, 1::2, ::3], name)       # (3, 5, 4), non-contiguous
+    check_svd(np.swapaxes(big, -1, -2)[:2].copy(), dev(big).mT[:2], name)
+    for shape in [(0, 7, 5), (3, 0, 4), (3, 4, 0), (2, 0, 3, 3)]:
+        check_svd(np.zeros(shape, name), dev(np.zeros(shape, name)), name)
 
 
 # -- lstsq -----------------------------------------------------------------------------------------------------------
