@@ -14,6 +14,9 @@
   (g) solve of a batch of --batch float32 64 x 64 systems, one right-hand side each (hip.tensor:
       hipBLAS getrfBatched + getrsBatched).
   (h) inv of the same batch (hip.tensor: getrfBatched + getriBatched).
+  (i) eigh of a batch of --batch float32 symmetric 16 x 16 matrices (eigenvalues and vectors;
+      hip.tensor: one syevjBatched, reading the infos (a wait, as in (e)); PyTorch and CuPy pick
+      their own cuSOLVER paths).
 
 GPU times are ht.Event pairs on the null stream around each call (the peers use it too), warm-up
 first, best of --reps. A peer that cannot be imported is skipped with a message. Nothing asserts
@@ -159,6 +162,24 @@ def part_batched_lu(args, peers, what: str):
     return contenders(args, peers, make)
 
 
+def part_batched_eigh(args, peers):
+    import numpy as np
+    import hip.tensor as ht
+    b, m = args.batch, 16
+    g = np.random.default_rng(5).standard_normal((b, m, m))
+    a = (g + np.swapaxes(g, -1, -2)).astype(np.float32)
+
+    def make(lib):
+        if lib == "ht":
+            x, L = ht.asarray(a), ht.linalg
+        elif lib == "torch":
+            x, L = peers["torch"].from_numpy(a).cuda(), peers["torch"].linalg
+        else:
+            x, L = peers["cupy"].asarray(a), peers["cupy"].linalg
+        return (lambda: L.eigh(x)), x
+    return contenders(args, peers, make)
+
+
 def summary(results):
     rows = []
     for key, label in (("a", "sgemm vs PyTorch >= 0.98x"), ("c", "bf16 gemm vs PyTorch >= 0.98x")):
@@ -169,7 +190,8 @@ def summary(results):
         else:
             rows.append((label, "n/a", "not measured"))
     for key, label in (("d", "batched 64^3 gemm vs PyTorch"), ("e", "cholesky vs PyTorch"), ("f", "solve vs PyTorch"),
-                       ("g", "batched solve vs PyTorch"), ("h", "batched inv vs PyTorch")):
+                       ("g", "batched solve vs PyTorch"), ("h", "batched inv vs PyTorch"),
+                       ("i", "batched eigh 16^2 vs PyTorch")):
         r = results.get(key, {})
         if "ht" in r and "torch" in r:
             rows.append((label, f"{r['torch']['ms'] / r['ht']['ms']:.3f}x", "(no target)"))
@@ -178,9 +200,10 @@ def summary(results):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h", help="parts to run (default a,b,c,d,e,f,g,h)")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i", help="parts to run (default a,b,c,d,e,f,g,h,i)")
     ap.add_argument("--n", type=int, default=8192, help="gemm size of (a)-(c) (default 8192)")
-    ap.add_argument("--batch", type=int, default=4096, help="(d) batch of 64 x 64 matrices (default 4096)")
+    ap.add_argument("--batch", type=int, default=4096,
+                    help="(d), (g), (h) batch of 64 x 64 matrices, (i) of 16 x 16 (default 4096)")
     ap.add_argument("--nf", type=int, default=4096, help="(e), (f) matrix size (default 4096)")
     ap.add_argument("--reps", type=int, default=10, help="timed calls per contender, best taken (default 10)")
     args = ap.parse_args()
@@ -208,7 +231,8 @@ def main() -> int:
              ("e", f"cholesky {args.nf}^2 float32", lambda: part_factor(args, peers, "cholesky")),
              ("f", f"solve {args.nf}^2 float32, one right-hand side", lambda: part_factor(args, peers, "solve")),
              ("g", f"batched solve {args.batch} x 64^2 float32", lambda: part_batched_lu(args, peers, "solve")),
-             ("h", f"batched inv {args.batch} x 64^2 float32", lambda: part_batched_lu(args, peers, "inv"))]
+             ("h", f"batched inv {args.batch} x 64^2 float32", lambda: part_batched_lu(args, peers, "inv")),
+             ("i", f"batched eigh {args.batch} x 16^2 float32", lambda: part_batched_eigh(args, peers))]
     t0 = time.perf_counter()
     results, errors = bt.run_parts(table, parts)
     print("summary")
