@@ -158,3 +158,29 @@ def run_json(cmd: list[str], code: str, env: dict | None = None, cwd: str | None
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stderr.strip()}")
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+class Skip(Exception):
+    """A benchmark part or contender that cannot run here (a package or a GPU missing): reported, not
+    a failure."""
+
+
+def run_parts(table, parts, *call_args):
+    """Run the selected parts of (key, title, run) `table`, each on its own (a part that fails or is
+    skipped does not stop the others): (results, errors) by key."""
+    import traceback
+    results, errors = {}, {}
+    for key, title, run in table:
+        if key not in parts:
+            continue
+        print(f"({key}) {title}")
+        try:
+            results[key] = run(*call_args)
+        except Skip as e:
+            errors[key] = f"skipped: {e}"
+            print(f"  skipped: {e}")
+        except Exception as e:   # one part failing must not stop the others
+            errors[key] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            traceback.print_exc()
+        print()
+    return results, errors

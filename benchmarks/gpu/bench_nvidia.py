@@ -34,7 +34,6 @@ import shutil
 import subprocess
 import sys
 import time
-import traceback
 
 os.environ.setdefault("HIP_PLATFORM", "nvidia")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -49,8 +48,7 @@ EMPTY_KERNEL = 'extern "C" __global__ void empty() {}\n'
 MiB = 1 << 20
 
 
-class Skip(Exception):
-    """A part that cannot run here (a package missing): reported, not a failure."""
+Skip = _util.Skip
 
 
 def hip_modules():
@@ -440,24 +438,11 @@ def main() -> int:
     print(f"python   {platform.python_version()}")
     print()
 
-    results, errors = {}, {}
     table = [("a", "C per-call overhead", lambda: part_a(args, layer)),
              ("b", "pinned H2D hipMemcpy vs cudaMemcpy", lambda: part_b(args)),
              ("c", "Python kernel launch latency", lambda: part_c(args, props)),
              ("d", f"sgemm {args.n}^3 hipblas vs torch", lambda: part_d(args))]
-    for key, title, run in table:
-        if key not in parts:
-            continue
-        print(f"({key}) {title}")
-        try:
-            results[key] = run()
-        except Skip as e:
-            errors[key] = f"skipped: {e}"
-            print(f"  skipped: {e}")
-        except Exception as e:   # one part failing must not stop the others
-            errors[key] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            traceback.print_exc()
-        print()
+    results, errors = _util.run_parts(table, parts)
 
     print("summary")
     rows = []

@@ -29,7 +29,6 @@ import os
 import platform
 import sys
 import time
-import traceback
 
 os.environ.setdefault("HIP_PLATFORM", "nvidia")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,8 +40,7 @@ import _util  # noqa: E402  (benchmarks/_util.py: machine())
 GB = 1e9
 
 
-class Skip(Exception):
-    """A contender or part that cannot run here: reported, not a failure."""
+Skip = _util.Skip
 
 
 # -- peers ------------------------------------------------------------------------------------------
@@ -321,24 +319,7 @@ def summary(results) -> list[tuple[str, str, str]]:
     return rows
 
 
-def run_parts(table, parts, *call_args):
-    """Run the selected parts of (key, title, run) `table`, each on its own (a part that fails or is
-    skipped does not stop the others): (results, errors) by key."""
-    results, errors = {}, {}
-    for key, title, run in table:
-        if key not in parts:
-            continue
-        print(f"({key}) {title}")
-        try:
-            results[key] = run(*call_args)
-        except Skip as e:
-            errors[key] = f"skipped: {e}"
-            print(f"  skipped: {e}")
-        except Exception as e:   # one part failing must not stop the others
-            errors[key] = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            traceback.print_exc()
-        print()
-    return results, errors
+run_parts = _util.run_parts
 
 
 def main() -> int:
