@@ -93,8 +93,8 @@ def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
     there, for every library that has a spec (generating a few must not un-ignore the others)."""
     names = ["/.gitignore", "/_coverage/"]
     for s in all_specs.values():
-        names += [f"/{s.cimport_module}.pxd", f"/{s.cimport_module}.pyx", f"/{s.python_module}.pyx",
-                  f"/{s.python_module}.pyi"]
+        names += [f"/{s.cimport_module}.pxd", f"/{s.cimport_module}.pyx", f"/{s.python_module}.pxd",
+                  f"/{s.python_module}.pyx", f"/{s.python_module}.pyi"]
     return "# Written by codegen: what it generates here (never committed).\n" + "\n".join(names) + "\n"
 
 
@@ -155,6 +155,8 @@ def emit_library(lib: Library, all_specs: dict[str, specmod.Spec], out_dir: str,
     c = spec.cimport_module
     write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types, all_specs), written)
     write_if_changed(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
+    write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pxd"), pylayer.declarations(module, spec, types),
+                     written)
     write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
                      pylayer.emit(module, spec, types, all_specs, plans), written)
     write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),

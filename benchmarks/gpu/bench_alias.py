@@ -49,7 +49,9 @@ import _util  # noqa: E402  (benchmarks/_util.py: machine())
 KERNEL = 'extern "C" __global__ void k4(float *a, const float *b, int n, float s) { if (n < 0) a[0] = s * b[0]; }\n'
 
 WORKER = r'''
-import ctypes, json, sys, timeit
+import ctypes, json, os, sys, timeit
+if os.environ.get("BENCH_ALIAS_CPU"):   # every contender on the same core (--cpu)
+    os.sched_setaffinity(0, {int(os.environ["BENCH_ALIAS_CPU"])})
 KERNEL = %(kernel)r
 calls, repeat, launches = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 
@@ -301,6 +303,10 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=200_000, help="(a) calls per timeit repeat")
     ap.add_argument("--repeat", type=int, default=7, help="(a) timeit repeats per process")
     ap.add_argument("--launches", type=int, default=20_000, help="(b) launches per timed loop")
+    ap.add_argument("--cpu", type=int, default=None,
+                    help="(a, b) run every contender's process on this CPU (default: the last one this process "
+                         "may use; -1: no pinning). The cheap calls' spread between processes was larger "
+                         "than the gaps being measured without it")
     ap.add_argument("--rounds", type=int, default=3, help="(a, b) processes per contender, order alternating")
     ap.add_argument("--imports", type=int, default=15, help="(c) fresh interpreters per contender")
     ap.add_argument("--imports-only", action="store_true",
@@ -333,6 +339,10 @@ def main() -> int:
     subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(REPO, "hip"),
                     os.path.join(REPO, "hip_as_cuda")], check=False)
     envs = environments()
+    cpu = args.cpu if args.cpu is not None else max(os.sched_getaffinity(0))
+    if cpu >= 0:
+        for env in envs.values():
+            env["BENCH_ALIAS_CPU"] = str(cpu)
     with tempfile.TemporaryDirectory(prefix="bench-alias-") as work:
         why = probe(envs, work)
         if "alias" in why:
@@ -347,7 +357,8 @@ def main() -> int:
             print(f"{who}: skipped: {reason}")
         print()
 
-        print(f"(a, b) cheap calls and launches: {args.rounds} processes per contender, best of each")
+        print(f"(a, b) cheap calls and launches: {args.rounds} processes per contender, best of each"
+              + (f", all on CPU {cpu}" if cpu >= 0 else ""))
         best, errors = measure_calls(args, envs, work, able)
         for who, b in best.items():
             print(f"  {who:7s} {'cudaGetDevice' if who != 'hip' else 'hipGetDevice':16s} {b['cheap']:8.1f} ns   "

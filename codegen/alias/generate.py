@@ -73,8 +73,8 @@ def python_manual(module: str, ext: str) -> str:
 def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
     names = ["/.gitignore", "/_coverage/", "/_bridge_*.c"]
     for s in all_specs.values():
-        names += [f"/{s.cimport_module}.pxd", f"/{s.cimport_module}.pyx", f"/{s.python_module}.pyx",
-                  f"/{s.python_module}.pyi"]
+        names += [f"/{s.cimport_module}.pxd", f"/{s.cimport_module}.pyx", f"/{s.python_module}.pxd",
+                  f"/{s.python_module}.pyx", f"/{s.python_module}.pyi"]
     return "# Written by codegen.alias: what it generates here (never committed).\n" + "\n".join(names) + "\n"
 
 
@@ -102,10 +102,12 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
         write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(lib.module, spec, lib.types, all_specs), written)
         write_if_changed(os.path.join(out_dir, f"_bridge_{spec.library}.c"), b.c_source(), written)
         write_if_changed(os.path.join(out_dir, f"{c}.pyx"), b.cy_source(), written)
+        bases = handle_bases(spec, libs, all_specs, cuda_include)
+        write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pxd"),
+                         pylayer.declarations(lib.module, spec, lib.types, bases), written)
         # Enum classes only function bodies use are made on first use (import time: lazy_enums.py).
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
-                         lazy_enums.lazy(pylayer.emit(lib.module, spec, lib.types, all_specs, plans,
-                                                      handle_bases(spec, libs, all_specs, cuda_include))
+                         lazy_enums.lazy(pylayer.emit(lib.module, spec, lib.types, all_specs, plans, bases)
                                          + python_manual(spec.python_module, "pyx")), written)
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
                          stubs.emit(lib.module, spec, lib.types, plans) + python_manual(spec.python_module, "pyi"),

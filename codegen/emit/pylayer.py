@@ -7,6 +7,8 @@ shared helpers in hip/_enum.py, hip/_pointer.pyx and hip/_struct.pyx.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from .. import ir, plan
 from ..spec import Spec
 from ..types import TypeIndex
@@ -158,6 +160,89 @@ GC_PAUSE = [
 ]
 
 
+@dataclasses.dataclass
+class ClassDef:
+    name: str
+    base: str
+    doc: str
+    body: str = ""          # methods after the docstring (.pyx only)
+
+
+@dataclasses.dataclass
+class HandleClasses:
+    """A module's handle and integer-value classes: `defs` in definition order (bases first),
+    `aliases` (other typedef names of a class), and what the rest of the module needs to know."""
+    defs: list[ClassDef]
+    aliases: list[str]
+    handle_names: dict[str, str]       # handle typedef -> its class
+    struct_handles: dict[str, str]     # handle typedef pointing at a defined struct -> the struct's class
+    tag_class: dict[str, str]          # typedef mode: struct tag -> the first typedef's class
+    value_classes: list[str]
+    base_module: str | None            # the module `conventions.handle_bases` names (cimported)
+
+
+BASE_CIMPORT = "_handle_base_c"
+
+
+def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
+                             handle_bases: dict[str, str] | None = None) -> HandleClasses:
+    """Handles are cdef classes of hip._pointer.Handle (HIP Python's and cuda.bindings' are static
+    types too): a handle a call returns is freed without a heap type's generic dealloc."""
+    names = common.PyxNames(spec, types)
+    out = HandleClasses([], [], {}, {}, {}, [], spec.conventions.get("handle_bases") if handle_bases else None)
+    per_typedef = types.handle_classes == "typedef"
+    if per_typedef:
+        # cuda.bindings' handles are plain objects: true even when NULL (`if ctx:` tests presence).
+        out.defs.append(ClassDef("_TypedefHandle", "Handle", "Base of this module's handle classes (one per "
+                                 "typedef): true even when NULL, as cuda.bindings' are.",
+                                 "\n    def __bool__(self):\n        return True"))
+    for td in module.typedefs:
+        if not types.is_handle(ir.CType("typedef", td.name)):
+            continue
+        if per_typedef:
+            r = types.resolve(types.resolve(ir.CType("typedef", td.name)).pointee)
+            tag = r.name if r.kind == "record" else ""
+            if tag in types.records and types.records[tag].size >= 0:
+                out.struct_handles[td.name] = names.cls_of(tag)
+                out.handle_names[td.name] = td.name
+                continue
+            base = f"{BASE_CIMPORT}.{handle_bases[tag]}" if tag in (handle_bases or {}) else "_TypedefHandle"
+            out.defs.append(ClassDef(td.name, base, f"Opaque handle `{td.name}`."))
+            out.handle_names[td.name] = td.name
+            if tag and not tag.startswith("_anon_"):
+                out.tag_class.setdefault(tag, td.name)
+            continue
+        cls = common.handle_class(td.name, types)
+        if cls in types.records and types.records[cls].size >= 0:
+            # A pointer to a defined struct (hipMipmappedArray_t): the struct's class, as in AMD's
+            # HIP Python; assigned after the structs are defined.
+            out.struct_handles[td.name] = names.cls_of(cls)
+            out.handle_names[td.name] = td.name
+            continue
+        if cls not in out.handle_names.values() and types.owner.get(cls, spec.library) == spec.library:
+            out.defs.append(ClassDef(cls, "Handle", f"Opaque handle `{td.name}`."))
+        out.handle_names[td.name] = cls
+        if cls != td.name:
+            out.aliases.append(f"{td.name} = {cls}")
+    # Integer typedefs returned as objects (cuda.bindings' CUdeviceptr): int(), getPtr()
+    typedef_names = {td.name for td in module.typedefs}
+    out.value_classes = [n for n in spec.conventions.get("value_classes", ()) if n in typedef_names]
+    for n in out.value_classes:
+        out.defs.append(ClassDef(n, "IntValue", f"`{n}`, an integer (int(x), x.getPtr())."))
+    return out
+
+
+def declarations(module: ir.Module, spec: Spec, types: TypeIndex, handle_bases: dict[str, str] | None = None) -> str:
+    """The Python module's .pxd: its handle and value classes, for modules whose classes derive
+    from them (runtime's cudaStream_t from driver's CUstream) and for Cython authors."""
+    classes = handle_and_value_classes(module, spec, types, handle_bases)
+    out = [common.banner(module), "from hip._pointer cimport Handle, IntValue"]
+    if classes.base_module:
+        out.append(f"from {spec.package} cimport {classes.base_module} as {BASE_CIMPORT}")
+    out += [f"\ncdef class {c.name}({c.base}):\n    pass" for c in classes.defs]
+    return "\n".join(out) + "\n"
+
+
 def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans: list[plan.FunctionPlan],
          handle_bases: dict[str, str] | None = None) -> str:
     """`handle_bases`: struct tag -> the class of the module the spec's conventions.handle_bases
@@ -181,7 +266,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         out.append(f"from {pkg} import {all_specs[dep].python_module} as _{dep}")
     out += GC_PAUSE
     out += ["from hip cimport _pointer as _p", "from hip cimport _struct as _s",
-            "from hip._pointer cimport Pointer, DevicePointer, Handle",
+            "from hip._pointer cimport Pointer, DevicePointer, Handle, IntValue",
             "from hip import _enum, _struct, _callbacks, errors as _errors",
             "from hip._enum import Enum",
             "from hip._callbacks import callback_context as _callback_context, unraisable as _unraisable",
@@ -212,51 +297,14 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         if name != e.name:
             out.append(f"{e.name} = {name}")
         out.append(f"_{e.name}__Base = {e.name}   # AMD's HIP Python's base class of the enum (isinstance checks)")
-    # Handles
-    out.append("\n# -- opaque handles " + "-" * 50)
-    handle_names, struct_handles = {}, {}
-    per_typedef = types.handle_classes == "typedef"
-    tag_class: dict[str, str] = {}     # typedef mode: struct tag -> the first typedef's class
-    if per_typedef:
-        # cuda.bindings' handles are plain objects: true even when NULL (`if ctx:` tests presence).
-        out.append("class _TypedefHandle(Handle):\n    \"\"\"Base of this module's handle classes "
-                   "(one per typedef): true even when NULL, as cuda.bindings' are.\"\"\"\n"
-                   "    __slots__ = ()\n    def __bool__(self):\n        return True")
-        if handle_bases:
-            out.append(f"from {spec.package} import {spec.conventions['handle_bases']} as _handle_base_module")
-    for td in module.typedefs:
-        if per_typedef and types.is_handle(ir.CType("typedef", td.name)):
-            r = types.resolve(types.resolve(ir.CType("typedef", td.name)).pointee)
-            tag = r.name if r.kind == "record" else ""
-            if tag in types.records and types.records[tag].size >= 0:
-                struct_handles[td.name] = names.cls_of(tag)
-                handle_names[td.name] = td.name
-                continue
-            base = f"_handle_base_module.{handle_bases[tag]}" if tag in (handle_bases or {}) else "_TypedefHandle"
-            out.append(f"class {td.name}({base}):\n    \"\"\"Opaque handle `{td.name}`.\"\"\"\n    __slots__ = ()")
-            handle_names[td.name] = td.name
-            if tag and not tag.startswith("_anon_"):
-                tag_class.setdefault(tag, td.name)
-            continue
-        if types.is_handle(ir.CType("typedef", td.name)):
-            cls = common.handle_class(td.name, types)
-            if cls not in handle_names.values() and types.owner.get(cls, spec.library) in (spec.library,) \
-                    and not (cls in types.records and types.records[cls].size >= 0):
-                out.append(f"class {cls}(Handle):\n    \"\"\"Opaque handle `{td.name}`.\"\"\"\n    __slots__ = ()")
-            elif cls in types.records and types.records[cls].size >= 0:
-                # A pointer to a defined struct (hipMipmappedArray_t): the struct's class, as in AMD's
-                # HIP Python; assigned after the structs are defined.
-                struct_handles[td.name] = names.cls_of(cls)
-                handle_names[td.name] = td.name
-                continue
-            handle_names[td.name] = cls
-            if cls != td.name:
-                out.append(f"{td.name} = {cls}")
-    # Integer typedefs returned as objects (cuda.bindings' CUdeviceptr): int(), getPtr()
-    value_classes = [n for n in spec.conventions.get("value_classes", ()) if n in {td.name for td in module.typedefs}]
-    for name in value_classes:
-        out.append(f"class {name}(_p.IntValue):\n    \"\"\"`{name}`, an integer (int(x), x.getPtr()).\"\"\"\n"
-                   "    __slots__ = ()")
+    # Handles and integer values: static cdef classes (no heap type's dealloc: cheap calls return them)
+    out.append("\n# -- opaque handles and integer values " + "-" * 32)
+    classes = handle_and_value_classes(module, spec, types, handle_bases)
+    for c in classes.defs:
+        out.append(f"cdef class {c.name}({c.base}):\n    \"\"\"{c.doc}\"\"\"" + c.body)
+    out += classes.aliases
+    handle_names, struct_handles, tag_class = classes.handle_names, classes.struct_handles, classes.tag_class
+    value_classes = classes.value_classes
     if value_classes:   # their C sizes (cuda.bindings' sizeof(); IntValue's storage is 8 bytes for all)
         out.append("_value_sizes = {" + ", ".join(f"{n}: sizeof(_cl.{n})" for n in value_classes) + "}")
     # Structs

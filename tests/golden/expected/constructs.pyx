@@ -24,7 +24,7 @@ cdef extern from *:
 cdef int _gc_was_enabled = hip_py_gc_pause()
 from hip cimport _pointer as _p
 from hip cimport _struct as _s
-from hip._pointer cimport Pointer, DevicePointer, Handle
+from hip._pointer cimport Pointer, DevicePointer, Handle, IntValue
 from hip import _enum, _struct, _callbacks, errors as _errors
 from hip._enum import Enum
 from hip._callbacks import callback_context as _callback_context, unraisable as _unraisable
@@ -46,10 +46,9 @@ _color__Base = color   # AMD's HIP Python's base class of the enum (isinstance c
 shade = _enum.define('shade', 'LIGHT -1 DARK 16', __name__, """""", signed=True)
 _shade__Base = shade   # AMD's HIP Python's base class of the enum (isinstance checks)
 
-# -- opaque handles --------------------------------------------------
-class foo(Handle):
+# -- opaque handles and integer values --------------------------------
+cdef class foo(Handle):
     """Opaque handle `foo_t`."""
-    __slots__ = ()
 foo_t = foo
 
 # -- structs and unions ----------------------------------------------

@@ -24,7 +24,7 @@ cdef extern from *:
 cdef int _gc_was_enabled = hip_py_gc_pause()
 from hip cimport _pointer as _p
 from hip cimport _struct as _s
-from hip._pointer cimport Pointer, DevicePointer, Handle
+from hip._pointer cimport Pointer, DevicePointer, Handle, IntValue
 from hip import _enum, _struct, _callbacks, errors as _errors
 from hip._enum import Enum
 from hip._callbacks import callback_context as _callback_context, unraisable as _unraisable
@@ -46,18 +46,15 @@ demoPointerMode = _enum.define('demoPointerMode', 'DEMO_POINTER_MODE_HOST 0 DEMO
 _demoPointerMode__Base = demoPointerMode   # AMD's HIP Python's base class of the enum (isinstance checks)
 DEMO_MAX_DEVICES = 8
 
-# -- opaque handles --------------------------------------------------
-class demoStream_st(Handle):
+# -- opaque handles and integer values --------------------------------
+cdef class demoStream_st(Handle):
     """Opaque handle `demoStream_t`."""
-    __slots__ = ()
-demoStream_t = demoStream_st
-class demoProgram_st(Handle):
+cdef class demoProgram_st(Handle):
     """Opaque handle `demoProgram_t`."""
-    __slots__ = ()
-demoProgram_t = demoProgram_st
-class demoBlas_t(Handle):
+cdef class demoBlas_t(Handle):
     """Opaque handle `demoBlas_t`."""
-    __slots__ = ()
+demoStream_t = demoStream_st
+demoProgram_t = demoProgram_st
 
 # -- structs and unions ----------------------------------------------
 cdef extern from *:

@@ -26,7 +26,7 @@ cdef extern from *:
 cdef int _gc_was_enabled = hip_py_gc_pause()
 from hip cimport _pointer as _p
 from hip cimport _struct as _s
-from hip._pointer cimport Pointer, DevicePointer, Handle
+from hip._pointer cimport Pointer, DevicePointer, Handle, IntValue
 from hip import _enum, _struct, _callbacks, errors as _errors
 from hip._enum import Enum
 from hip._callbacks import callback_context as _callback_context, unraisable as _unraisable
@@ -43,10 +43,9 @@ def has_symbol(name):
 demoextStatus = _enum.define('demoextStatus', 'DEMOEXT_STATUS_SUCCESS 0 DEMOEXT_STATUS_FAILED 3', __name__, """""")
 _demoextStatus__Base = demoextStatus   # AMD's HIP Python's base class of the enum (isinstance checks)
 
-# -- opaque handles --------------------------------------------------
-class demoextContext(Handle):
+# -- opaque handles and integer values --------------------------------
+cdef class demoextContext(Handle):
     """Opaque handle `demoextContext_t`."""
-    __slots__ = ()
 demoextContext_t = demoextContext
 
 # -- structs and unions ----------------------------------------------
