@@ -9,6 +9,8 @@ read-only buffers (writing into a `bytes` object would corrupt it silently).
 """
 import sys
 
+cimport cython
+
 from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyObject_CheckBuffer, PyBUF_SIMPLE, PyBUF_WRITABLE,
                              PyBUF_ANY_CONTIGUOUS, PyBUF_C_CONTIGUOUS, PyBUF_F_CONTIGUOUS, PyBUF_RECORDS_RO, PyBUF_STRIDES,
                              PyBUF_ND, PyBUF_FORMAT)
@@ -76,6 +78,8 @@ _NUMPY_CHAR_CODES = tuple((
 ).split())
 
 
+# Handles and addresses that calls return are made and freed all the time: their memory is reused.
+@cython.freelist(64)
 cdef class Pointer:
     """A C address. `int(p)` gives it; every pointer argument accepts a Pointer.
 
@@ -993,8 +997,13 @@ cdef class ListOfBytes(_ListOf):
     cdef public object _keep
 
 
+cdef tuple _NO_ARGS = ()
+
+
 cdef Pointer wrap(type cls, void* p):
-    cdef Pointer o = cls.__new__(cls)
+    # tp_new itself: `cls.__new__(cls)` goes through Cython's vectorcall adapter (~50 instructions
+    # more a call; handles are what cheap calls return).
+    cdef Pointer o = <Pointer>(<PyTypeObject*>cls).tp_new(cls, <PyObject*>_NO_ARGS, NULL)
     o._ptr = p
     return o
 

@@ -27,8 +27,26 @@ def command(lib: str, src_dir: str, out_dir: str, includes: list[str], lib_dirs:
         cmd += [f"-L{d}" for d in lib_dirs + stubs] + [f"-Wl,-rpath,{d}" for d in lib_dirs]
         # --no-as-needed: the CUDA functions are referenced weakly, and with --as-needed (Ubuntu's
         # default) weak references alone would drop libcublas & co. from the layer's dependencies.
-        cmd += ["-Wl,--no-as-needed"] + [a for a in (link_arg(l, lib_dirs + stubs) for l in ns.link) if a]
+        cmd += ["-Wl,--no-as-needed"]
+        for name in ns.link:
+            archive = static_archive(name, lib_dirs) if name in ns.link_static else None
+            if archive:
+                # --whole-archive: the layer's references are weak, and weak references alone pull
+                # no member out of an archive; --exclude-libs keeps the archive's symbols hidden.
+                cmd += ["-Wl,--whole-archive", archive, "-Wl,--no-whole-archive",
+                        f"-Wl,--exclude-libs,{os.path.basename(archive)}", "-lrt", "-lpthread", "-ldl"]
+            elif (arg := link_arg(name, lib_dirs + stubs)):
+                cmd.append(arg)
     return cmd
+
+
+def static_archive(name: str, dirs: list[str]) -> str | None:
+    """lib<name>_static.a in `dirs` (the CUDA toolkit and NVIDIA's runtime wheel ship cudart's)."""
+    for d in dirs:
+        path = os.path.join(d, f"lib{name}_static.a")
+        if os.path.isfile(path):
+            return path
+    return None
 
 
 def link_arg(name: str, dirs: list[str]) -> str | None:

@@ -35,6 +35,8 @@ class NvSpec:
     library: str = field(metadata=_key("library", str, True))             # the HIP library ('hip', 'hipblas', ...)
     cuda_headers: list[str] = field(metadata=_key("cuda_headers", _STRS, True))
     link: list[str] = field(default_factory=list, metadata=_key("link", _STRS))   # -l names the layer links against
+    # of `link`: linked from lib<name>_static.a where the library dirs have it (else as the others)
+    link_static: list[str] = field(default_factory=list, metadata=_key("link_static", _STRS))
     status: dict[str, str] = field(default_factory=dict, metadata=_key("status", _STATUS))
     # regex over the HIP name -> CUDA names tried in order (a string or a list)
     rules: list[Rule] = field(default_factory=list, metadata=_key("rules", [{"hip": str, "cuda": object, SCOPE: str}]))

@@ -8,6 +8,7 @@ Every function returns a tuple: the status first, then the outputs.
 from libc.stdint cimport *
 from libc.stddef cimport wchar_t
 from cpython.ref cimport Py_INCREF, Py_DECREF
+from cpython.object cimport PyObject
 from hip cimport cconstructs as _cl
 cdef extern from *:
     """

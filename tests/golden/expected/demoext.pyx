@@ -8,6 +8,7 @@ Every function returns a tuple: the status first, then the outputs.
 from libc.stdint cimport *
 from libc.stddef cimport wchar_t
 from cpython.ref cimport Py_INCREF, Py_DECREF
+from cpython.object cimport PyObject
 from hip cimport cdemoext as _cl
 from hip cimport cdemo as _c_demo
 from hip import demo as _demo
@@ -72,8 +73,18 @@ demoextMode = _demo.demoMode
 cdef object _SUCCESS = demoextStatus_t.DEMOEXT_STATUS_SUCCESS
 cdef dict _status_members = demoextStatus_t._value2member_map_
 cdef list _status_list = [_status_members.get(i) for i in range(1024)]
-cdef object _status(int v):
-    m = _status_list[v] if 0 <= v < 1024 else _status_members.get(v)
+cdef PyObject* _status_arr[1024]
+cdef int _fill_status_arr() except -1:
+    cdef int i
+    for i in range(1024):
+        m = _status_list[i]
+        _status_arr[i] = <PyObject*>m if m is not None else NULL
+    return 0
+_fill_status_arr()
+cdef inline object _status(int v):
+    if <unsigned int>v < 1024 and _status_arr[v] != NULL:
+        return <object>_status_arr[v]
+    m = _status_members.get(v)
     return m if m is not None else _enum.member(demoextStatus_t, v)
 
 cdef _device_pointer(void* p, size_t n, bint device=True):
