@@ -89,7 +89,7 @@ def test_the_generated_alias_modules_make_rarely_used_classes_on_first_use():
     assert {"CUdevice_attribute", "CUjit_option"} <= enums and "CUDA_MEMCPY3D" in subs
     assert "CUresult" not in enums and "\nCUresult = _enum.define(" in driver          # the status helpers
     assert "CUarray_format" not in enums and "\nCUarray_format = _enum.define(" in driver   # a struct field
-    assert "_cls_CUdevice_attribute()" in driver and "\n    _o1 = _cls_CUDA_MEMCPY3D()()" in driver
+    assert "_p.enum_arg(_cls_CUdevice_attribute_enum(), attrib)" in driver and "\n    _o1 = _cls_CUDA_MEMCPY3D()()" in driver
     enums, subs = _lazy_sets(runtime)
     assert "cudaDeviceAttr" in enums and "cudaError_t" not in enums
     # a class a hand-written tail names (make_cudaPitchedPtr) is defined at import
