@@ -107,6 +107,8 @@ class FunctionPlan:
     # results), or nothing ('value' results of the other libraries return (value, ...), as AMD's do).
     success: str | None = None
     status_type: str = "Any"             # stub type of the status
+    # The classes the body names through their C-level accessors (PyxNames.body_cls, emit/lazy.py).
+    class_refs: set[str] = field(default_factory=set)
 
     @property
     def keep(self) -> bool:
@@ -199,6 +201,7 @@ class Planner:
 
     # -- a function ----------------------------------------------------------------------------
     def function(self, fn: ir.Function) -> FunctionPlan:
+        self.names.body_refs = set()
         params = [self.param(fn, p, i) for i, p in enumerate(fn.params)]
         self.destroys(fn, params)
         callback = next((pp for pp in params if pp.role == "callback"), None)
@@ -210,7 +213,7 @@ class Planner:
         if result.kind == "void" and not spec.error_type and all(pp.out is None for pp in params):
             success = None   # nothing to return: None, as AMD's HIP Python returns (roctxMarkA)
         return FunctionPlan(fn, params, result, callback, self.guard(fn, params), success,
-                            spec.error_type or "Any")
+                            spec.error_type or "Any", self.names.body_refs)
 
     def result(self, fn: ir.Function) -> ResultPlan:
         types, t = self.types, fn.result
@@ -224,7 +227,7 @@ class Planner:
                 return ResultPlan("value", "(None if _r == NULL else <bytes>_r)", "bytes | None")
             return ResultPlan("value", "_p.cstr_result(_r)", "CStr | None")
         if res.kind == "enum":
-            return ResultPlan("value", f"_enum.member({self.names.cls_of(res.name)}, _r)", res.name)
+            return ResultPlan("value", f"_enum.member({self.names.body_cls(res.name)}, _r)", res.name)
         if res.kind == "record":
             return ResultPlan("value", f"_s.record_copy({self.struct_cls(t)}, &_r)", res.name)
         if res.kind == "pointer":
@@ -284,8 +287,8 @@ class Planner:
         if self.spec.conventions.get("struct_typedefs") == "subclass" and t.kind == "typedef" \
                 and t.name != r.name and t.name in self.typedef_names and r.name in types.owner \
                 and types.owner.get(t.name, self.spec.library) == types.owner[r.name] and not types.is_handle(t):
-            return self.names.cls_of(t.name)
-        return self.names.cls_of(r.name)
+            return self.names.body_cls(t.name)
+        return self.names.body_cls(r.name)
 
     def is_char(self, t: ir.CType) -> bool:
         r = self.types.resolve(t)
@@ -398,7 +401,7 @@ class Planner:
                 return plan("out_pointer", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"], out=out, out_type=value)
             if rt.kind == "enum":
                 return plan("out_enum", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)}"],
-                            out=f"_enum.member({names.cls_of(rt.name)}, {v})", out_type=rt.name)
+                            out=f"_enum.member({names.body_cls(rt.name)}, {v})", out_type=rt.name)
             if types.is_numeric(target):
                 if target.kind == "typedef" and target.name in self.spec.conventions.get("value_classes", ()):
                     return plan("out_number", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = 0"],
@@ -408,7 +411,7 @@ class Planner:
         if p.intent == "inout" and p.shape == "scalar" and r.kind == "pointer":
             target, rt = r.pointee, types.resolve(r.pointee)
             if rt.kind == "enum":
-                cls = names.cls_of(rt.name)
+                cls = names.body_cls(rt.name)
                 return plan("inout_enum", f"&{v}", py=p.name, local=False,
                             pre=[f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.enum_arg({cls}, {p.name})"],
                             out=f"_enum.member({cls}, {v})", py_type=rt.name, out_type=rt.name)
@@ -534,7 +537,7 @@ class Planner:
             for k in bad:   # a value the library declares but fails on (spec unsupported_values)
                 pre += [f"if {x} is not None and type({x}) is not bool and {x} == {k.value}:",
                         f"    raise ValueError({what} + {': ' + k.name + ' is not supported: ' + self.spec.unsupported_values[k.name]!r})"]
-            return plan("enum", f"<{t}>_p.enum_arg({names.cls_of(r.name)}, {x})", py_type=r.name, pre=pre,
+            return plan("enum", f"<{t}>_p.enum_arg({names.body_cls(r.name)}, {x})", py_type=r.name, pre=pre,
                         refused=tuple(k.value for k in bad))
         if types.is_float(p.type):   # a typed `def` parameter: Cython converts
             rule = self.spec.finite_floats

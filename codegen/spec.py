@@ -273,13 +273,15 @@ class Spec:
     # matching regex wins; docs/spec_format.rst, `typed` shape), struct_lists 'packed' (a list of
     # structs for a struct pointer is packed into one C array: cuMemSetAccess(ptr, size, [desc], 1)),
     # strings 'bytes' (a `const char*` input takes bytes or bytearray only, as cuda.bindings' `char*`),
-    # struct_typedefs 'subclass' (a struct typedef is a subclass of the type it names, not an alias).
+    # struct_typedefs 'subclass' (a struct typedef is a subclass of the type it names, not an alias),
+    # lazy_classes 'first_use' (enum classes and struct typedef subclasses that only function bodies
+    # use are made on first use, not at import: codegen/emit/lazy.py; the cuda alias's import time).
     conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
         "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
         "string_results": str, "value_classes": _STRS, "empty_out_arrays": str,
         "defaults": {str: str}, "param_names": {str: str}, "handle_classes": str, "handle_bases": str,
         "kernel_params": str, "text_results": str, "typed_values": {str: {str: str}}, "struct_lists": str,
-        "strings": str, "struct_typedefs": str}))
+        "strings": str, "struct_typedefs": str, "lazy_classes": str}))
     # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
     package: str = field(default="hip", metadata=_key("package", str))
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's

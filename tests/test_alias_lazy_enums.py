@@ -1,89 +1,102 @@
-"""The alias's enum classes made on first use (codegen/alias/lazy_enums.py): what the rewrite keeps
-eager, and that a lazily made class behaves as one made at import (identity under every name,
+"""Classes made on first use (a spec's conventions.lazy_classes, codegen/emit/lazy.py): which
+enum classes and typedef subclasses the emitter keeps eager, and, in the alias's real generated
+modules, that a lazily made class behaves as one made at import (identity under every name,
 isinstance, pickling, dir(), `import *`, the functions that take and return it), in a fresh
 interpreter where nothing has touched the classes yet."""
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT
-from codegen.alias.lazy_enums import lazy
+from conftest import ROOT, TESTS
 
-driver = pytest.importorskip("cuda.bindings.driver", reason="the cuda alias is not built")
-if "hip_as_cuda" not in (getattr(driver, "__file__", "") or ""):
-    pytest.skip("cuda.bindings here is not the alias (NVIDIA's cuda-bindings is installed)", allow_module_level=True)
-
-MODULE = '''\
-from hip import _enum
-Status = _enum.define('Status', 'OK 0 BAD 1', __name__, """status""", style='cuda')
-status_enum = Status
-Kind = _enum.define('Kind', 'A 0 B 1', __name__, """kinds
-of things""", signed=True)
-kind_enum = Kind
-_kind_enum__Base = kind_enum   # a comment
-Field = _enum.define('Field', 'X 0', __name__, """""")
-Own = _enum.define('Own', 'Y 0', __name__, """""")
-S = _struct.define('S', 4, (
-    ('f', 0, 'enum', 4, 0, Field, 0, -1),), __name__, """Kind and Own in a docstring""", None)
-cdef object _SUCCESS = Status.OK
-
-def f(k):
-    """Kind, Field, Own"""
-    cdef int _a0 = <int>_p.enum_arg(kind_enum, k)
-    return (_enum.member(Kind, 1), _enum.member(Own, 0))
-
-def g(x):
-    return isinstance(x, Own)
-'''
+BINDINGS = ROOT / "hip_as_cuda" / "cuda" / "bindings"
 
 
-def test_only_enums_used_by_function_calls_become_lazy():
-    out = lazy(MODULE)
-    # Kind: referenced only as an argument of the two call forms: made on first use
-    assert "Kind = _enum.define" not in out and "\nkind_enum = " not in out and "\n_kind_enum__Base = " not in out
-    assert "_p.enum_arg(_lazy_enum_Kind(), k)" in out and "_enum.member(_lazy_enum_Kind(), 1)" in out
-    assert "'kind_enum': 'Kind'" in out and "'_kind_enum__Base': 'Kind'" in out
-    assert "'Kind': ('A 0 B 1', \"\"\"kinds\nof things\"\"\", True, '')" in out
-    # Status (module-level status helpers), Field (a struct's field table), Own (isinstance in a
-    # body, no call form) stay as they were
-    for kept in ("Status = _enum.define", "status_enum = Status", "Field = _enum.define", "Own = _enum.define",
-                 "_enum.member(Own, 0)", "isinstance(x, Own)"):
+def emit_lazy_demo(manual: str = "", lazy: bool = True) -> str:
+    """tests/headers/lazy_classes.h through the emitter, with the golden spec tests/golden/specs/lazy.yaml."""
+    from codegen import generate, plan, spec as specmod
+    from codegen.emit import pylayer
+    spec = specmod.load("lazy", str(TESTS / "golden" / "specs"))
+    if not lazy:
+        spec = dataclasses.replace(spec, conventions={k: v for k, v in spec.conventions.items() if k != "lazy_classes"})
+    specs = {"lazy": spec}
+    module = generate.build_ir(spec, str(TESTS / "headers"), specs)
+    types = generate.analyse(module, spec, [], specs)
+    return pylayer.emit(module, spec, types, specs, plan.build(module, spec, types), manual=manual)
+
+
+def test_only_classes_function_bodies_use_are_made_on_first_use():
+    out = emit_lazy_demo()
+    # lazyMode: only calls take and return it: made on first use, under all its names
+    assert "\nlazyMode_t = _enum.define" not in out and "\nlazyMode = " not in out and "\n_lazyMode__Base" not in out
+    assert "_p.enum_arg(_cls_lazyMode(), mode)" in out and "_enum.member(_cls_lazyMode(), _0)" in out
+    assert "cdef dict _lazy_enum_names = {'lazyMode_t': 'lazyMode_t', 'lazyMode': 'lazyMode_t', " \
+           "'_lazyMode__Base': 'lazyMode_t'}" in out
+    assert "    'lazyMode_t': ('LAZY_MODE_A 0 LAZY_MODE_B 1', \"\"\"\"\"\", False, '')," in out
+    assert "        _cls_lazyMode_obj = _lazy_enum('lazyMode')" in out
+    # the status enum (status helpers) and a struct field's enum stay as they were
+    for kept in ("lazyStatus_t = _enum.define", "lazyKind_t = _enum.define", "_lazyKind__Base = lazyKind",
+                 "_enum.member(lazyStatus_t, v)"):
         assert kept in out
-    assert lazy("x = 1\n") == "x = 1\n"
+    # typedef subclasses only a call returns: made on first use (the base first), through an accessor
+    assert "\nlazyDesc = type(" not in out and "\nlazyDesc_v1 = type(" not in out
+    assert "cdef dict _lazy_subclass_bases = {'lazyDesc_v1': 'lazyDesc_st', 'lazyDesc': 'lazyDesc_v1'}" in out
+    assert "    _o0 = _cls_lazyDesc()()" in out and "_lazy_subclass('lazyDesc')" in out
+    assert "def __getattr__(name):" in out and "def __dir__():" in out
 
 
-
-SUBCLASSES = """\
-S_st = _struct.define('S_st', 4, (), __name__, \"\"\"S\"\"\", None)
-S_v1 = type('S_v1', (S_st,), {'__slots__': (), '__module__': __name__, '__doc__': S_st.__doc__})
-S = type('S', (S_v1,), {'__slots__': (), '__module__': __name__, '__doc__': S_v1.__doc__})
-T_v1 = type('T_v1', (S_st,), {'__slots__': (), '__module__': __name__, '__doc__': S_st.__doc__})
-T = type('T', (T_v1,), {'__slots__': (), '__module__': __name__, '__doc__': T_v1.__doc__})
-U = type('U', (S_st,), {'__slots__': (), '__module__': __name__, '__doc__': S_st.__doc__})
-_typed = {8: ('s', T)}
-
-def f(n):
-    _o0 = S()
-    _k0 = _s.record_array(S_v1, n)
-    raise TypeError(f"not a 'U' {n}")
-"""
+def test_classes_a_hand_written_tail_names_are_made_at_import():
+    out = emit_lazy_demo(manual="\ndef make_desc():\n    return lazyDesc()\n")
+    assert out.endswith("\ndef make_desc():\n    return lazyDesc()\n")
+    # lazyDesc is eager, and so is its base; the body's accessor is then the module global
+    assert "\nlazyDesc_v1 = type('lazyDesc_v1', (lazyDesc_st,)" in out and "\nlazyDesc = type('lazyDesc', (lazyDesc_v1,)" in out
+    assert "cdef dict _lazy_subclass_bases = {}" in out
+    assert "cdef inline object _cls_lazyDesc():\n    return lazyDesc\n" in out
 
 
-def test_typedef_subclasses_nothing_refers_to_become_lazy():
-    out = lazy(SUBCLASSES)
-    # S and S_v1: only their own lines name them; T is in a table, so T and its base T_v1 stay
-    assert "\nS = type(" not in out and "\nS_v1 = type(" not in out
-    assert "\nT = type('T', (T_v1,)" in out and "\nT_v1 = type('T_v1', (S_st,)" in out
-    assert "cdef dict _lazy_subclass_bases = {'S_v1': 'S_st', 'S': 'S_v1'}" in out
-    # a body's references as values go through accessors; a name inside a string keeps its class eager
-    assert "    _o0 = _lazy_subclass_S()()" in out and "_s.record_array(_lazy_subclass_S_v1(), n)" in out
-    assert "cdef inline object _lazy_subclass_S():" in out
-    assert "\nU = type('U', (S_st,)" in out and 'f"not a \'U\' {n}"' in out
-    assert "cdef dict _lazy_enum_names = {}" in out and "def __getattr__(name):" in out
+def test_without_the_convention_every_class_is_made_at_import():
+    out = emit_lazy_demo(lazy=False)
+    assert "_cls_" not in out and "_lazy_" not in out and "__getattr__" not in out
+    assert "\nlazyMode_t = _enum.define" in out and "\nlazyDesc = type('lazyDesc', (lazyDesc_v1,)" in out
+    assert "_p.enum_arg(lazyMode, mode)" in out and "    _o0 = lazyDesc()" in out
+
+
+def _generated(name: str) -> str:
+    path = BINDINGS / f"{name}.pyx"
+    if not path.exists():
+        pytest.skip("the cuda alias is not generated")
+    return path.read_text()
+
+
+def _lazy_sets(text: str) -> tuple[set[str], set[str]]:
+    enums = re.search(r"^cdef dict _lazy_enum_args = \{(.*?)^\}$", text, re.M | re.S)
+    subs = re.search(r"^cdef dict _lazy_subclass_bases = \{(.*)\}$", text, re.M)
+    return (set(re.findall(r"^    '(\w+)': \(", enums.group(1), re.M)) if enums else set(),
+            set(re.findall(r"'(\w+)': '\w+'", subs.group(1))) if subs else set())
+
+
+def test_the_generated_alias_modules_make_rarely_used_classes_on_first_use():
+    """The real modules: most classes lazy, the status enums and what module-level code names eager."""
+    driver, runtime, nvrtc = (_generated(m) for m in ("driver", "runtime", "nvrtc"))
+    enums, subs = _lazy_sets(driver)
+    assert len(enums) > 50 and len(subs) > 100
+    assert {"CUdevice_attribute", "CUjit_option"} <= enums and "CUDA_MEMCPY3D" in subs
+    assert "CUresult" not in enums and "\nCUresult = _enum.define(" in driver          # the status helpers
+    assert "CUarray_format" not in enums and "\nCUarray_format = _enum.define(" in driver   # a struct field
+    assert "_p.enum_arg(_cls_CUdevice_attribute_enum(), attrib)" in driver and "\n    _o1 = _cls_CUDA_MEMCPY3D()()" in driver
+    enums, subs = _lazy_sets(runtime)
+    assert "cudaDeviceAttr" in enums and "cudaError_t" not in enums
+    # a class a hand-written tail names (make_cudaPitchedPtr) is defined at import
+    for name in re.findall(r"\b(cuda\w+)\(", (ROOT / "hip_as_cuda" / "manual" / "py_runtime.pyx").read_text()):
+        assert name not in enums | subs
+    assert _lazy_sets(nvrtc) == (set(), set()) and "__getattr__" not in nvrtc
+
 
 CHILD = r'''
 import enum, pickle, threading
@@ -125,6 +138,9 @@ print("ok")
 
 
 def test_lazy_enum_classes_behave_as_eager_ones(tmp_path):
+    driver = pytest.importorskip("cuda.bindings.driver", reason="the cuda alias is not built")
+    if "hip_as_cuda" not in (getattr(driver, "__file__", "") or ""):
+        pytest.skip("cuda.bindings here is not the alias (NVIDIA's cuda-bindings is installed)")
     prog = tmp_path / "prog.py"
     prog.write_text(CHILD)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))

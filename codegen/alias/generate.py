@@ -82,7 +82,7 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
                  out_dir: str = OUT_DIR, spec_dir: str = SPEC_DIR) -> list[str]:
     """Generate the alias modules (all by default) into out_dir; return the files written."""
     from ..emit import cdecl, coverage as _cov, pylayer, stubs
-    from . import bridge, lazy_enums
+    from . import bridge
     all_specs = load_specs(spec_dir)
     written: list[str] = []
     os.makedirs(out_dir, exist_ok=True)
@@ -105,10 +105,9 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
         bases = handle_bases(spec, libs, all_specs, cuda_include)
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pxd"),
                          pylayer.declarations(lib.module, spec, lib.types, bases), written)
-        # Enum classes only function bodies use are made on first use (import time: lazy_enums.py).
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
-                         lazy_enums.lazy(pylayer.emit(lib.module, spec, lib.types, all_specs, plans, bases)
-                                         + python_manual(spec.python_module, "pyx")), written)
+                         pylayer.emit(lib.module, spec, lib.types, all_specs, plans, bases,
+                                      python_manual(spec.python_module, "pyx")), written)
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
                          stubs.emit(lib.module, spec, lib.types, plans) + python_manual(spec.python_module, "pyi"),
                          written)

@@ -6,6 +6,7 @@ import re
 from .. import ir
 from ..spec import Spec
 from ..types import TypeIndex
+from .lazy import accessor
 
 
 def banner(module: ir.Module) -> str:
@@ -34,6 +35,8 @@ class PyxNames:
 
     def __init__(self, spec: Spec, types: TypeIndex):
         self.spec, self.types = spec, types
+        self.lazy = spec.conventions.get("lazy_classes") == "first_use"
+        self.body_refs: set[str] = set()     # the classes body_cls named through accessors
 
     def _q(self, owner: str, name: str) -> str:
         return f"_cl.{name}" if owner == self.spec.library else f"{dep_alias(owner)}.{name}"
@@ -48,6 +51,27 @@ class PyxNames:
 
     def cls_of(self, tname: str) -> str:
         return self.py(self.types.owner.get(tname, self.spec.library), tname)
+
+    def body_cls(self, tname: str) -> str:
+        """How a function body names the class of `tname`: where the spec's conventions.lazy_classes
+        may make it on first use (an enum class of the module, a struct typedef's subclass), through
+        its C-level accessor (emit/lazy.py), else by name."""
+        name = self.cls_of(tname)
+        if not self.lazy or name != tname or not self._lazy_able(tname):
+            return name
+        self.body_refs.add(tname)
+        return accessor(tname)
+
+    def _lazy_able(self, tname: str) -> bool:
+        types = self.types
+        if tname in types.enums:
+            return True
+        if tname not in types.typedefs:
+            return False
+        t = ir.CType("typedef", tname)
+        r = types.resolve(t)
+        return r.kind == "enum" or (r.kind == "record" and r.name != tname and not types.is_handle(t)
+                                    and self.spec.conventions.get("struct_typedefs") == "subclass")
 
     def handle_cls(self, t: ir.CType) -> str:
         return self.py(self.types.owner.get(t.name, self.spec.library), handle_class(t.name, self.types))

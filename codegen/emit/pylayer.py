@@ -13,6 +13,7 @@ from .. import ir, plan
 from ..spec import Spec
 from ..types import TypeIndex
 from . import common, records
+from .lazy import LazyClasses
 
 
 class FunctionEmitter:
@@ -41,7 +42,7 @@ class FunctionEmitter:
             if types.is_handle(pt):
                 conv.append(f"_p.wrap({names.handle_cls(pt)}, <void*>a{j})")
             elif rt.kind == "enum":
-                conv.append(f"_enum.member({names.cls_of(rt.name)}, a{j})")
+                conv.append(f"_enum.member({names.body_cls(rt.name)}, a{j})")
             elif rt.kind == "pointer":
                 conv.append(f"_p.wrap(Pointer, <void*>a{j})")
             else:
@@ -244,12 +245,16 @@ def declarations(module: ir.Module, spec: Spec, types: TypeIndex, handle_bases: 
 
 
 def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans: list[plan.FunctionPlan],
-         handle_bases: dict[str, str] | None = None) -> str:
+         handle_bases: dict[str, str] | None = None, manual: str = "") -> str:
     """`handle_bases`: struct tag -> the class of the module the spec's conventions.handle_bases
     names whose handles of that struct this module's derive from (runtime's cudaStream_t from
-    driver's CUstream)."""
+    driver's CUstream). `manual`: hand-written code appended to the module (every class it names
+    is made at import)."""
     fe = FunctionEmitter(spec, types)
     names = fe.names
+    # Which enum classes and typedef subclasses are made at import (spec conventions.lazy_classes)
+    lazy = LazyClasses(names.lazy)
+    lazy.need_words(manual)
     out = [common.banner(module),
            "# cython: language_level=3, binding=False, embedsignature=True",
            f'"""{spec.doc or spec.library}: Python bindings (HIP Python compatible).',
@@ -284,6 +289,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             if td.type.kind == "enum" and td.type.name not in typedef_names:
                 typedef_names[td.type.name] = td.name
     out.append("# -- enums " + "-" * 60)
+    lazy_block_at = len(out)
     for e in module.enums:
         if e.anonymous:
             for k in e.constants:
@@ -293,11 +299,11 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         doc = common.docstring(e.comment, 600)
         signed = ", signed=True" if any(k.value < 0 for k in e.constants) else ""
         name = typedef_names.get(e.name, e.name)
-        style = ", style='cuda'" if spec.conventions.get("enum_style") == "cuda" else ""
-        out.append(f'{name} = _enum.define({name!r}, {pairs!r}, __name__, """{doc}"""{signed}{style})')
+        style = "cuda" if spec.conventions.get("enum_style") == "cuda" else ""
+        out.append(lazy.enum(name, pairs, doc, bool(signed), style))
         if name != e.name:
-            out.append(f"{e.name} = {name}")
-        out.append(f"_{e.name}__Base = {e.name}   # AMD's HIP Python's base class of the enum (isinstance checks)")
+            out.append(lazy.alias(e.name, name))
+        out.append(lazy.alias(f"_{e.name}__Base", e.name, "AMD's HIP Python's base class of the enum (isinstance checks)"))
     # Handles and integer values: static cdef classes (no heap type's dealloc: cheap calls return them)
     out.append("\n# -- opaque handles and integer values " + "-" * 32)
     classes = handle_and_value_classes(module, spec, types, handle_bases)
@@ -323,6 +329,8 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         for n in array_typedefs:
             out.append(f"    const size_t hip_py_sizeof_{n}")
     owned = {r.name for r in module.records}
+    # Field tables name their fields' classes at import (as do the typed tables and the status helpers)
+    lazy.need(*(_sub_class(row.sub, names, types) for lt in tables for row in lt.rows))
     for lt in tables:
         cols = [f"({row.name!r}, {row.offset}, {row.kind!r}, {row.elsize}, {row.count}, "
                 f"{_sub_class(row.sub, names, types)}, {row.bitoff}, {row.bitwidth})" for row in lt.rows]
@@ -338,14 +346,15 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         for lt in tables:
             for row in lt.rows:
                 if row.elem and row.elem in owned:
+                    lazy.need(names.cls_of(row.elem))
                     out.append(f"_struct.point_to({lt.record.name}, {row.name!r}, {names.cls_of(row.elem)})")
     for td_name, cls in struct_handles.items():
-        out.append(f"{td_name} = {cls}")
+        out.append(lazy.alias(td_name, cls))
     # AMD's HIP Python names nested records <outer>_<key> (hipResourceDesc_union_0_struct_1): aliases.
     taken = _module_names(module) | set(handle_names)
     for name, alias in records.amd_names(module).items():
         if alias not in taken:
-            out.append(f"{alias} = {name}")
+            out.append(lazy.alias(alias, name))
             taken.add(alias)
     # Function pointer and array typedefs get a class too (AMD's HIP Python: hipHostFn_t,
     # hiprandDirectionVectors32_t): a Pointer to such a value, or memory of its size.
@@ -380,19 +389,19 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
                 # cuda.bindings' class per typedef, derived from the type it names (CUDA_MEMCPY3D <
                 # CUDA_MEMCPY3D_v2 < CUDA_MEMCPY3D_st): its own __name__, isinstance of the struct's
                 base = td.type.name if td.type.kind == "typedef" and td.type.name in subclassed else names.cls_of(r.name)
-                out.append(f"{td.name} = type({td.name!r}, ({base},), "
-                           f"{{'__slots__': (), '__module__': __name__, '__doc__': {base}.__doc__}})")
+                out.append(lazy.subclass(td.name, base))
                 subclassed.add(td.name)
                 continue
-            out.append(f"{td.name} = {names.cls_of(r.name)}")
+            out.append(lazy.alias(td.name, names.cls_of(r.name)))
     # Macros
     out.append("\n# -- constants " + "-" * 55)
     for m in module.macros:
         out.append(f"{m.name} = {common.macro_value(m.value)!r}")
-    out += typed_tables(module, spec, types, names)
+    out += typed_tables(module, spec, types, names, lazy)
     # Status helpers
     out.append("\n# -- functions " + "-" * 55)
     if spec.error_type:
+        lazy.need(spec.error_type)
         out += [f"cdef object _SUCCESS = {spec.error_type}.{spec.success}",
                 f"cdef dict _status_members = {spec.error_type}._value2member_map_",
                 # Every call returns a status: the common ones by list index (no int object, no hash).
@@ -441,16 +450,19 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         elif t in types.enumerators:   # #define HIPRTC_JIT_X hipJitOptionX: the member (or constant)
             e = types.enumerators[t]
             target = names.py(types.owner[e.name], t if e.anonymous else f"{e.name}.{t}")
+            lazy.need(e.name)
         else:
             target = t
         if t in types.records and spec.conventions.get("struct_typedefs") == "subclass":
             # #define cudaStreamAttrValue cudaLaunchAttributeValue: a class of its own, as a typedef's
-            out.append(f"{a} = type({a!r}, ({target},), "
-                       f"{{'__slots__': (), '__module__': __name__, '__doc__': {target}.__doc__}})")
+            out.append(lazy.subclass(a, target))
             continue
-        out.append(f"{a} = {target}")
+        out.append(lazy.alias(a, target) if t in types.owner else f"{a} = {target}")
     out += ["", "hip_py_gc_resume(_gc_was_enabled)"]
-    return "\n".join(out) + "\n"
+    # Function bodies (and trampolines) name the classes they use through accessors.
+    lazy.body_refs.update(fe.names.body_refs, *(fp.class_refs for fp in plans))
+    out[lazy_block_at:lazy_block_at] = lazy.block()
+    return "\n".join(lazy.resolve(out)) + "\n" + manual
 
 
 def _module_names(module: ir.Module) -> set[str]:
@@ -492,9 +504,10 @@ def typed_code(type_name: str, spec: Spec, types: TypeIndex, names: common.PyxNa
                      f"(known: {', '.join(_TYPED_CODES)}, or a value class, handle or struct of the module)")
 
 
-def typed_tables(module: ir.Module, spec: Spec, types: TypeIndex, names: common.PyxNames) -> list[str]:
+def typed_tables(module: ir.Module, spec: Spec, types: TypeIndex, names: common.PyxNames,
+                 lazy: LazyClasses) -> list[str]:
     """Per enum the spec's conventions.typed_values type: {value: (code, class)}, what a `void*`
-    output the enum selects holds (plan.Planner.typed)."""
+    output the enum selects holds (plan.Planner.typed); the classes are needed at import (`lazy`)."""
     import re
     out = []
     tv = spec.conventions.get("typed_values", {})
@@ -510,6 +523,7 @@ def typed_tables(module: ir.Module, spec: Spec, types: TypeIndex, names: common.
             rule = next((ty for rx, ty in rules.items() if re.fullmatch(rx, k.name)), None)
             if rule is not None:
                 code, cls = typed_code(rule, spec, types, names)
+                lazy.need(cls)
                 items.append(f"{k.value}: ({code!r}, {cls})")
         out.append(f"{plan.typed_table_name(enum)} = {{{', '.join(items)}}}")
     return out

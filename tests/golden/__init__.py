@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HEADERS = ROOT / "tests" / "headers"
 SPECS = Path(__file__).resolve().parent / "specs"
 EXPECTED = Path(__file__).resolve().parent / "expected"
-LIBRARIES = ["constructs", "demo", "demoext"]
+LIBRARIES = ["constructs", "demo", "demoext", "lazy"]
 NVIDIA_LIBRARIES = ["demo"]
 
 if str(ROOT) not in sys.path:
