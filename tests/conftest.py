@@ -182,6 +182,10 @@ def pytest_collection_modifyitems(config, items):
                       "into build/rocm-runtime, elsewhere install one or set HIP_PYTHON_HIP_LIBRARY")
             for item in runtime_items:
                 item.add_marker(pytest.mark.skip(reason=reason))
+    nodevice_items = [i for i in items if i.get_closest_marker("nodevice")]
+    if nodevice_items and gpu_available()[0]:
+        for item in nodevice_items:
+            item.add_marker(pytest.mark.skip(reason="made-up handles: only a runtime without a device refuses them"))
     gpu_items = [i for i in items if i.get_closest_marker("gpu")]
     if not gpu_items:
         return
