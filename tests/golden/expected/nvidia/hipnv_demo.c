@@ -138,6 +138,7 @@ static inline int hipnv_cudemoMode_from_demoMode(int v, int* ok) {
     }
 }
 static inline int hipnv_cudemoStatus_enum_from_demoStatus(int v, int* ok) {
+    if (v == 0) return 0;
     switch (v) {
     case 0: return CUDEMO_SUCCESS;  /* DEMO_SUCCESS */
     case 1: return CUDEMO_ERROR_INVALID;  /* DEMO_ERROR_INVALID */
@@ -162,6 +163,7 @@ static inline int hipnv_demoMode_from_cudemoMode(int v) {
     }
 }
 static inline int hipnv_demoStatus_from_cudemoStatus_enum(int v) {
+    if (v == 0) return 0;
     switch (v) {
     case 0: return 0;  /* CUDEMO_SUCCESS -> DEMO_SUCCESS */
     case 7: return 2;  /* CUDEMO_ERROR_NOT_SUPPORTED -> DEMO_ERROR_NOT_SUPPORTED */
