@@ -1001,8 +1001,8 @@ cdef tuple _NO_ARGS = ()
 
 
 cdef Pointer wrap(type cls, void* p):
-    # tp_new itself: `cls.__new__(cls)` goes through Cython's vectorcall adapter (~50 instructions
-    # more a call; handles are what cheap calls return).
+    # The type's tp_new slot, which setup.py builds without Cython's vectorcall adapter
+    # (RUNTIME_MACROS): handles are what cheap calls return.
     cdef Pointer o = <Pointer>(<PyTypeObject*>cls).tp_new(cls, <PyObject*>_NO_ARGS, NULL)
     o._ptr = p
     return o

@@ -404,9 +404,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         lazy.need(spec.error_type)
         out += [f"cdef object _SUCCESS = {spec.error_type}.{spec.success}",
                 f"cdef dict _status_members = {spec.error_type}._value2member_map_",
-                # Every call returns a status: the common ones by list index (no int object, no hash).
-                # A C array of the members (borrowed: the list holds them): a status is an index
-                # and an incref, where a list index costs ~50 instructions (callgrind, cuCtxGetCurrent).
+                # Every call returns a status: the common ones from a C array of the members
+                # (borrowed: the list holds them), an index and an incref, where a list index cost
+                # ~50 instructions (callgrind, cuCtxGetCurrent).
                 "cdef list _status_list = [_status_members.get(i) for i in range(1024)]",
                 "cdef PyObject* _status_arr[1024]",
                 "cdef int _fill_status_arr() except -1:",

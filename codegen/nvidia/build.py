@@ -32,7 +32,9 @@ def command(lib: str, src_dir: str, out_dir: str, includes: list[str], lib_dirs:
             archive = static_archive(name, lib_dirs) if name in ns.link_static else None
             if archive:
                 # --whole-archive: the layer's references are weak, and weak references alone pull
-                # no member out of an archive; --exclude-libs keeps the archive's symbols hidden.
+                # no member out of an archive; --exclude-libs keeps the archive's symbols hidden;
+                # -lrt -lpthread -ldl: what NVIDIA's static link line for cudart adds (part of
+                # libc on glibc >= 2.34).
                 cmd += ["-Wl,--whole-archive", archive, "-Wl,--no-whole-archive",
                         f"-Wl,--exclude-libs,{os.path.basename(archive)}", "-lrt", "-lpthread", "-ldl"]
             elif (arg := link_arg(name, lib_dirs + stubs)):

@@ -82,8 +82,8 @@ class Converter:
 
     def _success_fast_path(self, he: ir.Enum, zero_is_zero: bool) -> list[str]:
         """A status conversion's first test: success, what nearly every call returns, passes
-        without the switch's jump (gcc inlines this test alone into each caller; callgrind: ~15
-        instructions a conversion less, two per alias call)."""
+        without the switch's jump (gcc inlines this test alone into each caller: objdump of
+        hipGetDevice; the converter cost 15-18 instructions a call under callgrind before)."""
         return ["    if (v == 0) return 0;"] if he.name == self.status_enum and zero_is_zero else []
 
     def enum_to_hip(self, he: ir.Enum, ce: ir.Enum) -> str:
