@@ -118,8 +118,9 @@ class Module:
     """Everything one library's headers declare that the library owns."""
     library: str
     headers: list[str]
-    rocm_version: str
+    version: str                 # of the headers: ROCm's, or CUDA's (api)
     language: str
+    api: str = "ROCm"             # whose headers: "ROCm", or "CUDA" (the NVIDIA layer, the alias)
     enums: list[Enum] = field(default_factory=list)
     records: list[Record] = field(default_factory=list)
     typedefs: list[Typedef] = field(default_factory=list)

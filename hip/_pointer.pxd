@@ -1,3 +1,9 @@
+cimport cython
+from cpython.object cimport PyObject, PyTypeObject
+
+# Not tracked by the cycle collector (why: _pointer.pyx). Declared here, where the modules that
+# derive from Pointer read it: their subclasses must agree.
+@cython.no_gc
 cdef class Pointer:
     cdef void* _ptr
     cdef object _owner
@@ -59,7 +65,16 @@ cdef object as_string_array(object o)
 cdef void* kernel_extra(object o, list keep) except? NULL
 cdef object kernel_params(object o)
 cdef object kernel_params_cuda(object o)
-cdef Pointer wrap(type cls, void* p)
+
+
+cdef inline Pointer wrap(type cls, void* p):
+    """A new `cls` (Pointer or a subclass) holding `p`: the handle a call returns. Inline, and
+    through the type's tp_new slot, which setup.py builds without Cython's vectorcall adapter
+    (RUNTIME_MACROS): cheap calls return handles."""
+    cdef Pointer o = <Pointer>(<PyTypeObject*>cls).tp_new(cls, <PyObject*>(), NULL)
+    o._ptr = p
+    return o
+
 cdef object index(object o)
 cdef long long as_signed(object o, int nbytes) except? -1
 cdef unsigned long long as_unsigned(object o, int nbytes) except? 0xFFFFFFFFFFFFFFFF

@@ -78,13 +78,21 @@ _NUMPY_CHAR_CODES = tuple((
 ).split())
 
 
-# Handles and addresses that calls return are made and freed all the time: their memory is reused.
+# Handles and addresses that calls return are made and freed all the time: their memory is
+# reused, and they are not tracked by the cycle collector, as cuda-bindings' handles are not
+# (AMD's Pointer is). `no_gc` is in _pointer.pxd too, where the modules that derive from Pointer
+# see it. `_owner` is the memory a Pointer views, which does not refer back to it; a subclass that
+# keeps objects that may refer back keeps them in its own fields, which are traversed (Struct's
+# `_kept`).
 @cython.freelist(64)
+@cython.no_gc
 cdef class Pointer:
     """A C address. `int(p)` gives it; every pointer argument accepts a Pointer.
 
     AMD's HIP Python calls this type `hip._util.types.Pointer` (the same class here):
     `Pointer.fromObj(x)`, `p.createRef()`, `p[offset]` and `p.is_ptr_null` behave as there.
+    A Pointer keeps the object it was made from alive; a reference cycle through that object
+    (the object holding the Pointer) is not collected.
     """
 
     def __init__(self, value=None):
@@ -995,17 +1003,6 @@ cdef class ListOfBytes(_ListOf):
         return _address_array(ptrs)
 
     cdef public object _keep
-
-
-cdef tuple _NO_ARGS = ()
-
-
-cdef Pointer wrap(type cls, void* p):
-    # The type's tp_new slot, which setup.py builds without Cython's vectorcall adapter
-    # (RUNTIME_MACROS): handles are what cheap calls return.
-    cdef Pointer o = <Pointer>(<PyTypeObject*>cls).tp_new(cls, <PyObject*>_NO_ARGS, NULL)
-    o._ptr = p
-    return o
 
 
 cdef bint _ctypes_addr(object o, void** out) except -1:

@@ -127,20 +127,11 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
     return 0
 
 
-cdef class _Kept:
-    """What a struct's memory and its pointer fields need alive: the memory's owner, and the
-    arrays made for pointer fields from Python lists (by field)."""
-    cdef public object owner
-    cdef public dict fields
-
-    def __init__(self, owner):
-        self.owner, self.fields = owner, {}
-
-
 cdef object _kept(Struct s, object key, object obj):
-    keep = s._owner if isinstance(s._owner, _Kept) else _Kept(s._owner)
-    (<_Kept>keep).fields[key] = obj
-    s._owner = keep
+    """Keep `obj` (an array made for pointer field `key` from a Python value) alive with `s`."""
+    if s._kept is None:
+        s._kept = {}
+    s._kept[key] = obj
     return obj
 
 
@@ -195,7 +186,7 @@ cdef class Field:
             memcpy(&v, p, sizeof(void*))
             if v == NULL:
                 return []
-            kept = (<_Kept>s._owner).fields.get((self.name, k)) if isinstance(s._owner, _Kept) else None
+            kept = s._kept.get((self.name, k)) if s._kept is not None else None
             if kept is not None and v == <void*>PyByteArray_AS_STRING(kept):
                 size = self.elem._size_
                 return [self.elem._view(<size_t>v + i * size, kept) for i in range(len(kept) // size)]

@@ -105,6 +105,22 @@ def test_pointer_keeps_its_source_alive():
     assert sys.getrefcount(a) == before
 
 
+
+def test_handles_are_not_tracked_by_the_cycle_collector_and_struct_cycles_are_collected():
+    """Handles that calls return are untracked (a cheap call's cost); a struct whose kept arrays
+    refer back to it (a kernel argument pointing into the struct itself) is still collected."""
+    import gc
+    assert not gc.is_tracked(hip.ihipStream_t.fromObj(0)) and not gc.is_tracked(Pointer(0))
+    gc.collect()
+    kind = hip.hipKernelNodeParams
+    before = sum(type(o) is kind for o in gc.get_objects())
+    for _ in range(5):
+        p = kind()
+        p.kernelParams = ([p], (None,))     # p -> its kept argument block -> p
+    del p
+    gc.collect()
+    assert sum(type(o) is kind for o in gc.get_objects()) == before
+
 @pytest.mark.runtime
 def test_memcpy_host_to_host():
     src = np.arange(8, dtype=np.int32)

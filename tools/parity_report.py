@@ -64,7 +64,7 @@ class CSide:
             self.functions[pm] = {f.name: f for f in module.functions}
             self.aliases[pm] = dict(module.aliases)
         self.lib_of = {v: k for k, v in self.python_module.items()}
-        self.version = next(iter(self.modules.values())).rocm_version
+        self.version = next(iter(self.modules.values())).version
 
     def function(self, module: str, name: str):
         fns = self.functions.get(module, {})

@@ -25,6 +25,7 @@ def build_ir(spec: specmod.Spec, cuda_include: str) -> ir.Module:
     owners = {prefix: spec.library for prefix in spec.owns}
     mod = Builder(spec.library, cuda_include, owners, None, set()).build(
         tus, spec.headers, cuda_ir.cuda_version([cuda_include]), spec.language)
+    mod.api = "CUDA"
     cuda_ir.add_wrapped_aliases(mod, tus)
     return mod
 

@@ -25,7 +25,7 @@ def library_candidates(spec: Spec, header_major: int) -> list[str]:
 
 
 def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
-    major = int(module.rocm_version.split(".")[0])
+    major = int(module.version.split(".")[0])
     cands = library_candidates(spec, major)
     out = [common.banner(module), "# cython: language_level=3",
            f'"""C layer of {spec.doc or spec.library}: lazily loaded functions; cimport it from Cython."""',

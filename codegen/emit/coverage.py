@@ -15,7 +15,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex) -> str:
         if f.deprecated:
             funcs[f.name]["deprecated"] = True
     bound = sum(1 for v in funcs.values() if v["status"] == "bound")
-    return json.dumps({"library": spec.library, "rocm_version": module.rocm_version,
+    return json.dumps({"library": spec.library, "rocm_version": module.version,
                        "headers": module.headers, "functions_total": len(funcs), "functions_bound": bound,
                        "unused_overrides": module.unused_overrides,
                        "functions": funcs}, indent=1, sort_keys=True) + "\n"

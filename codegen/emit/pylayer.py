@@ -239,7 +239,7 @@ def declarations(module: ir.Module, spec: Spec, types: TypeIndex, handle_bases: 
     classes = handle_and_value_classes(module, spec, types, handle_bases)
     out = [common.banner(module), "from hip._pointer cimport Handle, IntValue"]
     if classes.base_module:
-        out.append(f"from {spec.package} cimport {classes.base_module} as {BASE_CIMPORT}")
+        out.append(f"cimport {spec.package}.{classes.base_module} as {BASE_CIMPORT}")
     out += [f"\ncdef class {c.name}({c.base}):\n    pass" for c in classes.defs]
     return "\n".join(out) + "\n"
 
@@ -265,19 +265,21 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
            "from libc.stddef cimport wchar_t",
            "from cpython.ref cimport Py_INCREF, Py_DECREF",
            "from cpython.object cimport PyObject",
-           f"from {spec.package} cimport {spec.cimport_module} as _cl"]
+           f"cimport {spec.package}.{spec.cimport_module} as _cl"]
     for dep in spec.depends:
         pkg = all_specs[dep].package
-        out.append(f"from {pkg} cimport {all_specs[dep].cimport_module} as {common.dep_alias(dep)}")
+        out.append(f"cimport {pkg}.{all_specs[dep].cimport_module} as {common.dep_alias(dep)}")
         out.append(f"from {pkg} import {all_specs[dep].python_module} as _{dep}")
     out += GC_PAUSE
-    out += ["from hip cimport _pointer as _p", "from hip cimport _struct as _s",
+    # `cimport a.b as c`, not `from a cimport b as c`: cythonize tracks only the first form's .pxd
+    # as a dependency (a changed hip/_struct.pxd must recompile every module).
+    out += ["cimport hip._pointer as _p", "cimport hip._struct as _s",
             "from hip._pointer cimport Pointer, DevicePointer, Handle, IntValue",
             "from hip import _enum, _struct, _callbacks, errors as _errors",
             "from hip._enum import Enum",
             "from hip._callbacks import callback_context as _callback_context, unraisable as _unraisable",
             "from hip._callbacks import deprecated as _deprecated",
-            "", f"__rocm_version__ = {module.rocm_version!r}",
+            "", f"__{module.api.lower()}_version__ = {module.version!r}",
             f"from {spec.package}.{spec.cimport_module} import library as _library", "",
             "def has_symbol(name):",
             '    """Whether the library (loaded on first use) exports `name`."""',

@@ -44,6 +44,7 @@ def build(headers: list[str], include_dirs: list[str], defines=()) -> ir.Module:
     mod = None
     for root in roots:   # several dirs (PyPI wheels ship one include dir per package)
         m = Builder("cuda", root, {"": "cuda"}, None, set()).build(tus, headers, cuda_version(include_dirs), "c")
+        m.api = "CUDA"
         if mod is None:
             mod = m
         else:

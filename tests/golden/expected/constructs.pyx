@@ -9,7 +9,7 @@ from libc.stdint cimport *
 from libc.stddef cimport wchar_t
 from cpython.ref cimport Py_INCREF, Py_DECREF
 from cpython.object cimport PyObject
-from hip cimport cconstructs as _cl
+cimport hip.cconstructs as _cl
 cdef extern from *:
     """
     #if PY_VERSION_HEX >= 0x030A0000
@@ -23,8 +23,8 @@ cdef extern from *:
     int hip_py_gc_pause()
     void hip_py_gc_resume(int)
 cdef int _gc_was_enabled = hip_py_gc_pause()
-from hip cimport _pointer as _p
-from hip cimport _struct as _s
+cimport hip._pointer as _p
+cimport hip._struct as _s
 from hip._pointer cimport Pointer, DevicePointer, Handle, IntValue
 from hip import _enum, _struct, _callbacks, errors as _errors
 from hip._enum import Enum
