@@ -81,11 +81,14 @@ cdef int _fill_status_arr() except -1:
         _status_arr[i] = <PyObject*>m if m is not None else NULL
     return 0
 _fill_status_arr()
-cdef inline object _status(int v):
-    if <unsigned int>v < 1024 and _status_arr[v] != NULL:
-        return <object>_status_arr[v]
+cdef object _status_other(int v):
     m = _status_members.get(v)
     return m if m is not None else _enum.member(demoextStatus_t, v)
+cdef inline object _status(int v):
+    cdef PyObject* m = _status_arr[v] if <unsigned int>v < 1024 else NULL
+    if m != NULL:
+        return <object>m
+    return _status_other(v)
 
 cdef _device_pointer(void* p, size_t n, bint device=True):
     return _p.device_array(p, n, device)
