@@ -8,8 +8,11 @@
  * the paired difference (hip - cuda in the same round) as one JSON line. The paired median is
  * the figure to read: a call that costs ~1 us drifts by more than the layer's cost between
  * rounds, so the difference of two minima from different rounds is mostly noise.
- * The CUDA runtime used is the one the layer already loaded (found by soname), else the first
- * of the given paths that opens, else libcudart.so.13/.12/.so from the linker's search.
+ * The CUDA runtime used is one already loaded (found by soname), else the first of the given
+ * paths that opens, else libcudart.so.13/.12/.so from the linker's search. Where the layer links
+ * cudart statically (spec key link_static), it has its own copy: the figure is then the layer
+ * against the shared libcudart, static against shared included.
+ * Device 0's primary context is made current first, through both.
  * Built by benchmarks/gpu/bench_nvidia.py: gcc -O2 -std=gnu11 call_overhead.c -ldl
  */
 #define _GNU_SOURCE
@@ -109,7 +112,18 @@ int main(int argc, char** argv) {
     status_fn hip_peek = (status_fn)sym(layer, "layer", "hipPeekAtLastError");
     status_fn cuda_peek = (status_fn)sym(cudart, "cudart", "cudaPeekAtLastError");
 
-    /* Initialize both (the first call creates the runtime's state) and warm the caches. */
+    /* Initialize both and make device 0's primary context current, as any program that has
+     * allocated has it: without a current context cudart's cudaGetDevice takes ~0.8 us instead
+     * of ~30 ns, and the layer's cost drowns in that. Then warm the caches. */
+    typedef int (*set_device_fn)(int);
+    typedef int (*free_fn)(void*);
+    if (((set_device_fn)sym(layer, "layer", "hipSetDevice"))(0) != 0 ||
+        ((free_fn)sym(layer, "layer", "hipFree"))(NULL) != 0 ||
+        ((set_device_fn)sym(cudart, "cudart", "cudaSetDevice"))(0) != 0 ||
+        ((free_fn)sym(cudart, "cudart", "cudaFree"))(NULL) != 0) {
+        fprintf(stderr, "call_overhead: could not make device 0's context current\n");
+        return 4;
+    }
     int dev = -1;
     if (hip_get(&dev) != 0 || cuda_get(&dev) != 0) { fprintf(stderr, "call_overhead: GetDevice failed\n"); return 4; }
     time_get_device(hip_get, n / 10 + 1);
