@@ -185,7 +185,8 @@ def pytest_collection_modifyitems(config, items):
     nodevice_items = [i for i in items if i.get_closest_marker("nodevice")]
     if nodevice_items and gpu_available()[0]:
         for item in nodevice_items:
-            item.add_marker(pytest.mark.skip(reason="made-up handles: only a runtime without a device refuses them"))
+            why = item.get_closest_marker("nodevice").kwargs.get("reason", "only meaningful without a GPU")
+            item.add_marker(pytest.mark.skip(reason=why))
     gpu_items = [i for i in items if i.get_closest_marker("gpu")]
     if not gpu_items:
         return

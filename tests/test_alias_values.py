@@ -478,7 +478,7 @@ def test_launch_config_attrs_take_a_list_of_structs():
 
 
 @pytest.mark.runtime
-@pytest.mark.nodevice      # CUfunction(0x1000) is made up: a GPU's driver would run it
+@pytest.mark.nodevice(reason="CUfunction(0x1000) is made up: a GPU's driver would run it")
 def test_launch_kernel_ex_reads_the_cooperative_attribute():
     """With the attribute list packed as C's, cuLaunchKernelEx sees CU_LAUNCH_ATTRIBUTE_COOPERATIVE
     (HIP's cooperative launch: without a GPU HIP's status, never the not-supported one; with ROCm

@@ -319,6 +319,39 @@ def summary(results) -> list[tuple[str, str, str]]:
     return rows
 
 
+def open_device():
+    """hip.tensor's device 0, after printing the run's header (date, machine, GPU, HIP and
+    package versions); None after printing why there is none (the caller exits 77)."""
+    import numpy as np
+    try:
+        import hip
+        import hip.tensor as ht
+        from hip import hip as h
+        available = ht.is_available()
+    except Exception as e:      # the runtime (or the HIP-on-CUDA layer) cannot be loaded
+        print(f"skipped: the HIP runtime could not be loaded: {str(e).splitlines()[0]}")
+        return None
+    if not available:
+        print("skipped: no GPU")
+        return None
+    dev = ht.Device(0)
+    print(f"date      {datetime.datetime.now().isoformat(timespec='seconds')}")
+    print(f"machine   {_util.machine()}")
+    print(f"GPU       {dev.name}, {dev.gcn_arch_name}, {dev.multiprocessor_count} SMs/CUs, "
+          f"{dev.total_memory / 2**30:.1f} GiB; platform {ht.platform()}")
+    print(f"HIP       driver {hip.check(h.hipDriverGetVersion())}, runtime {hip.check(h.hipRuntimeGetVersion())}")
+    print(f"versions  hip-bindings {getattr(hip, '__version__', '?')}, NumPy {np.__version__}, "
+          f"Python {platform.python_version()}")
+    return dev
+
+
+def print_peers(peers: dict) -> None:
+    for name, mod in peers.items():
+        extra = f" (CUDA {mod.version.cuda})" if name == "torch" else \
+            f" (CUDA runtime {mod.cuda.runtime.runtimeGetVersion()})"
+        print(f"          {'PyTorch' if name == 'torch' else 'CuPy'} {mod.__version__}{extra}")
+
+
 run_parts = _util.run_parts
 
 
@@ -332,31 +365,10 @@ def main() -> int:
     args = ap.parse_args()
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
 
-    import numpy as np
-    try:
-        import hip
-        import hip.tensor as ht
-        from hip import hip as h
-        available = ht.is_available()
-    except Exception as e:      # the runtime (or the HIP-on-CUDA layer) cannot be loaded
-        print(f"skipped: the HIP runtime could not be loaded: {str(e).splitlines()[0]}")
+    if open_device() is None:
         return 77
-    if not available:
-        print("skipped: no GPU")
-        return 77
-    dev = ht.Device(0)
-    print(f"date      {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"machine   {_util.machine()}")
-    print(f"GPU       {dev.name}, {dev.gcn_arch_name}, {dev.multiprocessor_count} SMs/CUs, "
-          f"{dev.total_memory / 2**30:.1f} GiB; platform {ht.platform()}")
-    print(f"HIP       driver {hip.check(h.hipDriverGetVersion())}, runtime {hip.check(h.hipRuntimeGetVersion())}")
-    print(f"versions  hip-bindings {getattr(hip, '__version__', '?')}, NumPy {np.__version__}, "
-          f"Python {platform.python_version()}")
     peers = load_peers()
-    for name, mod in peers.items():
-        extra = f" (CUDA {mod.version.cuda})" if name == "torch" else \
-            f" (CUDA runtime {mod.cuda.runtime.runtimeGetVersion()})"
-        print(f"          {'PyTorch' if name == 'torch' else 'CuPy'} {mod.__version__}{extra}")
+    print_peers(peers)
     peak, peak_text = peak_bandwidth()
     print(f"peak      {peak_text}")
     print()

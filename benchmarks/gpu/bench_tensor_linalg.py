@@ -208,21 +208,10 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=10, help="timed calls per contender, best taken (default 10)")
     args = ap.parse_args()
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
-    try:
-        import hip.tensor as ht
-        available = ht.is_available()
-    except Exception as e:      # the runtime (or the HIP-on-CUDA layer) cannot be loaded
-        print(f"skipped: the HIP runtime could not be loaded: {str(e).splitlines()[0]}")
+    if bt.open_device() is None:
         return 77
-    if not available:
-        print("skipped: no GPU")
-        return 77
-    dev = ht.Device(0)
-    print(f"machine   {bt._util.machine()}")
-    print(f"GPU       {dev.name}, {dev.gcn_arch_name}; platform {ht.platform()}")
     peers = bt.load_peers()
-    for name, mod in peers.items():
-        print(f"          {'PyTorch' if name == 'torch' else 'CuPy'} {mod.__version__}")
+    bt.print_peers(peers)
     print()
     table = [("a", f"sgemm {args.n}^3 float32", lambda: part_gemm(args, peers, "float32")),
              ("b", f"sgemm {args.n}^3 float32, TF32 allowed", lambda: part_gemm(args, peers, "float32", tf32=True)),

@@ -25,16 +25,14 @@ and a summary of the targets (met / NOT met). Nothing asserts a timing; exits 77
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
 import sys
 import time
 
 os.environ.setdefault("HIP_PLATFORM", "nvidia")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_tensor import GB, Skip, _util, free_all, gpu_ms, peak_bandwidth, run_parts  # noqa: E402
+from bench_tensor import GB, Skip, free_all, gpu_ms, open_device, peak_bandwidth, run_parts  # noqa: E402
 
 
 def load_torch():
@@ -233,26 +231,8 @@ def main() -> int:
     ap.add_argument("--cudnn-benchmark", action="store_true", help="(d): torch.backends.cudnn.benchmark = True")
     args = ap.parse_args()
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
-    import numpy as np
-    try:
-        import hip
-        import hip.tensor as ht
-        from hip import hip as h
-        available = ht.is_available()
-    except Exception as e:      # the runtime (or the HIP-on-CUDA layer) cannot be loaded
-        print(f"skipped: the HIP runtime could not be loaded: {str(e).splitlines()[0]}")
+    if open_device() is None:
         return 77
-    if not available:
-        print("skipped: no GPU")
-        return 77
-    dev = ht.Device(0)
-    print(f"date      {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"machine   {_util.machine()}")
-    print(f"GPU       {dev.name}, {dev.gcn_arch_name}, {dev.multiprocessor_count} SMs/CUs, "
-          f"{dev.total_memory / 2**30:.1f} GiB; platform {ht.platform()}")
-    print(f"HIP       driver {hip.check(h.hipDriverGetVersion())}, runtime {hip.check(h.hipRuntimeGetVersion())}")
-    print(f"versions  hip-bindings {getattr(hip, '__version__', '?')}, NumPy {np.__version__}, "
-          f"Python {platform.python_version()}")
     torch = load_torch()
     if torch is not None:
         print(f"          PyTorch {torch.__version__} (CUDA {torch.version.cuda})")

@@ -23,9 +23,13 @@ def main() -> int:
     try:
         import torch
     except ImportError:
-        print("no PyTorch"); return 77
-    if ht.device_count() == 0 or not torch.cuda.is_available():
-        print("no GPU"); return 77
+        print("skipped: no PyTorch (the peer)"); return 77
+    try:
+        gpus = ht.device_count()
+    except Exception as e:      # the runtime (or the HIP-on-CUDA layer) cannot be loaded
+        print(f"skipped: the HIP runtime could not be loaded: {str(e).splitlines()[0]}"); return 77
+    if gpus == 0 or not torch.cuda.is_available():
+        print("skipped: no GPU"); return 77
 
     def ours(fn, reps=20):
         fn(); ht.synchronize(); best = float("inf")
