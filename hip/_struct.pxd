@@ -2,8 +2,9 @@ from hip._pointer cimport Pointer
 
 cdef class Struct(Pointer):
     cdef Py_ssize_t _avail     # bytes usable from _ptr on (-1: unknown, memory the caller gave)
-    cdef dict _kept            # arrays made for pointer fields from Python values, by (field, index);
-                               # a field of this class, so that the cycle collector sees them
+    cdef dict _kept            # arrays made for pointer fields from Python values, by the address
+                               # of the field; in a field of its own, so that the cycle collector
+                               # sees them
 
 cdef object record_arg(object cls, object value)
 cdef void* record_ptr(object cls, object value) except? NULL

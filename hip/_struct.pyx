@@ -127,12 +127,28 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
     return 0
 
 
-cdef object _kept(Struct s, object key, object obj):
-    """Keep `obj` (an array made for pointer field `key` from a Python value) alive with `s`."""
-    if s._kept is None:
-        s._kept = {}
-    s._kept[key] = obj
+cdef Struct _memory_holder(Struct s):
+    """The struct whose memory `s` views: `s`, or the struct a view of a nested record (or of a
+    struct's address) was made from, followed to the first that is not such a view."""
+    while isinstance(s._owner, Struct):
+        s = <Struct>s._owner
+    return s
+
+
+cdef object _kept(Struct s, char* slot, object obj):
+    """Keep `obj`, an array made from a Python value for the pointer at `slot` in `s`'s memory,
+    alive as long as that memory: with the struct that holds it, not with `s` if `s` is a view
+    (`params.kernel.kernelParams = ...` sets it through a temporary view)."""
+    cdef Struct holder = _memory_holder(s)
+    if holder._kept is None:
+        holder._kept = {}
+    holder._kept[<size_t>slot] = obj
     return obj
+
+
+cdef object _kept_at(Struct s, char* slot):
+    cdef Struct holder = _memory_holder(s)
+    return holder._kept.get(<size_t>slot) if holder._kept is not None else None
 
 
 cdef class Field:
@@ -186,7 +202,7 @@ cdef class Field:
             memcpy(&v, p, sizeof(void*))
             if v == NULL:
                 return []
-            kept = s._kept.get((self.name, k)) if s._kept is not None else None
+            kept = _kept_at(s, p)
             if kept is not None and v == <void*>PyByteArray_AS_STRING(kept):
                 size = self.elem._size_
                 return [self.elem._view(<size_t>v + i * size, kept) for i in range(len(kept) // size)]
@@ -213,13 +229,13 @@ cdef class Field:
             # A pointer to structs (cuda.bindings' `config.attrs = [attr]`): one C array of their
             # copies, kept by the struct; an empty list is NULL.
             buf = record_list(self.elem, value)
-            _kept(s, (self.name, k), buf)
+            _kept(s, p, buf)
             value = buf if buf is not None else 0
         elif self.kind == K_PTR and self.count == 0 and isinstance(value, (list, tuple)):
             # Kernel arguments in a struct (CUDA_KERNEL_NODE_PARAMS.kernelParams, hipKernelNodeParams'
             # kernelParams): a list, or cuda.bindings' ((values), (ctypes types)), made an address
             # array that the struct keeps alive.
-            value = _kept(s, (self.name, k), kernel_params(value))
+            value = _kept(s, p, kernel_params(value))
         if self.kind == K_BYTES:
             if isinstance(value, str) or not isinstance(value, (bytes, bytearray, memoryview)):
                 raise TypeError(f"{self.name} holds {self.count} bytes of data: give bytes, not {type(value).__name__}")

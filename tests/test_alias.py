@@ -414,6 +414,27 @@ def test_kernel_params_keep_the_values_they_point_into():
         del churn
 
 
+
+def test_arrays_set_through_a_nested_struct_view_live_as_long_as_the_struct(tmp_path):
+    """`params.kernel.kernelParams = ...` sets the field through a temporary view of the nested
+    struct: the argument block (and `attrs`' array) must live with `params`, not with the view.
+    Run apart: reading the freed block crashed the interpreter."""
+    prog = tmp_path / "prog.py"
+    prog.write_text(
+        "import ctypes, gc\n"
+        "from cuda.bindings import driver\n"
+        "p = driver.CUgraphNodeParams()\n"
+        "p.kernel.kernelParams = ((driver.CUdeviceptr(0x1234), 7), (None, ctypes.c_int))\n"
+        "gc.collect()\n"
+        "churn = [(driver.CUdeviceptr(0xDEAD), ctypes.c_int(0xDEAD), bytearray(64)) for _ in range(2000)]\n"
+        "addrs = (ctypes.c_void_p * 2).from_address(int(p.kernel.kernelParams))\n"
+        "print(hex(ctypes.c_uint64.from_address(addrs[0]).value), ctypes.c_int.from_address(addrs[1]).value)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-m", "hip_as_cuda", str(prog)], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["0x1234", "7"]
+
 def test_kernel_params_take_an_enum_member_as_its_int():
     """With the type None, an enum member is passed as its C int, as cuda.bindings does
     (`(<int*>p)[0] = value.value`; ours TypeError'd before)."""
