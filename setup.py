@@ -125,8 +125,9 @@ class generating_build_py(build_py):
 # Cython puts each module's one-time initialisation (constants, enum and struct tables, creating
 # hundreds of function objects) into a few huge functions marked CYTHON_SMALL_CODE. Optimising
 # them made gcc spend 90% of hip.c's compile time in register allocation (157 s at -O1);
-# at -O0 they compile in seconds, and per-call code keeps -O2.
-CFLAGS = ["-O2", "-g0", "-Wno-unused-function", "-Wno-deprecated-declarations", "-Wno-unused-variable"]
+# at -O0 they compile in seconds, and per-call code keeps -O2. -fno-plt: calls into libpython
+# (a cheap call makes ~5: the GIL, the result tuple) go through the GOT, not a PLT stub's jump.
+CFLAGS = ["-O2", "-g0", "-fno-plt", "-Wno-unused-function", "-Wno-deprecated-declarations", "-Wno-unused-variable"]
 SMALL_CODE = ("CYTHON_SMALL_CODE", '__attribute__((cold, optimize("O0")))')
 # Hand-written modules that need no headers, built with every build (HIP_PYTHON_LIBS=none too):
 # the runtime helpers, and hip.tensor's per-op hot path (its HIP functions come through _loader).

@@ -35,9 +35,11 @@ def test_layer_leaves_its_spec_as_loaded():
     cuda = cuda_ir.build(ns.cuda_headers, [str(headers / "cuda")], ns.defines)
     c = Layer(demo.module, demo.types, cuda, ns).emit("0.0.0", "0.0", ns.cuda_headers)
     # The status converter knows demoStatus_t is the enum demoStatus: CUDA's unknown codes become
-    # the spec's `unknown` (DEMO_ERROR_INVALID, 1).
-    back = c.split("static inline int hipnv_demoStatus_from_cudemoStatus_enum(int v) {", 1)[1].split("}", 1)[0]
+    # the spec's `unknown` (DEMO_ERROR_INVALID, 1), in the switch that success skips.
+    fn = "hipnv_demoStatus_from_cudemoStatus_enum"
+    back = c.split(f"int {fn}_other(int v) {{", 1)[1].split("}", 1)[0]
     assert "default: return 1;" in back
+    assert f"return v == 0 ? 0 : {fn}_other(v);" in c
     assert ns.status["type"] == "demoStatus_t" and ns == before
 
 
@@ -176,7 +178,7 @@ def test_generated_converters_map_by_name(layer, tmp_path):
     src = (layer["dir"] / "src" / "hipnv_hip.c").read_text()
     # cudaError_t's enum is `cudaError` in the IR (CUresult's is `cudaError_enum`).
     fn_err, fn_err_back = "hipnv_cudaError_from_hipError_t", "hipnv_hipError_t_from_cudaError"
-    assert f"static inline int {fn_err}(" in src and f"static inline int {fn_err_back}(" in src
+    assert f" int {fn_err}(int v" in src and f" int {fn_err_back}(int v" in src
     fn_attr = re.search(r"static inline int (hipnv_cudaDeviceAttr_from_hipDeviceAttribute_t)\(", src).group(1)
     for h, c in pairs:
         checks.append(f'ok = 1; CHECK({fn_err}({hip_err[h]}, &ok) == {c} && ok, "{h} -> {c}");')

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-typedef int (*get_device_fn)(int*);
+typedef int (*get_fn)(void*);   /* hipGetDevice(int*), cuCtxGetCurrent(CUcontext*) */
 typedef int (*status_fn)(void);
 
 static double now(void) {
@@ -50,13 +50,14 @@ static void* sym(void* h, const char* lib, const char* name) {
 /* Each loop checks the status (as a caller would) and keeps the device in a volatile sink. */
 static volatile int sink;
 
-static double time_get_device(get_device_fn f, long n) {
-    int dev = -1, bad = 0;
+static double time_get(get_fn f, long n) {
+    long long out = 0;   /* room for an int or a handle */
+    int bad = 0;
     double t0 = now();
-    for (long i = 0; i < n; i++) bad |= f(&dev);
+    for (long i = 0; i < n; i++) bad |= f(&out);
     double t = now() - t0;
-    if (bad) { fprintf(stderr, "call_overhead: a GetDevice call failed\n"); exit(4); }
-    sink = dev;
+    if (bad) { fprintf(stderr, "call_overhead: a Get call failed\n"); exit(4); }
+    sink = (int)out;
     return t / (double)n * 1e9;
 }
 
@@ -107,10 +108,21 @@ int main(int argc, char** argv) {
     }
     if (!cudart) { fprintf(stderr, "call_overhead: no CUDA runtime could be opened\n"); return 3; }
 
-    get_device_fn hip_get = (get_device_fn)sym(layer, "layer", "hipGetDevice");
-    get_device_fn cuda_get = (get_device_fn)sym(cudart, "cudart", "cudaGetDevice");
-    status_fn hip_peek = (status_fn)sym(layer, "layer", "hipPeekAtLastError");
-    status_fn cuda_peek = (status_fn)sym(cudart, "cudart", "cudaPeekAtLastError");
+    void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!driver) { fprintf(stderr, "call_overhead: %s\n", dlerror()); return 3; }
+
+    /* The pairs: the layer's function, CUDA's, and where CUDA's comes from. */
+    enum { NPAIR = 3 };
+    static const char* names[NPAIR][2] = {{"hipGetDevice", "cudaGetDevice"},
+                                          {"hipPeekAtLastError", "cudaPeekAtLastError"},
+                                          {"hipCtxGetCurrent", "cuCtxGetCurrent"}};
+    void* from[NPAIR] = {cudart, cudart, driver};
+    const int takes_out[NPAIR] = {1, 0, 1};
+    void* fn[NPAIR][2];
+    for (int i = 0; i < NPAIR; i++) {
+        fn[i][0] = sym(layer, "layer", names[i][0]);
+        fn[i][1] = sym(from[i], from[i] == driver ? "libcuda" : "cudart", names[i][1]);
+    }
 
     /* Initialize both and make device 0's primary context current, as any program that has
      * allocated has it: without a current context cudart's cudaGetDevice takes ~0.8 us instead
@@ -124,37 +136,35 @@ int main(int argc, char** argv) {
         fprintf(stderr, "call_overhead: could not make device 0's context current\n");
         return 4;
     }
-    int dev = -1;
-    if (hip_get(&dev) != 0 || cuda_get(&dev) != 0) { fprintf(stderr, "call_overhead: GetDevice failed\n"); return 4; }
-    time_get_device(hip_get, n / 10 + 1);
-    time_get_device(cuda_get, n / 10 + 1);
+    for (int i = 0; i < NPAIR; i++)
+        for (int j = 0; j < 2; j++)
+            takes_out[i] ? time_get((get_fn)fn[i][j], n / 10 + 1) : time_status((status_fn)fn[i][j], n / 10 + 1);
 
-    double best[4] = {1e300, 1e300, 1e300, 1e300};
-    double* dget = calloc((size_t)repeat, sizeof(double));
-    double* dpeek = calloc((size_t)repeat, sizeof(double));
-    for (int r = 0; r < repeat; r++) {
-        double t[4];
-        if (r % 2 == 0) {
-            t[0] = time_get_device(hip_get, n);
-            t[1] = time_get_device(cuda_get, n);
-            t[2] = time_status(hip_peek, n);
-            t[3] = time_status(cuda_peek, n);
-        } else {
-            t[1] = time_get_device(cuda_get, n);
-            t[0] = time_get_device(hip_get, n);
-            t[3] = time_status(cuda_peek, n);
-            t[2] = time_status(hip_peek, n);
-        }
-        for (int i = 0; i < 4; i++) if (t[i] < best[i]) best[i] = t[i];
-        dget[r] = t[0] - t[1];
-        dpeek[r] = t[2] - t[3];
+    double best[NPAIR][2];
+    double* diff[NPAIR];
+    for (int i = 0; i < NPAIR; i++) {
+        best[i][0] = best[i][1] = 1e300;
+        diff[i] = calloc((size_t)repeat, sizeof(double));
     }
-    qsort(dget, (size_t)repeat, sizeof(double), cmp_double);
-    qsort(dpeek, (size_t)repeat, sizeof(double), cmp_double);
-    printf("{\"layer\": \"%s\", \"cudart\": \"%s\", \"cudart_how\": \"%s\", \"calls\": %ld, \"repeat\": %d, "
-           "\"hipGetDevice\": %.3f, \"cudaGetDevice\": %.3f, \"hipPeekAtLastError\": %.3f, "
-           "\"cudaPeekAtLastError\": %.3f, \"getdevice_median_diff\": %.3f, \"peek_median_diff\": %.3f}\n",
-           path_of(layer), path_of(cudart), how, n, repeat, best[0], best[1], best[2], best[3],
-           median(dget, repeat), median(dpeek, repeat));
+    for (int r = 0; r < repeat; r++) {
+        for (int i = 0; i < NPAIR; i++) {
+            double t[2];
+            for (int k = 0; k < 2; k++) {
+                int j = r % 2 ? 1 - k : k;
+                t[j] = takes_out[i] ? time_get((get_fn)fn[i][j], n) : time_status((status_fn)fn[i][j], n);
+                if (t[j] < best[i][j]) best[i][j] = t[j];
+            }
+            diff[i][r] = t[0] - t[1];
+        }
+    }
+    printf("{\"layer\": \"%s\", \"cudart\": \"%s\", \"cudart_how\": \"%s\", \"driver\": \"%s\", "
+           "\"calls\": %ld, \"repeat\": %d",
+           path_of(layer), path_of(cudart), how, path_of(driver), n, repeat);
+    for (int i = 0; i < NPAIR; i++) {
+        qsort(diff[i], (size_t)repeat, sizeof(double), cmp_double);
+        printf(", \"%s\": %.3f, \"%s\": %.3f, \"%s_median_diff\": %.3f",
+               names[i][0], best[i][0], names[i][1], best[i][1], names[i][0], median(diff[i], repeat));
+    }
+    printf("}\n");
     return 0;
 }

@@ -13,7 +13,9 @@ from . import nvspec
 def command(lib: str, src_dir: str, out_dir: str, includes: list[str], lib_dirs: list[str]) -> list[str]:
     ns = nvspec.load(lib)
     cc = os.environ.get("CC") or shutil.which("gcc") or "cc"
-    cmd = [cc, "-shared", "-fPIC", "-O2", "-g0", "-std=gnu11", "-fvisibility=hidden", "-Wall",
+    # -fno-plt: calls into libcuda/cudart go through the GOT directly, not a PLT stub's extra jump
+    # (every bridged call makes one).
+    cmd = [cc, "-shared", "-fPIC", "-O2", "-g0", "-fno-plt", "-std=gnu11", "-fvisibility=hidden", "-Wall",
            "-Wno-unused-function", "-fno-strict-aliasing",
            "-Wno-deprecated-declarations",   # deprecated HIP functions bridge to deprecated CUDA ones
            "-Werror=implicit-function-declaration", "-Werror=incompatible-pointer-types",

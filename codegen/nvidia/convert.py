@@ -75,16 +75,26 @@ class Converter:
             cval = {k.name: k.value for k in ce.constants}
             fast = self._success_fast_path(he, any(k.value == 0 and cval.get(m.get(k.name)) == 0
                                                    for k in he.constants))
-            self.converters[fn] = "\n".join([
-                f"static inline int {fn}(int v, int* ok) {{", *fast, "    switch (v) {", *cases,
-                "    default: *ok = 0; return 0;", "    }", "}"])
+            self.converters[fn] = self._converter(fn, "int v, int* ok", "v, ok", fast, [
+                "    switch (v) {", *cases, "    default: *ok = 0; return 0;", "    }"])
         return fn
 
-    def _success_fast_path(self, he: ir.Enum, zero_is_zero: bool) -> list[str]:
-        """A status conversion's first test: success, what nearly every call returns, passes
-        without the switch's jump (gcc inlines this test alone into each caller: objdump of
-        hipGetDevice; the converter cost 15-18 instructions a call under callgrind before)."""
-        return ["    if (v == 0) return 0;"] if he.name == self.status_enum and zero_is_zero else []
+    def _success_fast_path(self, he: ir.Enum, zero_is_zero: bool) -> bool:
+        """Whether a conversion is of the status enum, with success 0 on both sides."""
+        return he.name == self.status_enum and zero_is_zero
+
+    @staticmethod
+    def _converter(fn: str, params: str, args: str, fast: bool, body: list[str]) -> str:
+        """A converter's C. A status conversion is split: success, what nearly every call
+        returns, is tested in an always-inlined wrapper, and the switch is a separate cold
+        function. Left whole, gcc kept it out of line in the alias's bridge (inside a large
+        Cython module): a call, a stack slot for `ok` and a return on every successful call."""
+        if not fast:
+            return "\n".join([f"static inline int {fn}({params}) {{", *body, "}"])
+        return "\n".join([
+            f"static __attribute__((noinline, cold)) int {fn}_other({params}) {{", *body, "}",
+            f"static inline __attribute__((always_inline)) int {fn}({params}) {{",
+            f"    return v == 0 ? 0 : {fn}_other({args});", "}"])
 
     def enum_to_hip(self, he: ir.Enum, ce: ir.Enum) -> str:
         fn = self.conv_name(he.name, ce.name, False)
@@ -102,9 +112,8 @@ class Converter:
                      for cv, (hn, hv) in sorted(back.items())
                      for cn in [next(c for h_, c in m.items() if cval[c] == cv)]]
             fast = self._success_fast_path(he, back.get(0, ("", -1))[1] == 0)
-            self.converters[fn] = "\n".join([
-                f"static inline int {fn}(int v) {{", *fast, "    switch (v) {", *cases,
-                f"    default: return {default};", "    }", "}"])
+            self.converters[fn] = self._converter(fn, "int v", "v", fast, [
+                "    switch (v) {", *cases, f"    default: return {default};", "    }"])
         return fn
 
     @staticmethod

@@ -3,6 +3,11 @@
 (`Function.launch` calls `launch`), and hipGetDevice (`_device.get_device_id` calls
 `current_device`).
 
+Arguments are packed by CuPy's RawKernel convention (a Python int is an int64 value, a bool one
+byte, a NumPy scalar its value), which hip._pointer's packers (KernelArgs, kernel_params: HIP
+Python's and cuda.bindings' convention, where an int or a buffer is an address) contradict: hence
+a packer of its own.
+
 The HIP functions come from the library hip.chip loads (its `library`, symbols resolved on first
 use), so this module compiles without HIP headers, on both platforms.
 """

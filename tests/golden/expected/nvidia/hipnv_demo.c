@@ -119,11 +119,11 @@ _Static_assert(offsetof(struct hipabi_demoInfo, sizes) == 112, "demoInfo.sizes: 
 
 static void hipnv_cudemoDim_from_demoDim(struct cudemoDim* d, const struct hipabi_demoDim* s);
 static inline int hipnv_cudemoMode_from_demoMode(int v, int* ok);
-static inline int hipnv_cudemoStatus_enum_from_demoStatus(int v, int* ok);
+static __attribute__((noinline, cold)) int hipnv_cudemoStatus_enum_from_demoStatus_other(int v, int* ok);
 static void hipnv_demoDim_from_cudemoDim(struct hipabi_demoDim* d, const struct cudemoDim* s);
 static void hipnv_demoInfo_from_cudemoInfo(struct hipabi_demoInfo* d, const struct cudemoInfo* s);
 static inline int hipnv_demoMode_from_cudemoMode(int v);
-static inline int hipnv_demoStatus_from_cudemoStatus_enum(int v);
+static __attribute__((noinline, cold)) int hipnv_demoStatus_from_cudemoStatus_enum_other(int v);
 
 static void hipnv_cudemoDim_from_demoDim(struct cudemoDim* d, const struct hipabi_demoDim* s) {
     d->x = (unsigned int)s->x;
@@ -137,14 +137,16 @@ static inline int hipnv_cudemoMode_from_demoMode(int v, int* ok) {
     default: *ok = 0; return 0;
     }
 }
-static inline int hipnv_cudemoStatus_enum_from_demoStatus(int v, int* ok) {
-    if (v == 0) return 0;
+static __attribute__((noinline, cold)) int hipnv_cudemoStatus_enum_from_demoStatus_other(int v, int* ok) {
     switch (v) {
     case 0: return CUDEMO_SUCCESS;  /* DEMO_SUCCESS */
     case 1: return CUDEMO_ERROR_INVALID;  /* DEMO_ERROR_INVALID */
     case 2: return CUDEMO_ERROR_NOT_SUPPORTED;  /* DEMO_ERROR_NOT_SUPPORTED */
     default: *ok = 0; return 0;
     }
+}
+static inline __attribute__((always_inline)) int hipnv_cudemoStatus_enum_from_demoStatus(int v, int* ok) {
+    return v == 0 ? 0 : hipnv_cudemoStatus_enum_from_demoStatus_other(v, ok);
 }
 static void hipnv_demoDim_from_cudemoDim(struct hipabi_demoDim* d, const struct cudemoDim* s) {
     d->x = (unsigned int)s->x;
@@ -162,14 +164,16 @@ static inline int hipnv_demoMode_from_cudemoMode(int v) {
     default: return v;
     }
 }
-static inline int hipnv_demoStatus_from_cudemoStatus_enum(int v) {
-    if (v == 0) return 0;
+static __attribute__((noinline, cold)) int hipnv_demoStatus_from_cudemoStatus_enum_other(int v) {
     switch (v) {
     case 0: return 0;  /* CUDEMO_SUCCESS -> DEMO_SUCCESS */
     case 7: return 2;  /* CUDEMO_ERROR_NOT_SUPPORTED -> DEMO_ERROR_NOT_SUPPORTED */
     case 9: return 1;  /* CUDEMO_ERROR_INVALID -> DEMO_ERROR_INVALID */
     default: return 1;
     }
+}
+static inline __attribute__((always_inline)) int hipnv_demoStatus_from_cudemoStatus_enum(int v) {
+    return v == 0 ? 0 : hipnv_demoStatus_from_cudemoStatus_enum_other(v);
 }
 #define HIPNV_HAS_demoStatus_t 1
 #define hipnv_demoStatus_t_from_cudemoStatus_t hipnv_demoStatus_from_cudemoStatus_enum
