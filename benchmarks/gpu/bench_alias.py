@@ -3,6 +3,7 @@
 
     HIP_PLATFORM=nvidia python3 benchmarks/gpu/bench_alias.py [--calls N] [--launches N] [--rounds R] [--imports N]
     python3 benchmarks/gpu/bench_alias.py --imports-only [--nvidia-python PY]    (c) alone, no GPU needed
+    python3 benchmarks/gpu/bench_alias.py --stand-in [--nvidia-python PY]        (s) alone, no GPU needed
 
 Three contenders, each in its own fresh interpreters with the same timing code:
   nvidia  NVIDIA's cuda.bindings       python worker.py            (this repository off PYTHONPATH)
@@ -20,6 +21,11 @@ Three contenders, each in its own fresh interpreters with the same timing code:
       (our .py files byte-compiled first, as pip installs them):
       the import statement itself (timed inside the program) and the whole process less a bare
       interpreter's start (what a user waits for, the hip_as_cuda launcher included).
+  (s) the Python side alone: cuCtxGetCurrent of the alias and of NVIDIA's bindings over stand-in
+      libraries built here whose cuCtxGetCurrent returns at once (a HIP library for the alias,
+      HIP_PLATFORM=amd; a libcuda.so.1 that hands it to NVIDIA's bindings through
+      cuGetProcAddress), so that neither HIP-on-CUDA layer nor driver is in the figure; --rounds
+      processes each, alternating. Timing only, no device: it runs where NVIDIA's package imports.
 (a) and (b) run --rounds times, the contenders' order alternating, and keep each one's best.
 Targets: alias - hip <= +40 ns a call; alias <= 1.0x cuda.bindings for (a) and (b); import <= 0.5x.
 
@@ -279,6 +285,101 @@ def measure_imports(args, envs, work, able) -> dict:
     return out
 
 
+STAND_IN_HIP = r"""/* bench_alias --stand-in: a HIP library whose calls return at once. */
+int hipInit(unsigned int flags) { (void)flags; return 0; }
+int hipCtxGetCurrent(void** ctx) { *ctx = (void*)0x1234; return 0; }
+"""
+
+STAND_IN_CUDA = r"""/* bench_alias --stand-in: a libcuda.so.1 whose calls return at once; NVIDIA's bindings find
+ * them through cuGetProcAddress. */
+#include <string.h>
+int cuInit(unsigned int flags) { (void)flags; return 0; }
+int cuDriverGetVersion(int* v) { *v = 13000; return 0; }
+int cuCtxGetCurrent(void** ctx) { *ctx = (void*)0x1234; return 0; }
+int cuGetProcAddress_v2(const char* s, void** p, int ver, unsigned long long flags, int* found);
+static const struct { const char* name; void* fn; } FNS[] = {
+    {"cuInit", (void*)cuInit}, {"cuDriverGetVersion", (void*)cuDriverGetVersion},
+    {"cuCtxGetCurrent", (void*)cuCtxGetCurrent}, {"cuGetProcAddress", (void*)cuGetProcAddress_v2}, {0, 0}};
+int cuGetProcAddress_v2(const char* s, void** p, int ver, unsigned long long flags, int* found) {
+    (void)ver; (void)flags;
+    for (int i = 0; FNS[i].name; i++)
+        if (!strcmp(FNS[i].name, s)) { *p = FNS[i].fn; if (found) *found = 1; return 0; }
+    *p = 0; if (found) *found = 0;
+    return 500;   /* CUDA_ERROR_NOT_FOUND */
+}
+int cuGetProcAddress(const char* s, void** p, int ver, unsigned long long flags) {
+    return cuGetProcAddress_v2(s, p, ver, flags, 0);
+}
+"""
+
+STAND_IN_WORKER = r"""
+import os, sys, timeit
+if os.environ.get("BENCH_ALIAS_CPU"):
+    os.sched_setaffinity(0, {int(os.environ["BENCH_ALIAS_CPU"])})
+from cuda.bindings import driver
+calls, repeat = int(sys.argv[1]), int(sys.argv[2])
+assert int(driver.cuInit(0)[0]) == 0
+f = driver.cuCtxGetCurrent
+r = f()
+assert int(r[0]) == 0 and int(r[1]) == 0x1234, r   # the stand-in answered, not a real library
+print(min(timeit.Timer(f).repeat(repeat=repeat, number=calls)) / calls * 1e9)
+"""
+
+
+def stand_in(args) -> int:
+    """(s): the alias and NVIDIA's bindings over stand-in libraries, no GPU involved."""
+    import shutil
+    cc = shutil.which(os.environ.get("CC", "gcc")) or shutil.which("cc")
+    if cc is None:
+        print("skipped: no C compiler (gcc) for the stand-in libraries")
+        return 77
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(REPO, "hip"),
+                    os.path.join(REPO, "hip_as_cuda")], check=False)
+    envs = environments()
+    cpu = args.cpu if args.cpu is not None else max(os.sched_getaffinity(0))
+    with tempfile.TemporaryDirectory(prefix="bench-alias-") as work:
+        why = probe(envs, work)
+        if why:
+            print(f"skipped: {'; '.join(why.values())}")
+            return 77
+        libdir = os.path.join(work, "cuda")
+        os.makedirs(libdir)
+        hip_lib, cuda_lib = os.path.join(work, "libhip-stand-in.so"), os.path.join(libdir, "libcuda.so.1")
+        for src, out in ((STAND_IN_HIP, hip_lib), (STAND_IN_CUDA, cuda_lib)):
+            c = out + ".c"
+            with open(c, "w") as f:
+                f.write(src)
+            subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", out, c], check=True)
+        worker = os.path.join(work, "stand_in.py")
+        with open(worker, "w") as f:
+            f.write(STAND_IN_WORKER)
+        envs = {"nvidia": dict(envs["nvidia"], LD_LIBRARY_PATH=os.pathsep.join(
+                    [libdir] + [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p])),
+                "alias": dict(envs["alias"], HIP_PLATFORM="amd", HIP_PYTHON_HIP_LIBRARY=hip_lib)}
+        if cpu >= 0:
+            for env in envs.values():
+                env["BENCH_ALIAS_CPU"] = str(cpu)
+        print(f"date     {datetime.datetime.now().isoformat(timespec='seconds')}")
+        print(f"machine  {_util.machine()}")
+        print(f"python   ours {sys.executable}, NVIDIA's {' '.join(NVIDIA_PYTHON)}")
+        print(f"(s) cuCtxGetCurrent over stand-in libraries, {args.rounds} processes each"
+              + (f", all on CPU {cpu}" if cpu >= 0 else "") + f", best of {args.repeat} x {args.calls} calls")
+        got = {"nvidia": [], "alias": []}
+        for rnd in range(args.rounds):
+            for who in (["nvidia", "alias"] if rnd % 2 == 0 else ["alias", "nvidia"]):
+                r = run(command(who, worker, str(args.calls), str(args.repeat)), envs[who], work)
+                if r.returncode != 0:
+                    print(f"  {who}: failed: {last_line(r)}")
+                    return 1
+                got[who].append(float(r.stdout.strip().splitlines()[-1]))
+    for who, v in got.items():
+        print(f"  {who:7s} {min(v):6.1f} ns best ({statistics.median(v):6.1f} median)")
+    a, n = got["alias"], got["nvidia"]
+    print(f"  alias/cuda.bindings: {min(a) / min(n):.2f}x (best), "
+          f"{statistics.median(a) / statistics.median(n):.2f}x (median)")
+    return 0
+
+
 def verdict(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
@@ -317,6 +418,8 @@ def main() -> int:
     ap.add_argument("--imports", type=int, default=15, help="(c) fresh interpreters per contender")
     ap.add_argument("--imports-only", action="store_true",
                     help="(c) alone, without a GPU (a CPU proxy: NVIDIA's import needs no driver)")
+    ap.add_argument("--stand-in", action="store_true",
+                    help="(s) alone, without a GPU: the Python side over stand-in libraries")
     ap.add_argument("--nvidia-python", help="interpreter with NVIDIA's cuda.bindings (default: this one), run "
                     "isolated (-I); e.g. build/cuda-bindings-oracle/venv-13.0.3-cp311/bin/python")
     args = ap.parse_args()
@@ -324,6 +427,8 @@ def main() -> int:
         NVIDIA_PYTHON[:] = [os.path.abspath(args.nvidia_python), "-I"]   # the runs change directory
     if args.imports_only:
         return imports_only(args)
+    if args.stand_in:
+        return stand_in(args)
 
     from hip.errors import HipPythonError
     try:
