@@ -414,7 +414,6 @@ def test_kernel_params_keep_the_values_they_point_into():
         del churn
 
 
-
 def test_arrays_set_through_a_nested_struct_view_live_as_long_as_the_struct(tmp_path):
     """`params.kernel.kernelParams = ...` sets the field through a temporary view of the nested
     struct: the argument block (and `attrs`' array) must live with `params`, not with the view.
@@ -434,6 +433,7 @@ def test_arrays_set_through_a_nested_struct_view_live_as_long_as_the_struct(tmp_
                        cwd=tmp_path, timeout=120, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["0x1234", "7"]
+
 
 def test_kernel_params_take_an_enum_member_as_its_int():
     """With the type None, an enum member is passed as its C int, as cuda.bindings does

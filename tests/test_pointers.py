@@ -105,7 +105,6 @@ def test_pointer_keeps_its_source_alive():
     assert sys.getrefcount(a) == before
 
 
-
 def test_handles_are_not_tracked_by_the_cycle_collector_and_struct_cycles_are_collected():
     """Handles that calls return are untracked (a cheap call's cost); a struct whose kept arrays
     refer back to it (a kernel argument pointing into the struct itself) is still collected."""
@@ -120,6 +119,7 @@ def test_handles_are_not_tracked_by_the_cycle_collector_and_struct_cycles_are_co
     del p
     gc.collect()
     assert sum(type(o) is kind for o in gc.get_objects()) == before
+
 
 @pytest.mark.runtime
 def test_memcpy_host_to_host():

@@ -39,6 +39,7 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -328,7 +329,6 @@ print(min(timeit.Timer(f).repeat(repeat=repeat, number=calls)) / calls * 1e9)
 
 def stand_in(args) -> int:
     """(s): the alias and NVIDIA's bindings over stand-in libraries, no GPU involved."""
-    import shutil
     cc = shutil.which(os.environ.get("CC", "gcc")) or shutil.which("cc")
     if cc is None:
         print("skipped: no C compiler (gcc) for the stand-in libraries")
