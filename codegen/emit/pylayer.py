@@ -125,12 +125,14 @@ class FunctionEmitter:
         # The success member is looked up once per module (enum class attributes are slow before 3.12).
         success = f"{self.spec.error_type}.{self.spec.success}" if self.spec.error_type else None
         outs = [e for e, _ in fp.returned[1:]] if fp.result.kind == "status" else []
+        returned = [e for e, _ in fp.returned]
         if outs and self.spec.conventions.get("outputs_on_error") == "none":
             # cuda.bindings' convention: a failed call returns None for every output.
             body += [f"if _r != _cl.{self.spec.success}:",
                      f"    return (_status(_r), {', '.join(['None'] * len(outs))})"]
-        if fp.returned:   # else nothing to return: None, as AMD's HIP Python (no return statement)
-            body.append(f"return ({', '.join('_SUCCESS' if e == success else e for e, _ in fp.returned)},)")
+            returned[0] = "_SUCCESS"   # past the test above the call succeeded
+        if returned:   # else nothing to return: None, as AMD's HIP Python (no return statement)
+            body.append(f"return ({', '.join('_SUCCESS' if e == success else e for e in returned)},)")
         doc = common.docstring(fn.comment)
         sig = [pp.py for pp in fp.params if pp.py is not None]
         lines = [f"def {fn.name}({', '.join(sig)}):"]

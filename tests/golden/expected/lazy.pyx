@@ -169,7 +169,9 @@ def lazyGetMode():
     cdef _cl.lazyStatus_t _r
     with nogil:
         _r = _cl.lazyGetMode(&_0)
-    return (_status(_r), _enum.member(_cls_lazyMode(), _0),)
+    if _r != _cl.LAZY_SUCCESS:
+        return (_status(_r), None)
+    return (_SUCCESS, _enum.member(_cls_lazyMode(), _0),)
 
 def lazyGetDesc():
     _o0 = _cls_lazyDesc()()
@@ -177,7 +179,9 @@ def lazyGetDesc():
     cdef _cl.lazyStatus_t _r
     with nogil:
         _r = _cl.lazyGetDesc(_a0)
-    return (_status(_r), _o0,)
+    if _r != _cl.LAZY_SUCCESS:
+        return (_status(_r), None)
+    return (_SUCCESS, _o0,)
 
 _errors.register_status(lazyStatus_t)
 
