@@ -67,13 +67,29 @@ cdef object kernel_params(object o)
 cdef object kernel_params_cuda(object o)
 
 
+# The new object goes back exactly as tp_new made it, `_ptr` written in C: typed as a Pointer in
+# Cython it got an incref and a decref at once, and in a process with more than one thread (any
+# that has initialised CUDA) that cost a handle ~10 ns (benchmarks/gpu/bench_alias_anatomy.py).
+# A macro, so that the struct is complete where it expands; a change of Cython's struct name for
+# Pointer fails the build.
+cdef extern from *:
+    """
+    static inline PyObject *hip_pointer_new_at(PyTypeObject *t, PyObject *args, void *p, size_t offset) {
+        PyObject *o = t->tp_new(t, args, NULL);
+        if (o != NULL) *(void **)((char *)o + offset) = p;
+        return o;
+    }
+    #define hip_pointer_new(t, args, p) \
+        hip_pointer_new_at((t), (args), (p), offsetof(struct __pyx_obj_3hip_8_pointer_Pointer, _ptr))
+    """
+    Pointer hip_pointer_new "hip_pointer_new"(type t, object args, void* p)
+
+
 cdef inline Pointer wrap(type cls, void* p):
     """A new `cls` (Pointer or a subclass) holding `p`: the handle a call returns. Inline, and
     through the type's tp_new slot, which setup.py builds without Cython's vectorcall adapter
     (RUNTIME_MACROS): cheap calls return handles."""
-    cdef Pointer o = <Pointer>(<PyTypeObject*>cls).tp_new(cls, <PyObject*>(), NULL)
-    o._ptr = p
-    return o
+    return hip_pointer_new(cls, (), p)
 
 cdef object index(object o)
 cdef long long as_signed(object o, int nbytes) except? -1
