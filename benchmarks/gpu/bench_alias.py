@@ -92,13 +92,15 @@ def same_form(d_a, d_b):
     return ((int(d_a), int(d_b), 256, 0.5), (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_float))
 
 
+def ok(r):
+    """A cuda.bindings call's outputs; RuntimeError unless it succeeded."""
+    if int(r[0]) != 0:
+        raise RuntimeError(repr(r[0]))
+    return r[1] if len(r) == 2 else r[1:]
+
+
 def cuda_contender():
     from cuda.bindings import driver, nvrtc, runtime
-
-    def ok(r):
-        if int(r[0]) != 0:
-            raise RuntimeError(repr(r[0]))
-        return r[1] if len(r) == 2 else r[1:]
     ok(driver.cuInit(0))
     ok(runtime.cudaSetDevice(0))
     ok(runtime.cudaFree(0))
@@ -167,10 +169,6 @@ def hip_contender():
 def both_contenders():
     """NVIDIA's bindings, then the alias, in this one process over the one libcuda: the cheap calls
     timed in turns, so that both meet the same process, threads and machine state."""
-    def ok(r):
-        if int(r[0]) != 0:
-            raise RuntimeError(repr(r[0]))
-        return r[1] if len(r) == 2 else r[1:]
     from cuda.bindings import driver as nd, runtime as nr
     ok(nd.cuInit(0))
     ok(nr.cudaSetDevice(0))
