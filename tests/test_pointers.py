@@ -122,6 +122,25 @@ def test_handles_are_not_tracked_by_the_cycle_collector_and_struct_cycles_are_co
 
 
 @pytest.mark.runtime
+def test_a_returned_handle_is_owned_by_the_caller_alone():
+    """hip._pointer.wrap hands tp_new's new reference back as it is (its address written in C):
+    one reference too many would leak every handle a call returns, one too few would free it
+    under the caller. hiprtcCreateProgram returns its handle through wrap without a GPU."""
+    from hip import hiprtc
+    import hip as hip_pkg
+    progs = []
+    for _ in range(3):
+        prog = hip_pkg.check(hiprtc.hiprtcCreateProgram(b"int x;", b"p.hip", 0, None, None))
+        assert type(prog) is hiprtc.hiprtcProgram and int(prog) != 0
+        assert sys.getrefcount(prog) == 2                  # `prog` and getrefcount's argument
+        progs.append((prog, int(prog)))
+    assert len({a for _, a in progs}) == 3              # each object holds its own program
+    for prog, a in progs:
+        assert int(prog) == a
+        hip_pkg.check(hiprtc.hiprtcDestroyProgram(prog))
+
+
+@pytest.mark.runtime
 def test_memcpy_host_to_host():
     src = np.arange(8, dtype=np.int32)
     dst = np.zeros(8, dtype=np.int32)
