@@ -220,6 +220,8 @@ def packages() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
     from setuptools import find_packages
     pkgs = ["hip", "hip._util", "hip_as_cuda", "hip_as_cuda.cuda", "hip_as_cuda.cuda.bindings"]
     pkgs += find_packages(include=["hip.tensor", "hip.tensor.*"])   # its subpackages (nn, ...) as they come
+    # The alias's hand-written subpackages (utils, _internal, ...): found through cuda.bindings' path.
+    pkgs += [f"hip_as_cuda.cuda.bindings.{p}" for p in find_packages("hip_as_cuda/cuda/bindings")]
     alias_data = ["*.pxd", "*.pyi", "_coverage/*.json"]
     data = {"hip": ["*.pxd", "*.pyi", "py.typed", "_coverage/*.json", "_nvidia/*.so"],
             "hip_as_cuda": ["nvrtc_prelude.h"], "hip_as_cuda.cuda.bindings": alias_data}

@@ -90,7 +90,8 @@ def test_sdist_carries_the_generator_not_its_output(wheel):
     _, sdist, _ = wheel
     names = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
     assert {"setup.py", "codegen/specs/hip.yaml", "build_support/backend.py", "hip/_pointer.pyx",
-            "hip/tensor/_launch.pyx"} <= names
+            "hip/tensor/_launch.pyx", "hip_as_cuda/cuda/bindings/utils/__init__.py",
+            "hip_as_cuda/cuda/bindings/_internal/driver.py"} <= names
     assert not any(n.endswith((".so", ".c")) and n.startswith("hip/") for n in names)
     assert "hip/hip.pyx" not in names and "hip/chip.pxd" not in names
 
@@ -124,7 +125,11 @@ def test_installed_wheel_has_the_cuda_alias(wheel, tmp_path):
     assert _run([py, "-m", "pip", "install", "-q", "--no-deps", whl]).returncode == 0
     code = ("import cuda.bindings.runtime as rt, hip_as_cuda\n"
             "assert 'hip_as_cuda' in rt.__file__ and ROOT not in rt.__file__, rt.__file__\n"
-            "print(rt.cudaGetDeviceCount()[0])\n").replace("ROOT", repr(str(ROOT)))
+            "print(rt.cudaGetDeviceCount()[0])\n"
+            # the hand-written subpackages, found through cuda.bindings' path
+            "import cuda.bindings.utils as u, cuda.bindings._bindings.cydriver, cuda.bindings._test_helpers.mempool\n"
+            "assert 'hip_as_cuda' in u.__file__ and ROOT not in u.__file__, u.__file__\n"
+            "print(u.get_cuda_native_handle(rt.cudaStream_t(5)))\n").replace("ROOT", repr(str(ROOT)))
     r = _run([py, "-c", code], cwd=str(tmp_path), env=_clean_env())
     assert r.returncode == 0, r.stderr[-2000:]
     assert "cudaError_t." in r.stdout, r.stdout
