@@ -24,7 +24,7 @@ from typing import Iterable, Mapping, Union
 
 __all__ = [
     "ARCH_ENV", "DEFAULT_ARCH", "DEFAULT_STD", "HEADER_MAP", "Header", "OPTIONS", "Option", "PLATFORMS",
-    "PRELUDE_PATH", "default_arch", "prelude", "translate", "translate_source",
+    "PRELUDE_PATH", "default_arch", "nvidia_arch", "prelude", "translate", "translate_source",
 ]
 
 PLATFORMS = ("amd", "nvidia")
@@ -172,7 +172,7 @@ OPTIONS: tuple = (
 )
 
 # -- Arguments of the rules ------------------------------------------------------------------------
-_NVIDIA_ARCH = re.compile(r"(sm|compute|lto)_\d+[a-z]?")
+_NVIDIA_ARCH = re.compile(r"(sm|compute|lto)_(\d+)([a-z]?)")
 _STD = {    # NVRTC's dialects -> clang's
     "c++03": "c++11",   # HIP's headers need C++11: hiprtc fails on -std=c++03
     "c++11": "c++11", "c++14": "c++14", "c++17": "c++17", "c++20": "c++20",
@@ -274,6 +274,15 @@ def default_arch(device_arch: str | None) -> str:
         if candidate and candidate.strip():
             return candidate.strip()
     return DEFAULT_ARCH
+
+
+def nvidia_arch(name) -> tuple | None:
+    """An NVIDIA architecture name split: 'sm_90a' -> ('sm', 90, 'a'), 'compute_80' -> ('compute',
+    80, ''); None for anything else (a gfx target, 'sm_XX'). NVRTC's -arch and nvJitLink's share it."""
+    if isinstance(name, bytes):
+        name = name.decode(errors="replace")
+    m = _NVIDIA_ARCH.fullmatch(name) if isinstance(name, str) else None
+    return (m.group(1), int(m.group(2)), m.group(3)) if m else None
 
 
 def _check_platform(platform: str) -> None:
@@ -417,7 +426,7 @@ def translate(options, platform: str, arch: str | None = None) -> tuple:
 def _rule_arch(text, value, state, warnings, device_arch):
     if value.startswith("gfx"):
         state["arch"] = value
-    elif _NVIDIA_ARCH.fullmatch(value):
+    elif nvidia_arch(value):
         state["arch"] = device_arch
     else:
         state["arch"] = device_arch
