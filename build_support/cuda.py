@@ -4,6 +4,7 @@ Python being installed into. The toolkit comes first; the wheels add the librari
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -93,12 +94,26 @@ def build_layer(hip_include: str, wanted: list[str], out_dir: str, work_dir: str
 
 
 ALIAS_HEADERS = ("cuda.h", "cuda_runtime_api.h", "nvrtc.h")
+# The CUDA release the alias follows: that of its oracle, NVIDIA's cuda-bindings 13.3.x. Older
+# headers would lack names the oracle has; newer ones only add.
+ALIAS_CUDA = (13, 3)
+
+
+def cuda_version(include: str) -> tuple[int, int] | None:
+    """(major, minor) of the CUDA_VERSION in include/cuda.h."""
+    try:
+        with open(os.path.join(include, "cuda.h"), errors="replace") as f:
+            m = re.search(r"^#define\s+CUDA_VERSION\s+(\d+)", f.read(), re.M)
+    except OSError:
+        return None
+    return (int(m.group(1)) // 1000, int(m.group(1)) % 1000 // 10) if m else None
 
 
 def alias_include(root: str, log=print) -> str | None:
     """The CUDA headers the `cuda` alias is generated from: $HIP_PYTHON_CUDA_INCLUDE, else a CUDA
-    toolkit or NVIDIA's wheels that have all three, else the ones NVIDIA's PyPI wheels carry,
-    fetched (not installed) into build/cuda-pypi/alias. None (with why) when none can be had."""
+    toolkit or NVIDIA's wheels that have all three and are of ALIAS_CUDA or newer, else the ones
+    NVIDIA's PyPI wheels of ALIAS_CUDA carry, fetched (not installed) into
+    build/cuda-pypi/alias-<version>. None (with why) when none can be had."""
     def complete(d):
         return d and all(os.path.isfile(os.path.join(d, h)) for h in ALIAS_HEADERS)
     env = os.environ.get("HIP_PYTHON_CUDA_INCLUDE", "")
@@ -107,14 +122,15 @@ def alias_include(root: str, log=print) -> str | None:
             return env
         log(f"HIP_PYTHON_CUDA_INCLUDE={env} lacks one of {', '.join(ALIAS_HEADERS)}")
     for d in locate().includes:
-        if complete(d):
+        if complete(d) and (cuda_version(d) or (0, 0)) >= ALIAS_CUDA:
             return d
-    dest = os.path.join(root, "build", "cuda-pypi", "alias", "include")
+    release = "%d.%d" % ALIAS_CUDA
+    dest = os.path.join(root, "build", "cuda-pypi", f"alias-{release}", "include")
     if complete(dest):
         return dest
-    log(f"fetching CUDA's headers for the `cuda` alias from NVIDIA's PyPI wheels into {dest}")
+    log(f"fetching CUDA {release}'s headers for the `cuda` alias from NVIDIA's PyPI wheels into {dest}")
     r = subprocess.run(["bash", os.path.join(root, "tools", "fetch_cuda_headers.sh"), dest],
-                       env=dict(os.environ, CUDA_HEADER_SET="alias", PYTHON=sys.executable),
+                       env=dict(os.environ, CUDA_HEADER_SET="alias", CUDA_RELEASE=release, PYTHON=sys.executable),
                        capture_output=True, text=True)
     if r.returncode != 0 or not complete(dest):
         log(f"warning: no CUDA headers for the `cuda` alias ({(r.stderr or '').strip().splitlines()[-1:]}): "

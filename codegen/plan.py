@@ -69,9 +69,9 @@ class ParamPlan:
     nullable: bool = False               # None (NULL) is a valid argument (handles, strings)
     finite: bool = False                 # a float refused when NaN or infinite
     refused: tuple = ()                  # enum: values refused before the call (spec unsupported_values)
-    # Conditions (Cython, after every conversion) under which the call is not made and the result
-    # is the spec's invalid-value status (invalid_value below)
-    invalid: list[str] = field(default_factory=list)
+    # (condition, status): conditions (Cython, after every conversion) under which the call is not
+    # made and the result is that status (the spec's invalid-value status, invalid_value below)
+    invalid: list[tuple[str, str]] = field(default_factory=list)
 
     def __post_init__(self):
         assert self.role in ROLES, self.role
@@ -115,7 +115,7 @@ class FunctionPlan:
         return any(p.keep for p in self.params)
 
     @property
-    def invalid(self) -> list[str]:
+    def invalid(self) -> list[tuple[str, str]]:
         return [c for p in self.params for c in p.invalid]
 
     @property
@@ -134,9 +134,11 @@ class FunctionPlan:
         return first + [(p.out, p.out_type) for p in self.params if p.out is not None]
 
 
-def build(module: ir.Module, spec: Spec, types: TypeIndex) -> list[FunctionPlan]:
-    """Plans of the bound functions, in header order."""
-    planner = Planner(module, spec, types)
+def build(module: ir.Module, spec: Spec, types: TypeIndex, unsupported: frozenset = frozenset()) -> list[FunctionPlan]:
+    """Plans of the bound functions, in header order. `unsupported`: functions that answer the
+    not-supported status whatever they are given (the alias's unbridged ones): no argument
+    makes them answer another status first."""
+    planner = Planner(module, spec, types, unsupported)
     return [planner.function(f) for f in common.bound_functions(module)]
 
 
@@ -159,8 +161,8 @@ def trampoline_name(t: ir.CType) -> str:
 class Planner:
     """Plans one library's functions from its IR (intent and shape set), spec and TypeIndex."""
 
-    def __init__(self, module: ir.Module, spec: Spec, types: TypeIndex):
-        self.module, self.spec, self.types = module, spec, types
+    def __init__(self, module: ir.Module, spec: Spec, types: TypeIndex, unsupported: frozenset = frozenset()):
+        self.module, self.spec, self.types, self.unsupported = module, spec, types, unsupported
         self.names = common.PyxNames(spec, types)
         self.typedef_names = {td.name for td in module.typedefs}
 
@@ -168,11 +170,16 @@ class Planner:
     def cy(self, t: ir.CType, name: str = "") -> str:
         return self.names.cy(t, name)
 
+    @property
+    def lenient(self) -> int:
+        """1 where integer and enum arguments take what cuda.bindings' do (conventions.integers)."""
+        return int(self.spec.conventions.get("integers") == "truncate")
+
     def int_conv(self, t: ir.CType, expr: str) -> str:
         """Python object -> C integer of type t, through the shared range-checked converters."""
         unsigned = self.types.is_unsigned(t)
         ct = self.cy(ir.CType(**{**t.__dict__, "const": False}))
-        return f"<{ct}>_p.as_{'unsigned' if unsigned else 'signed'}({expr}, sizeof({ct}))"
+        return f"<{ct}>_p.as_{'unsigned' if unsigned else 'signed'}({expr}, sizeof({ct}), {self.lenient})"
 
     def typecode(self, t: ir.CType) -> str:
         """The array module typecode of a C element type ('' when it has none)."""
@@ -413,7 +420,7 @@ class Planner:
             if rt.kind == "enum":
                 cls = names.body_cls(rt.name)
                 return plan("inout_enum", f"&{v}", py=p.name, local=False,
-                            pre=[f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.enum_arg({cls}, {p.name})"],
+                            pre=[f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.enum_arg({cls}, {p.name}, {self.lenient})"],
                             out=f"_enum.member({cls}, {v})", py_type=rt.name, out_type=rt.name)
             if types.is_numeric(target):
                 conv = p.name if types.is_float(target) else self.int_conv(target, p.name)
@@ -526,8 +533,17 @@ class Planner:
             return plan("array", arg, pre=check + [f"_k{i} = _p.seq_arg({x}, {code!r})"], post=post,
                         nullable=nullable)
         if types.is_handle(p.type):
-            nullable = p.type.name in types.nullable
-            pp = plan("handle", f"<{t}>_p.handle_arg({x}, {nullable}, {what})", nullable=nullable)
+            # an unsupported function reads no argument: NULL is as good as any handle there
+            nullable = p.type.name in types.nullable or fn.name in self.unsupported
+            status = self.spec.bridge.get("status", {}).get("null_handle", "")
+            if not nullable and status and self.types.is_enum(fn.result, self.spec.error_type) \
+                    and fn.name not in self.unsupported:
+                # cuda.bindings hands a NULL handle to C, which answers with an error status
+                # (cuFuncGetName(0): CUDA_ERROR_INVALID_VALUE): that status, without calling HIP,
+                # which may not check for NULL
+                pp = plan("handle", f"<{t}>_p.handle_arg({x}, True, {what})", invalid=[(f"_a{i} == NULL", status)])
+            else:
+                pp = plan("handle", f"<{t}>_p.handle_arg({x}, {nullable}, {what})", nullable=nullable)
             pp.handle = p.type.name
             return pp
         if r.kind == "enum":
@@ -537,7 +553,7 @@ class Planner:
             for k in bad:   # a value the library declares but fails on (spec unsupported_values)
                 pre += [f"if {x} is not None and type({x}) is not bool and {x} == {k.value}:",
                         f"    raise ValueError({what} + {': ' + k.name + ' is not supported: ' + self.spec.unsupported_values[k.name]!r})"]
-            return plan("enum", f"<{t}>_p.enum_arg({names.body_cls(r.name)}, {x})", py_type=r.name, pre=pre,
+            return plan("enum", f"<{t}>_p.enum_arg({names.body_cls(r.name)}, {x}, {self.lenient})", py_type=r.name, pre=pre,
                         refused=tuple(k.value for k in bad))
         if types.is_float(p.type):   # a typed `def` parameter: Cython converts
             rule = self.spec.finite_floats
@@ -673,7 +689,7 @@ class Planner:
         """Make no call when `cond` holds: the invalid-value status where the function returns a
         status and the spec names one (as the library would answer), else a ValueError."""
         if invalid_value(self.spec) and self.types.is_enum(fn.result, self.spec.error_type):
-            pp.invalid.append(cond)
+            pp.invalid.append((cond, invalid_value(self.spec)))
         else:
             pp.pre += [f"if {cond}:", f"    raise ValueError({f'{fn.name}: {why}'!r})"]
 

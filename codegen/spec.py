@@ -276,19 +276,23 @@ class Spec:
     # struct_typedefs 'subclass' (a struct typedef is a subclass of the type it names, not an alias),
     # lazy_classes 'first_use' (enum classes and struct typedef subclasses that only function bodies
     # use are made on first use, not at import: codegen/emit/lazy.py; the cuda alias's import time).
+    # integers 'truncate' (an integer parameter also takes any number with __int__, truncated, and
+    # an enum parameter any int, as Cython's conversion in cuda.bindings does: cuLaunchKernel(f,
+    # n / 256, ...), cudaDeviceGetAttribute(CUdevice_attribute.X, dev); str still refused),
+    # stream_classes (handle classes with __cuda_stream__, the CUDA stream protocol: CUstream).
     conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
         "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
         "string_results": str, "value_classes": _STRS, "empty_out_arrays": str,
         "defaults": {str: str}, "param_names": {str: str}, "handle_classes": str, "handle_bases": str,
         "kernel_params": str, "text_results": str, "typed_values": {str: {str: str}}, "struct_lists": str,
-        "strings": str, "struct_typedefs": str, "lazy_classes": str}))
+        "strings": str, "struct_typedefs": str, "lazy_classes": str, "integers": str, "stream_classes": _STRS}))
     # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
     package: str = field(default="hip", metadata=_key("package", str))
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's
     # (codegen/alias/bridge.py; docs/alias.rst).
     bridge: dict = field(default_factory=dict, metadata=_key("bridge", {
         "hip": str, "hip_include_lib": _STRS, "unsupported": {str: str}, "manual": {str: str},
-        "rename": {str: str}, "drop": {str: _STRS}, "status": {str: str}, "status_names": _STRS,
+        "rename": {str: str}, "drop": {str: _STRS}, "status": {str: str}, "status_names": _STRS, "status_texts": _STRS,
         "location_as_device": {"params": _STRS, "host": str}, "context_as_device": {"params": _STRS}}))
     scopes: dict[str, str] = field(default_factory=dict)   # entry -> its `rocm:` range (the entries kept)
 

@@ -48,6 +48,8 @@ cdef class KernelArgs:
 
 cdef class IntValue:
     cdef unsigned long long _v
+    cdef void* _at     # NULL: the value is _v; else it is the _n bytes at _at (a `_ptr=` view)
+    cdef int _n
 
 cdef void* addr(object o) except? NULL
 cdef void* value_ref(object o, unsigned long long* local) except? NULL
@@ -92,9 +94,10 @@ cdef inline Pointer wrap(type cls, void* p):
     return hip_pointer_new(cls, (), p)
 
 cdef object index(object o)
-cdef long long as_signed(object o, int nbytes) except? -1
-cdef unsigned long long as_unsigned(object o, int nbytes) except? 0xFFFFFFFFFFFFFFFF
-cdef int enum_arg(object cls, object v) except? -1
+cdef long long as_signed(object o, int nbytes, bint truncate) except? -1
+cdef unsigned long long as_unsigned(object o, int nbytes, bint truncate) except? 0xFFFFFFFFFFFFFFFF
+cdef int enum_arg(object cls, object v, bint lenient) except? -1
+cdef int int_value_init(IntValue self, object v, int nbytes, object at) except -1
 cdef const void* number_arg(object o, void* local, int kind, int nbytes) except? NULL
 cdef void* handle_arg(object o, bint nullable, str what) except? NULL
 cdef object ref_target(object o)

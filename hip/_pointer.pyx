@@ -95,7 +95,13 @@ cdef class Pointer:
     (the object holding the Pointer) is not collected.
     """
 
-    def __init__(self, value=None):
+    def __init__(self, value=None, _ptr=None):
+        cdef void* at
+        if _ptr is not None:   # cuda.bindings' `T(_ptr=address)`: the value stored at that address
+            at = addr(_ptr)
+            if at != NULL:
+                self._ptr = (<void**>at)[0]
+                return
         self._ptr = addr(value)
         self._owner = value if value is not None and not isinstance(value, int) else None
 
@@ -1038,7 +1044,7 @@ cdef void* _addr(object o, int flags) except? NULL:
     if _ctypes_addr(o, &p):
         return p
     if isinstance(o, IntValue):   # an integer typedef's object (the alias's CUdeviceptr): its value
-        return <void*><size_t>(<IntValue>o)._v
+        return <void*><size_t>_ival(<IntValue>o)
     cai = getattr(o, "__cuda_array_interface__", None)
     if cai is not None:
         return PyLong_AsVoidPtr(cai["data"][0] or 0)
@@ -1077,7 +1083,7 @@ cdef void* fn_addr(object o, str what) except? NULL:
     if ct is not None and isinstance(o, (ct._CFuncPtr, ct.c_void_p)) and _ctypes_addr(o, &p):
         return p
     if isinstance(o, IntValue):
-        return <void*><size_t>(<IntValue>o)._v
+        return <void*><size_t>_ival(<IntValue>o)
     if not isinstance(o, bool) and PyIndex_Check(o):   # NumPy integers
         return _addr(PyNumber_Index(o), PyBUF_SIMPLE)
     raise TypeError(f"{what}: a C function pointer takes None, an int address, a ctypes function pointer "
@@ -1093,11 +1099,27 @@ cdef object index(object o):
     return PyNumber_Index(o)
 
 
+cdef object integer(object o, bint truncate):
+    """index(o); where `truncate` (cuda.bindings' Cython conversion: the alias), also any number
+    with __int__, truncated as C truncates (`blocks = n / 256`); str and bytes stay refused."""
+    if type(o) is int or not truncate:
+        return index(o)
+    if isinstance(o, Pointer):
+        raise TypeError(f"expected an integer, got {type(o).__name__}")
+    try:
+        return PyNumber_Index(o)
+    except TypeError:
+        if isinstance(o, (str, bytes, bytearray)) or not hasattr(type(o), "__int__"):
+            raise TypeError(f"an integer is required, got {type(o).__name__}") from None
+        return int(o)
+
+
 # Integer arguments of every generated function convert here: one compiled copy instead of
 # Cython's inline conversion at each of thousands of call sites (which dominated build time).
-cdef long long as_signed(object o, int nbytes) except? -1:
-    """A C signed integer of `nbytes` bytes: __index__ semantics (a float is a TypeError), range-checked."""
-    cdef long long v = index(o)
+cdef long long as_signed(object o, int nbytes, bint truncate) except? -1:
+    """A C signed integer of `nbytes` bytes: __index__ semantics (a float is a TypeError unless
+    `truncate`: integer()), range-checked."""
+    cdef long long v = integer(o, truncate)
     cdef long long lim
     if nbytes < 8:
         lim = 1LL << (8 * nbytes - 1)
@@ -1106,9 +1128,10 @@ cdef long long as_signed(object o, int nbytes) except? -1:
     return v
 
 
-cdef unsigned long long as_unsigned(object o, int nbytes) except? 0xFFFFFFFFFFFFFFFF:
-    """A C unsigned integer of `nbytes` bytes: negative values and overflow raise OverflowError."""
-    o = index(o)
+cdef unsigned long long as_unsigned(object o, int nbytes, bint truncate) except? 0xFFFFFFFFFFFFFFFF:
+    """A C unsigned integer of `nbytes` bytes (integer() with `truncate`): negative values and
+    overflow raise OverflowError."""
+    o = integer(o, truncate)
     if o < 0:
         raise OverflowError(f"can't convert negative value {o} to an unsigned integer")
     cdef unsigned long long v = o
@@ -1145,10 +1168,10 @@ cdef const void* number_arg(object o, void* local, int kind, int nbytes) except?
         if not isinstance(o, int):
             raise TypeError(f"expected an integer value (a NumPy integer) or a pointer, got {type(o).__name__}")
         if kind == 0:
-            i = as_signed(o, nbytes)
+            i = as_signed(o, nbytes, False)
             memcpy(local, (<char*>&i) if sys.byteorder == "little" else (<char*>&i) + 8 - nbytes, nbytes)
         else:
-            u = as_unsigned(o, nbytes)
+            u = as_unsigned(o, nbytes, False)
             memcpy(local, (<char*>&u) if sys.byteorder == "little" else (<char*>&u) + 8 - nbytes, nbytes)
         return local
     if kind == 2:
@@ -1241,13 +1264,18 @@ def enum_member(cls, value):
     return m
 
 
-cdef int enum_arg(object cls, object v) except? -1:
-    """An enum argument: a member of `cls`, or an int that is one of its values."""
+cdef int enum_arg(object cls, object v, bint lenient) except? -1:
+    """An enum argument: a member of `cls`, or an int that is one of its values. `lenient`
+    (cuda.bindings' rule, for the alias): any integer that fits a C int, a member of another enum
+    class included (cudaDeviceGetAttribute(CUdevice_attribute.X, dev)); a value without a HIP
+    counterpart is the bridge's to refuse, with the call's status."""
     global _check_enum
     if type(v) is cls:
         return v
     if type(v) is int and v in _value_map(cls):
         return v
+    if lenient:
+        return <int>as_signed(v, sizeof(int), True)
     if _check_enum is None:
         from hip._enum import check_arg
         _check_enum = check_arg
@@ -1640,7 +1668,7 @@ cdef object _typed_params(values, types):
         v, t = values[i], types[i]
         if t is None:
             if isinstance(v, IntValue):   # CUdeviceptr, CUdevice: what getPtr() gives, without the call
-                b.slots[i] = &(<IntValue>v)._v
+                b.slots[i] = _istorage(<IntValue>v)
             elif _ctypes_storage(v, &p):
                 b.slots[i] = p
             elif hasattr(v, "getPtr"):
@@ -1659,18 +1687,24 @@ cdef object _typed_params(values, types):
             continue
         if _ctypes_storage(v, &p):   # a ctypes value given: its own storage
             if not isinstance(v, t):
-                raise TypeError(f"kernelParams: value {i} is a {type(v).__name__}, but its type is {t.__name__}")
-            b.slots[i] = p
-            if not held:
-                if b.keep is None:
-                    b.keep = []
-                b.keep.append(v)
-            continue
+                # another ctypes type: its value converted, as cuda.bindings does (a c_float in a
+                # c_double slot); a ctypes object without a simple value stays refused
+                if not hasattr(v, "value"):
+                    raise TypeError(f"kernelParams: value {i} is a {type(v).__name__}, but its type is {t.__name__}")
+                v = v.value
+            else:
+                b.slots[i] = p
+                if not held:
+                    if b.keep is None:
+                        b.keep = []
+                    b.keep.append(v)
+                continue
         slot = b.values + 16 * i
         b.slots[i] = slot
         try:
             if not _store(_ctype_code(t), v, slot):
-                c = v if isinstance(v, t) else t(v if isinstance(v, (int, float)) or v is None else int(v))
+                # c_char takes bytes, c_wchar str (cuda.bindings: c_char with b"Z")
+                c = v if isinstance(v, t) else t(v if isinstance(v, (int, float, bytes, str)) or v is None else int(v))
                 if b.keep is None:
                     b.keep = []
                 b.keep.append(c)
@@ -1678,6 +1712,20 @@ cdef object _typed_params(values, types):
         except (TypeError, ValueError, OverflowError) as e:
             raise type(e)(f"kernelParams: value {i} ({v!r}) as {t.__name__}: {e}") from None
     return b
+
+
+cdef inline unsigned long long _ival(IntValue o):
+    """The value: its own, or the _n bytes a `_ptr=` view reads."""
+    cdef unsigned long long u = 0
+    if o._at == NULL:
+        return o._v
+    memcpy((<char*>&u) if sys.byteorder == "little" else (<char*>&u) + 8 - o._n, o._at, o._n)
+    return u
+
+
+cdef inline void* _istorage(IntValue o):
+    """Where the value lives (getPtr(), a kernel argument's or an attribute's address)."""
+    return o._at if o._at != NULL else <void*>&o._v
 
 
 cdef class IntValue:
@@ -1689,24 +1737,38 @@ cdef class IntValue:
         self._v = int(init_value)
 
     def __int__(self):
-        return self._v
+        return _ival(self)
 
     def __index__(self):
-        return self._v
+        return _ival(self)
 
     def getPtr(self):
-        return <size_t>&self._v
+        return <size_t>_istorage(self)
 
     def __repr__(self):
-        return f"<{type(self).__name__} {self._v}>"
+        return f"<{type(self).__name__} {_ival(self)}>"
+
+
+cdef int int_value_init(IntValue self, object v, int nbytes, object at) except -1:
+    """Initialise an integer typedef object (cuda.bindings' `cuuint32_t(v)`, `CUdeviceptr(v)`): v
+    truncated and range-checked for C's `nbytes`; with `at` (`_ptr=` address, nonzero) a view of
+    the `nbytes` value stored there, as cuda.bindings' (a kernel argument in mapped memory)."""
+    cdef void* p
+    if at is not None:
+        p = addr(at)
+        if p != NULL:
+            self._at, self._n = p, nbytes
+            return 0
+    self._v = as_unsigned(v, nbytes, True)
+    return 0
 
 
 cdef void* value_ref(object o, unsigned long long* local) except? NULL:
     """A `void*` to a value the caller gives (an attribute's): an IntValue's own storage, an int
     stored in `local` (8 bytes: a 4-byte attribute reads its low half), else any pointer."""
     if isinstance(o, IntValue):
-        return &(<IntValue>o)._v
-    if isinstance(o, int) and not isinstance(o, bool):
+        return _istorage(<IntValue>o)
+    if isinstance(o, int):   # a bool too: the value read is a flag (cuCoredumpSetAttributeGlobal's)
         local[0] = <unsigned long long>o if o >= 0 else <unsigned long long>(<long long>o)
         return local
     return addr(o)

@@ -101,13 +101,13 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
     if kind == K_INT or kind == K_ENUM:
         if kind == K_ENUM and not isinstance(value, int):
             raise TypeError(f"expected an int or enum member, got {type(value).__name__}")
-        i = as_signed(value if kind == K_ENUM else int_value(value), n)
+        i = as_signed(value if kind == K_ENUM else int_value(value), n, False)
         if n == 1: (<int8_t*>p)[0] = <int8_t>i
         elif n == 2: (<int16_t*>p)[0] = <int16_t>i
         elif n == 4: (<int32_t*>p)[0] = <int32_t>i
         else: (<int64_t*>p)[0] = i
     elif kind == K_UINT or kind == K_BOOL:
-        u = as_unsigned(int_value(value) if kind == K_UINT else value, n)
+        u = as_unsigned(int_value(value) if kind == K_UINT else value, n, False)
         if n == 1: (<uint8_t*>p)[0] = <uint8_t>u
         elif n == 2: (<uint16_t*>p)[0] = <uint16_t>u
         elif n == 4: (<uint32_t*>p)[0] = <uint32_t>u
@@ -237,6 +237,11 @@ cdef class Field:
             # array that the struct keeps alive.
             value = _kept(s, p, kernel_params(value))
         if self.kind == K_BYTES:
+            if isinstance(value, (list, tuple)):
+                # C's char elements, as cuda.bindings takes them: -128..255 (a signed char's -1 is 255)
+                if not all(isinstance(x, int) and -128 <= x <= 255 for x in value):
+                    raise ValueError(f"{self.name}: each element must be an int in -128..255")
+                value = bytes(x & 0xFF for x in value)
             if isinstance(value, str) or not isinstance(value, (bytes, bytearray, memoryview)):
                 raise TypeError(f"{self.name} holds {self.count} bytes of data: give bytes, not {type(value).__name__}")
             b = bytes(value)
@@ -246,8 +251,8 @@ cdef class Field:
             memcpy(p, <char*>b, len(b))
         elif self.kind == K_CHARS:
             b = value.encode() if isinstance(value, str) else bytes(value)
-            if len(b) >= self.count:
-                raise ValueError(f"{self.name} holds at most {self.count - 1} bytes, got {len(b)}")
+            if len(b) > self.count:   # a full array has no NUL: C reads it as the whole array
+                raise ValueError(f"{self.name} holds at most {self.count} bytes, got {len(b)}")
             memset(p, 0, self.count)
             memcpy(p, <char*>b, len(b))
         elif self.kind == K_BITS:
@@ -355,11 +360,18 @@ cdef class Struct(Pointer):
 
     def __init__(self, *args, **kwargs):
         cls = type(self)
-        buf = bytearray(cls._size_)
-        self._owner = buf
-        self._ptr = PyByteArray_AS_STRING(buf)
-        self._avail = cls._size_
-        defaults = cls._defaults_
+        at = kwargs.pop("_ptr", None) if kwargs else None
+        if at is not None and addr(at) != NULL:
+            # cuda.bindings' `T(_ptr=address)`: a view of the struct at that address
+            self._ptr = addr(at)
+            self._owner = None if isinstance(at, int) else at
+            defaults = None
+        else:
+            buf = bytearray(cls._size_)
+            self._owner = buf
+            self._ptr = PyByteArray_AS_STRING(buf)
+            self._avail = cls._size_
+            defaults = cls._defaults_
         if defaults:
             for n, v in defaults.items():
                 setattr(self, n, v)

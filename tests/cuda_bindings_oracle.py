@@ -62,7 +62,7 @@ DEFAULT_CACHE = os.path.join(ROOT, "build", "cuda-bindings-oracle")
 VERSION_ENV = "CUDA_BINDINGS_ORACLE_VERSION"   # '13.5' or '13.5.0': compare with that release instead
 ALIAS_BINDINGS = os.path.join(ROOT, "hip_as_cuda", "cuda", "bindings")   # our alias, with _coverage/
 PACKAGE = "cuda.bindings"
-MODULES = ("driver", "runtime", "nvrtc", "nvjitlink")   # the modules the alias has (issue 12: the first three)
+MODULES = ("driver", "runtime", "nvrtc", "nvjitlink", "utils")   # the modules the alias has (issue 12: the first three)
 
 
 class NoRelease(LookupError):

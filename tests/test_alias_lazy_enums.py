@@ -35,7 +35,7 @@ def test_only_classes_function_bodies_use_are_made_on_first_use():
     out = emit_lazy_demo()
     # lazyMode: only calls take and return it: made on first use, under all its names
     assert "\nlazyMode_t = _enum.define" not in out and "\nlazyMode = " not in out and "\n_lazyMode__Base" not in out
-    assert "_p.enum_arg(_cls_lazyMode(), mode)" in out and "_enum.member(_cls_lazyMode(), _0)" in out
+    assert "_p.enum_arg(_cls_lazyMode(), mode, 0)" in out and "_enum.member(_cls_lazyMode(), _0)" in out
     assert "cdef dict _lazy_enum_names = {'lazyMode_t': 'lazyMode_t', 'lazyMode': 'lazyMode_t', " \
            "'_lazyMode__Base': 'lazyMode_t'}" in out
     assert "    'lazyMode_t': ('LAZY_MODE_A 0 LAZY_MODE_B 1', \"\"\"\"\"\", False, '')," in out
@@ -64,7 +64,7 @@ def test_without_the_convention_every_class_is_made_at_import():
     out = emit_lazy_demo(lazy=False)
     assert "_cls_" not in out and "_lazy_" not in out and "__getattr__" not in out
     assert "\nlazyMode_t = _enum.define" in out and "\nlazyDesc = type('lazyDesc', (lazyDesc_v1,)" in out
-    assert "_p.enum_arg(lazyMode, mode)" in out and "    _o0 = lazyDesc()" in out
+    assert "_p.enum_arg(lazyMode, mode, 0)" in out and "    _o0 = lazyDesc()" in out
 
 
 def _generated(name: str) -> str:
@@ -89,7 +89,7 @@ def test_the_generated_alias_modules_make_rarely_used_classes_on_first_use():
     assert {"CUdevice_attribute", "CUjit_option"} <= enums and "CUDA_MEMCPY3D" in subs
     assert "CUresult" not in enums and "\nCUresult = _enum.define(" in driver          # the status helpers
     assert "CUarray_format" not in enums and "\nCUarray_format = _enum.define(" in driver   # a struct field
-    assert "_p.enum_arg(_cls_CUdevice_attribute_enum(), attrib)" in driver and "\n    _o1 = _cls_CUDA_MEMCPY3D()()" in driver
+    assert "_p.enum_arg(_cls_CUdevice_attribute_enum(), attrib, 1)" in driver and "\n    _o1 = _cls_CUDA_MEMCPY3D()()" in driver
     enums, subs = _lazy_sets(runtime)
     assert "cudaDeviceAttr" in enums and "cudaError_t" not in enums
     # a class a hand-written tail names (make_cudaPitchedPtr) is defined at import
@@ -113,12 +113,14 @@ m = E.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 assert driver.cuDeviceGetAttribute(m, 0)[0] is st
 assert isinstance(m, enum.IntEnum) and m == 1 and E(1) is m and pickle.loads(pickle.dumps(m)) is m
 assert str(m) == "<CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: 1>"
+# cuda.bindings hands any int to C, which refuses a value no member has; one past C's int is an OverflowError
+assert driver.cuDeviceGetAttribute(10 ** 6, 0) == (driver.CUresult.CUDA_ERROR_INVALID_VALUE, None)
 try:
-    driver.cuDeviceGetAttribute(10 ** 6, 0)
-except ValueError:
+    driver.cuDeviceGetAttribute(2 ** 40, 0)
+except OverflowError:
     pass
 else:
-    raise AssertionError("a value no member has is refused")
+    raise AssertionError("a value past C's int is refused")
 # first made by attribute access, from several threads at once: one class
 got = []
 ts = [threading.Thread(target=lambda: got.append(driver.CUjit_option)) for _ in range(8)]

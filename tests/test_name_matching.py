@@ -41,6 +41,15 @@ def test_enumerators_by_shared_prefix_both_ways():
         "cudaDevAttrWarpSize": "hipDeviceAttributeWarpSize"}
 
 
+def test_enumerators_with_the_vendor_word_inside_both_ways():
+    # HIP's pointer attribute says HIP where CUDA's says CUDA, mid-name (driver_types.h, cuda.h)
+    hip = [("HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE", 10), ("HIP_POINTER_ATTRIBUTE_MAPPED", 13)]
+    cu = [("CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE", 10), ("CU_POINTER_ATTRIBUTE_MAPPED", 13)]
+    pairs = dict(zip([n for n, _ in hip], [n for n, _ in cu]))
+    assert match.enumerator_pairs(hip, cu) == pairs
+    assert match.enumerator_pairs(hip, cu, to=HIP) == {c: h for h, c in pairs.items()}
+
+
 def test_enumerators_never_by_value_either_way():
     hip = [("hipOnlyThing", 7), ("hipOther", 1)]
     cu = [("cudaSomethingElse", 7), ("cudaUnrelated", 1)]

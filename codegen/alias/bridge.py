@@ -38,6 +38,19 @@ MANUAL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.pat
 # bridge.context_as_device: a CUDA context's device, where HIP takes a device (cuMemcpyPeer's
 # contexts; hipMemcpyPeer takes device ordinals). HIP asks only the current context for its device
 # (hipCtxGetDevice), so the context is pushed, asked and popped.
+def _first_sentence(comment: str) -> str:
+    """The first sentence of a Doxygen comment, its markup dropped ('This indicates that ...')."""
+    text = re.sub(r"\\[a-z]+\s+|::|</?\w+>", "", comment or "")
+    text = " ".join(text.replace("/**<", " ").replace("/**", " ").replace("*/", " ").replace("*", " ").split())
+    m = re.match(r"(.+?\.)(\s|$)", text)
+    return (m.group(1) if m else text)[:300]
+
+
+def _c_string(text: str) -> str:
+    """A C string literal of text."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 CTX_DEVICE = """/* 0 with *dev set, HIP's status, or -1 when HIP lacks a function (the Python error is set). */
 static void* hipcuda_fn(void** slot, const char* name) {
     void* f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
@@ -203,6 +216,25 @@ class Bridge:
             body.append('return s_ ? s_ : "unrecognized error code";')
         return "\n".join([self.signature(cf) + " {", *["    " + b for b in body], "}"])
 
+    def status_text(self, cf: ir.Function, st: ir.Enum) -> str:
+        """cuGetErrorString / cudaGetErrorString of a CUDA status HIP has no counterpart for
+        (bridge.status_texts): the first sentence of its description in CUDA's header, so every
+        status has a text (HIP's text for the others)."""
+        seen, cases = set(), []
+        for k in st.constants:
+            if k.value not in seen:
+                seen.add(k.value)
+                cases.append(f"case {k.value}: s_ = {_c_string(_first_sentence(k.comment) or k.name)}; break;")
+        x = cf.params[0].name
+        body = ["{", "    const char* s_ = NULL;", f"    switch ((int){x}) {{", *["    " + c for c in cases],
+                "    default: break;", "    }"]
+        if len(cf.params) == 2:
+            out = cf.params[1].name
+            body += [f"    if (!{out} || !s_) {self.zero_return(cf, 'invalid')}", f"    *{out} = s_;", "    return 0;", "}"]
+        else:
+            body += ['    return s_ ? s_ : "unrecognized error code";', "}"]
+        return "\n    ".join(body)   # lines of their own: one long line would cost gcc its column tracking
+
     def zero_return(self, cf: ir.Function, key: str) -> str:
         r = self.c.resolve(cf.result)
         if r.kind == "void":
@@ -276,8 +308,11 @@ class Bridge:
             he, ce = h.enum_of(ht), c.enum_of(ct)
             hn, cn = h.number_layout(ht), c.number_layout(ct)
             if he and ce:
+                fail = invalid
+                if i == 0 and cf.name in self.cfg.get("status_texts", ()) and self.status_of(p.type) is not None:
+                    fail = self.status_text(cf, ce)
                 pre += [f"int ok{i} = 1;", f"{hspell} {t} = ({hspell}){self.enum_in(he, ce)}((int){x}, &ok{i});",
-                        f"if (!ok{i}) {self.freeing(frees, invalid)}"]
+                        f"if (!ok{i}) {self.freeing(frees, fail)}"]
                 args.append(t)
                 continue
             if (he or hn) and (ce or cn):

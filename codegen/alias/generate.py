@@ -97,11 +97,13 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
         hip_name = spec.bridge.get("hip", "hip")
         if hip_name not in hip_libs:
             hip_libs[hip_name] = bridge.hip_side(hip_name, rocm_include, cuda_include)
-        plans = plan.build(lib.module, spec, lib.types)
         c = spec.cimport_module
         b = bridge.Bridge(lib, hip_libs[hip_name], cuda_include)
+        bridge_c = b.c_source()   # first: it decides which functions are not supported
+        plans = plan.build(lib.module, spec, lib.types, frozenset(
+            n for n, cov in b.coverage.items() if cov["status"] == "not_supported"))
         write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(lib.module, spec, lib.types, all_specs), written)
-        write_if_changed(os.path.join(out_dir, f"_bridge_{spec.library}.c"), b.c_source(), written)
+        write_if_changed(os.path.join(out_dir, f"_bridge_{spec.library}.c"), bridge_c, written)
         write_if_changed(os.path.join(out_dir, f"{c}.pyx"), b.cy_source(), written)
         bases = handle_bases(spec, libs, all_specs, cuda_include)
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pxd"),

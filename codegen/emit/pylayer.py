@@ -102,8 +102,11 @@ class FunctionEmitter:
         if not void:
             body.append(f"cdef {self.names.cy(fn.result, '_r')}")
         invoke = ["with nogil:", f"    {call if void else '_r = ' + call}"]
-        if fp.invalid:   # arguments C cannot take (plan.ParamPlan.invalid): its invalid-value status, no call
-            invoke = [f"if {' or '.join(fp.invalid)}:", f"    _r = _cl.{plan.invalid_value(self.spec)}", "else:"] + ["    " + l for l in invoke]
+        if fp.invalid:   # arguments C cannot take (plan.ParamPlan.invalid): their status, no call
+            branches = []
+            for cond, status in fp.invalid:
+                branches += [f"{'elif' if branches else 'if'} {cond}:", f"    _r = _cl.{status}"]
+            invoke = branches + ["else:"] + ["    " + l for l in invoke]
         if fp.callback is not None:
             # The C side owns one reference from here on: the trampoline drops it after a one-shot
             # call. If the call fails (an exception, or an error status) it is never called.
@@ -210,7 +213,12 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
                 out.handle_names[td.name] = td.name
                 continue
             base = f"{BASE_CIMPORT}.{handle_bases[tag]}" if tag in (handle_bases or {}) else "_TypedefHandle"
-            out.defs.append(ClassDef(td.name, base, f"Opaque handle `{td.name}`."))
+            body = ""
+            if td.name in spec.conventions.get("stream_classes", ()):
+                # the CUDA stream protocol (cuda.bindings 13.3's CUstream: cuda.core and others take it)
+                body = ("\n\n    def __cuda_stream__(self):\n        \"\"\"(0, the stream's address): the CUDA "
+                        "stream protocol, version 0.\"\"\"\n        return (0, <size_t>self._ptr)")
+            out.defs.append(ClassDef(td.name, base, f"Opaque handle `{td.name}`.", body))
             out.handle_names[td.name] = td.name
             if tag and not tag.startswith("_anon_"):
                 out.tag_class.setdefault(tag, td.name)
@@ -231,7 +239,11 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
     typedef_names = {td.name for td in module.typedefs}
     out.value_classes = [n for n in spec.conventions.get("value_classes", ()) if n in typedef_names]
     for n in out.value_classes:
-        out.defs.append(ClassDef(n, "IntValue", f"`{n}`, an integer (int(x), x.getPtr())."))
+        # range-checked by C's size, as cuda.bindings' (cuuint32_t(2**32) is an OverflowError);
+        # `_ptr`: the value read from that address
+        out.defs.append(ClassDef(n, "IntValue", f"`{n}`, an integer (int(x), x.getPtr()).",
+                                 "\n\n    def __init__(self, init_value=0, _ptr=None):\n"
+                                 f"        _p.int_value_init(self, init_value, sizeof(_cl.{n}), _ptr)"))
     return out
 
 

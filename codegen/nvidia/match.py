@@ -59,6 +59,12 @@ def strip_vendor(name: str) -> str:
     return norm(_VENDOR.sub("", name, count=1))
 
 
+def _vendor_word_blind(tail: str) -> str:
+    """norm() of an enumerator's tail with the vendor's own word in it made one: 'IS_LEGACY_CUDA_IPC_CAPABLE'
+    and 'IS_LEGACY_HIP_IPC_CAPABLE' -> 'islegacyhipipccapable'."""
+    return re.sub(r"cuda|hip", "hip", norm(tail))
+
+
 def common_prefix(names: list[str]) -> str:
     """The longest shared prefix that ends on a word boundary (camelCase or '_')."""
     if len(names) < 2:
@@ -167,7 +173,9 @@ def enumerator_pairs(hip: list[tuple[str, int]], cuda: list[tuple[str, int]],
     is cudaDevAttrComputeCapabilityMajor in cudaDeviceAttr, and found by the rules below in the
     driver's CUdevice_attribute); the name without its vendor prefix (hipErrorInvalidValue ~
     CUDA_ERROR_INVALID_VALUE); the name without the enum's shared prefix
-    (hipDeviceAttributeMaxThreadsPerBlock ~ cudaDevAttrMaxThreadsPerBlock).
+    (hipDeviceAttributeMaxThreadsPerBlock ~ cudaDevAttrMaxThreadsPerBlock); last, that tail with
+    the vendor's word inside it swapped (HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE ~
+    CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE).
     """
     to_cuda = _direction(to)
     overrides = overrides or {}
@@ -176,6 +184,7 @@ def enumerator_pairs(hip: list[tuple[str, int]], cuda: list[tuple[str, int]],
     by_prefix = bool(cp_h and cp_c)
     cset = set(cnames)
     by_suffix_c = _first_by(cnames, lambda n: norm(n[len(cp_c):]))
+    by_word_c = _first_by(cnames, lambda n: _vendor_word_blind(n[len(cp_c):]))
 
     def via_override(n):
         """An override naming another CUDA enum's enumerator (cudaDevAttrGlobalMemoryBusWidth, read
@@ -197,7 +206,8 @@ def enumerator_pairs(hip: list[tuple[str, int]], cuda: list[tuple[str, int]],
                 out[n] = overrides[n]
                 continue
             c = elsewhere.get(n) or by_vendor.get(strip_vendor(n)) or \
-                (by_suffix_c.get(norm(n[len(cp_h):])) if by_prefix else None)
+                (by_suffix_c.get(norm(n[len(cp_h):])) or by_word_c.get(_vendor_word_blind(n[len(cp_h):]))
+                 if by_prefix else None)
             if c:
                 out[n] = c
         return out
@@ -209,9 +219,11 @@ def enumerator_pairs(hip: list[tuple[str, int]], cuda: list[tuple[str, int]],
             inverted.setdefault(c, n)
     by_vendor = _first_by(free, strip_vendor)
     by_suffix = _first_by(free, lambda n: norm(n[len(cp_h):]))
+    by_word = _first_by(free, lambda n: _vendor_word_blind(n[len(cp_h):]))
     for n in cnames:
         h = inverted.get(n) or by_vendor.get(strip_vendor(n)) or \
-            (by_suffix.get(norm(n[len(cp_c):])) if by_prefix else None)
+            (by_suffix.get(norm(n[len(cp_c):])) or by_word.get(_vendor_word_blind(n[len(cp_c):]))
+             if by_prefix else None)
         if h:
             out[n] = h
     return out

@@ -11,4 +11,4 @@ try:
 except ImportError:
     pass
 
-__version__ = "13.0.0"   # the cuda-bindings API followed (CUDA 13's headers)
+__version__ = "13.3.1"   # the cuda-bindings release followed (its oracle; CUDA 13.3 headers)

@@ -129,7 +129,7 @@ cdef _device_pointer(void* p, size_t n, bint device=True):
 _callback_trampolines = {}
 
 def real_fn(x):
-    cdef int _a0 = <int>_p.as_signed(x, sizeof(int))
+    cdef int _a0 = <int>_p.as_signed(x, sizeof(int), 0)
     cdef int _r
     with nogil:
         _r = _cl.real_fn(_a0)
@@ -166,10 +166,10 @@ def new_fn():
     return (_r,)
 
 def move_item(from_, to, lambda_, pass_):
-    cdef int _a0 = <int>_p.as_signed(from_, sizeof(int))
-    cdef int _a1 = <int>_p.as_signed(to, sizeof(int))
-    cdef int _a2 = <int>_p.as_signed(lambda_, sizeof(int))
-    cdef int _a3 = <int>_p.as_signed(pass_, sizeof(int))
+    cdef int _a0 = <int>_p.as_signed(from_, sizeof(int), 0)
+    cdef int _a1 = <int>_p.as_signed(to, sizeof(int), 0)
+    cdef int _a2 = <int>_p.as_signed(lambda_, sizeof(int), 0)
+    cdef int _a3 = <int>_p.as_signed(pass_, sizeof(int), 0)
     cdef int _r
     with nogil:
         _r = _cl.move_item(_a0, _a1, _a2, _a3)

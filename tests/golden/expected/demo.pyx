@@ -186,7 +186,7 @@ def demoEventCreate():
 def demoMalloc(size):
     cdef void* _0 = NULL
     cdef void **_a0 = <void **>&_0
-    cdef size_t _a1 = <size_t>_p.as_unsigned(size, sizeof(size_t))
+    cdef size_t _a1 = <size_t>_p.as_unsigned(size, sizeof(size_t), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoMalloc(_a0, _a1)
@@ -195,8 +195,8 @@ def demoMalloc(size):
 def demoHostAlloc(size, flags):
     cdef void* _0 = NULL
     cdef void **_a0 = <void **>&_0
-    cdef size_t _a1 = <size_t>_p.as_unsigned(size, sizeof(size_t))
-    cdef unsigned int _a2 = <unsigned int>_p.as_unsigned(flags, sizeof(unsigned int))
+    cdef size_t _a1 = <size_t>_p.as_unsigned(size, sizeof(size_t), 0)
+    cdef unsigned int _a2 = <unsigned int>_p.as_unsigned(flags, sizeof(unsigned int), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoHostAlloc(_a0, _a1, _a2)
@@ -205,7 +205,7 @@ def demoHostAlloc(size, flags):
 def demoGetName(id):
     cdef const char* _0 = NULL
     cdef const char **_a0 = <const char **>&_0
-    cdef int _a1 = <int>_p.as_signed(id, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(id, sizeof(int), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoGetName(_a0, _a1)
@@ -221,25 +221,25 @@ def demoGetMode():
 def demoGetInfo(device):
     _o0 = demoInfo()
     cdef _cl.demoInfo *_a0 = <_cl.demoInfo *>(<Pointer>_o0)._ptr
-    cdef int _a1 = <int>_p.as_signed(device, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(device, sizeof(int), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoGetInfo(_a0, _a1)
     return (_status(_r), _o0,)
 
 def demoGetStreams(n):
-    _k0 = _p.seq_arg([0] * max(0, <int>_p.as_signed(n, sizeof(int))), 'P')
+    _k0 = _p.seq_arg([0] * max(0, <int>_p.as_signed(n, sizeof(int), 0)), 'P')
     cdef _cl.demoStream_t *_a0 = <_cl.demoStream_t *>_p.waddr(_k0)
-    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoGetStreams(_a0, _a1)
     return (_status(_r), [_p.wrap(demoStream_st, <void*><size_t>x) for x in _k0],)
 
 def demoGetValues(n):
-    _k0 = _p.seq_arg([0] * max(0, <size_t>_p.as_unsigned(n, sizeof(size_t))), 'Q')
+    _k0 = _p.seq_arg([0] * max(0, <size_t>_p.as_unsigned(n, sizeof(size_t), 0)), 'Q')
     cdef unsigned long long *_a0 = <unsigned long long *>_p.waddr(_k0)
-    cdef size_t _a1 = <size_t>_p.as_unsigned(n, sizeof(size_t))
+    cdef size_t _a1 = <size_t>_p.as_unsigned(n, sizeof(size_t), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoGetValues(_a0, _a1)
@@ -255,7 +255,7 @@ def demoGetSizes():
     return (_status(_r), _0, _1, _2,)
 
 def demoExchangeMode(mode):
-    cdef _cl.demoMode _0 = <_cl.demoMode>_p.enum_arg(demoMode, mode)
+    cdef _cl.demoMode _0 = <_cl.demoMode>_p.enum_arg(demoMode, mode, 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoExchangeMode(&_0)
@@ -263,7 +263,7 @@ def demoExchangeMode(mode):
 
 def demoScale(value, counter):
     cdef double _0 = value
-    cdef int _1 = <int>_p.as_signed(counter, sizeof(int))
+    cdef int _1 = <int>_p.as_signed(counter, sizeof(int), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoScale(&_0, &_1)
@@ -279,7 +279,7 @@ def demoProgramDestroy(prog):
     return (_status(_r),)
 
 def demoRelease(n):
-    cdef size_t _0 = <size_t>_p.as_unsigned(n, sizeof(size_t))
+    cdef size_t _0 = <size_t>_p.as_unsigned(n, sizeof(size_t), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoRelease(&_0)
@@ -322,7 +322,7 @@ def demoLoad(fname):
 def demoCompile(prog, numOptions, options):
     _k2 = _p.string_array_arg(options, numOptions, 'demoCompile: options')
     cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoCompile: prog')
-    cdef int _a1 = <int>_p.as_signed(numOptions, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(numOptions, sizeof(int), 0)
     cdef const char **_a2 = <const char **>_p.addr(_k2)
     cdef _cl.demoStatus_t _r
     with nogil:
@@ -354,15 +354,15 @@ def demoLaunch(f, grid, block, kernelParams, extra, stream):
     return (_status(_r),)
 
 def demoWaitAll(streams, n):
-    if <int>_p.as_signed(n, sizeof(int)) < 0:
+    if <int>_p.as_signed(n, sizeof(int), 0) < 0:
         raise ValueError(f"demoWaitAll: n={n} is negative")
-    if streams is None and <int>_p.as_signed(n, sizeof(int)) > 0:
+    if streams is None and <int>_p.as_signed(n, sizeof(int), 0) > 0:
         raise ValueError(f"demoWaitAll: streams is None, n={n} needs that many elements")
-    if streams is not None and hasattr(streams, '__len__') and len(streams) < <int>_p.as_signed(n, sizeof(int)):
+    if streams is not None and hasattr(streams, '__len__') and len(streams) < <int>_p.as_signed(n, sizeof(int), 0):
         raise ValueError(f"demoWaitAll: streams has {len(streams)} elements, n={n} needs that many")
     _k0 = _p.seq_arg(streams, 'P')
     cdef const _cl.demoStream_t *_a0 = <const _cl.demoStream_t *>_p.sized(_k0, sizeof(_cl.demoStream_t) * max(0, n), False, 'demoWaitAll: streams')
-    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoWaitAll(_a0, _a1)
@@ -370,15 +370,15 @@ def demoWaitAll(streams, n):
 
 def demoSum(values, n, weights, dims):
     _k0 = _p.seq_arg(values, 'i')
-    if <int>_p.as_signed(n, sizeof(int)) < 0:
+    if <int>_p.as_signed(n, sizeof(int), 0) < 0:
         raise ValueError(f"demoSum: n={n} is negative")
-    if weights is None and <int>_p.as_signed(n, sizeof(int)) > 0:
+    if weights is None and <int>_p.as_signed(n, sizeof(int), 0) > 0:
         raise ValueError(f"demoSum: weights is None, n={n} needs that many elements")
-    if weights is not None and hasattr(weights, '__len__') and len(weights) < <int>_p.as_signed(n, sizeof(int)):
+    if weights is not None and hasattr(weights, '__len__') and len(weights) < <int>_p.as_signed(n, sizeof(int), 0):
         raise ValueError(f"demoSum: weights has {len(weights)} elements, n={n} needs that many")
     _k2 = _p.seq_arg(weights, 'f')
     cdef const int *_a0 = <const int *>_p.addr(_k0)
-    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef float *_a2 = <float *>_p.sized(_k2, sizeof(float) * max(0, n), True, 'demoSum: weights')
     cdef const _cl.demoDim *_a3 = <const _cl.demoDim *>_p.addr(dims)
     cdef _cl.demoStatus_t _r
@@ -389,21 +389,21 @@ def demoSum(values, n, weights, dims):
     return (_status(_r),)
 
 def demoSetOptions(numOptions, options, optionValues):
-    if <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)) < 0:
+    if <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int), 0) < 0:
         raise ValueError(f"demoSetOptions: numOptions={numOptions} is negative")
-    if options is None and <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)) > 0:
+    if options is None and <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int), 0) > 0:
         raise ValueError(f"demoSetOptions: options is None, numOptions={numOptions} needs that many elements")
-    if options is not None and hasattr(options, '__len__') and len(options) < <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)):
+    if options is not None and hasattr(options, '__len__') and len(options) < <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int), 0):
         raise ValueError(f"demoSetOptions: options has {len(options)} elements, numOptions={numOptions} needs that many")
     _k1 = _p.seq_arg(options, 'i')
-    if <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)) < 0:
+    if <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int), 0) < 0:
         raise ValueError(f"demoSetOptions: numOptions={numOptions} is negative")
-    if optionValues is None and <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)) > 0:
+    if optionValues is None and <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int), 0) > 0:
         raise ValueError(f"demoSetOptions: optionValues is None, numOptions={numOptions} needs that many elements")
-    if optionValues is not None and hasattr(optionValues, '__len__') and len(optionValues) < <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)):
+    if optionValues is not None and hasattr(optionValues, '__len__') and len(optionValues) < <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int), 0):
         raise ValueError(f"demoSetOptions: optionValues has {len(optionValues)} elements, numOptions={numOptions} needs that many")
     _k2 = _p.seq_arg(optionValues, 'P')
-    cdef unsigned int _a0 = <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int))
+    cdef unsigned int _a0 = <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int), 0)
     cdef _cl.demoMode *_a1 = <_cl.demoMode *>_p.sized(_k1, sizeof(_cl.demoMode) * max(0, numOptions), True, 'demoSetOptions: options')
     cdef void **_a2 = <void **>_p.sized(_k2, sizeof(void *) * max(0, numOptions), True, 'demoSetOptions: optionValues')
     cdef _cl.demoStatus_t _r
@@ -421,21 +421,21 @@ def demoSetScale(float scale, double bias):
     return (_status(_r),)
 
 def demoSetLimits(a, b, c, d, e, flag, ch, h):
-    cdef unsigned int _a0 = <unsigned int>_p.as_unsigned(a, sizeof(unsigned int))
-    cdef long _a1 = <long>_p.as_signed(b, sizeof(long))
-    cdef size_t _a2 = <size_t>_p.as_unsigned(c, sizeof(size_t))
-    cdef int8_t _a3 = <int8_t>_p.as_signed(d, sizeof(int8_t))
-    cdef uint64_t _a4 = <uint64_t>_p.as_unsigned(e, sizeof(uint64_t))
-    cdef bint _a5 = <bint>_p.as_unsigned(flag, sizeof(bint))
-    cdef char _a6 = <char>_p.as_signed(ch, sizeof(char))
-    cdef unsigned short _a7 = <unsigned short>_p.as_unsigned(h, sizeof(unsigned short))
+    cdef unsigned int _a0 = <unsigned int>_p.as_unsigned(a, sizeof(unsigned int), 0)
+    cdef long _a1 = <long>_p.as_signed(b, sizeof(long), 0)
+    cdef size_t _a2 = <size_t>_p.as_unsigned(c, sizeof(size_t), 0)
+    cdef int8_t _a3 = <int8_t>_p.as_signed(d, sizeof(int8_t), 0)
+    cdef uint64_t _a4 = <uint64_t>_p.as_unsigned(e, sizeof(uint64_t), 0)
+    cdef bint _a5 = <bint>_p.as_unsigned(flag, sizeof(bint), 0)
+    cdef char _a6 = <char>_p.as_signed(ch, sizeof(char), 0)
+    cdef unsigned short _a7 = <unsigned short>_p.as_unsigned(h, sizeof(unsigned short), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoSetLimits(_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7)
     return (_status(_r),)
 
 def demoSetMode(mode):
-    cdef _cl.demoMode _a0 = <_cl.demoMode>_p.enum_arg(demoMode, mode)
+    cdef _cl.demoMode _a0 = <_cl.demoMode>_p.enum_arg(demoMode, mode, 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoSetMode(_a0)
@@ -452,8 +452,8 @@ def demoSetInfo(info, update, opaque):
 
 def demoMemset(dst, value, n):
     cdef void *_a0 = <void *>_p.waddr(dst)
-    cdef int _a1 = <int>_p.as_signed(value, sizeof(int))
-    cdef size_t _a2 = <size_t>_p.as_unsigned(n, sizeof(size_t))
+    cdef int _a1 = <int>_p.as_signed(value, sizeof(int), 0)
+    cdef size_t _a2 = <size_t>_p.as_unsigned(n, sizeof(size_t), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoMemset(_a0, _a1, _a2)
@@ -462,7 +462,7 @@ def demoMemset(dst, value, n):
 def demoMemcpy(dst, src, n):
     cdef void *_a0 = <void *>_p.waddr(dst)
     cdef const void *_a1 = <const void *>_p.addr(src)
-    cdef size_t _a2 = <size_t>_p.as_unsigned(n, sizeof(size_t))
+    cdef size_t _a2 = <size_t>_p.as_unsigned(n, sizeof(size_t), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoMemcpy(_a0, _a1, _a2)
@@ -489,7 +489,7 @@ def demoAddCallback(stream, callback, userData, flags):
         _ud1 = <void*>_cb1
     cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoAddCallback: stream')
     cdef _cl.demoCallback_t _a1 = <_cl.demoCallback_t>_f1
-    cdef unsigned int _a3 = <unsigned int>_p.as_unsigned(flags, sizeof(unsigned int))
+    cdef unsigned int _a3 = <unsigned int>_p.as_unsigned(flags, sizeof(unsigned int), 0)
     cdef _cl.demoStatus_t _r
     if _cb1 is not None:
         Py_INCREF(_cb1)
@@ -543,7 +543,7 @@ def demoAxpy(handle, n, alpha, x):
     _k3 = _p.seq_arg(x, 'f')
     cdef float _4 = 0
     cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoAxpy: handle')
-    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const float *_a2 = <const float *>_p.number_arg(alpha, &_n2, 2, sizeof(float))
     cdef const float *_a3 = <const float *>_p.addr(_k3)
     cdef _cl.demoPointerMode _pm
@@ -557,7 +557,7 @@ def demoAxpy(handle, n, alpha, x):
 def demoZaxpy(handle, n, alpha, x, y):
     cdef _cl.demoComplex _n2
     cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZaxpy: handle')
-    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const _cl.demoComplex *_a2 = <const _cl.demoComplex *>_p.number_arg(alpha, &_n2, 3, sizeof(_cl.demoComplex) // 2)
     cdef const _cl.demoComplex *_a3 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, x)
     cdef _cl.demoComplex *_a4 = <_cl.demoComplex *>_s.record_ptr(demoComplex, y)
@@ -569,7 +569,7 @@ def demoZaxpy(handle, n, alpha, x, y):
 def demoIaxpy(handle, n, alpha, beta):
     cdef unsigned int _n2
     cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIaxpy: handle')
-    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const unsigned int *_a2 = <const unsigned int *>_p.number_arg(alpha, &_n2, 1, sizeof(unsigned int))
     cdef const void *_a3 = <const void *>_p.addr(beta)
     cdef _cl.demoStatus_t _r
@@ -582,7 +582,7 @@ def demoDot(handle, n, x, y):
     _k3 = _p.seq_arg(y, 'f')
     cdef float _4 = 0
     cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoDot: handle')
-    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const float *_a2 = <const float *>_p.addr(_k2)
     cdef const float *_a3 = <const float *>_p.addr(_k3)
     cdef _cl.demoPointerMode _pm
@@ -596,7 +596,7 @@ def demoDot(handle, n, x, y):
 def demoZdot(handle, n, x, y):
     _o4 = demoComplex()
     cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZdot: handle')
-    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const _cl.demoComplex *_a2 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, x)
     cdef const _cl.demoComplex *_a3 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, y)
     cdef _cl.demoComplex *_a4 = <_cl.demoComplex *>(<Pointer>_o4)._ptr
@@ -612,7 +612,7 @@ def demoIamax(handle, n, x):
     _k2 = _p.seq_arg(x, 'f')
     cdef _cl.demoMode _3
     cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIamax: handle')
-    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const float *_a2 = <const float *>_p.addr(_k2)
     cdef _cl.demoStatus_t _r
     with nogil:
@@ -620,7 +620,7 @@ def demoIamax(handle, n, x):
     return (_status(_r), _enum.member(demoMode, _3),)
 
 def demoGetErrorString(status):
-    cdef _cl.demoStatus_t _a0 = <_cl.demoStatus_t>_p.enum_arg(demoStatus, status)
+    cdef _cl.demoStatus_t _a0 = <_cl.demoStatus_t>_p.enum_arg(demoStatus, status, 0)
     cdef const char *_r
     with nogil:
         _r = _cl.demoGetErrorString(_a0)
@@ -638,7 +638,7 @@ def demoDefaultMode():
     return (_enum.member(demoMode, _r),)
 
 def demoMakeDim(x):
-    cdef unsigned int _a0 = <unsigned int>_p.as_unsigned(x, sizeof(unsigned int))
+    cdef unsigned int _a0 = <unsigned int>_p.as_unsigned(x, sizeof(unsigned int), 0)
     cdef _cl.demoDim _r
     with nogil:
         _r = _cl.demoMakeDim(_a0)
@@ -675,7 +675,7 @@ def demoTicks():
     return (_r,)
 
 def demoStatusOf(code):
-    cdef int _a0 = <int>_p.as_signed(code, sizeof(int))
+    cdef int _a0 = <int>_p.as_signed(code, sizeof(int), 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoStatusOf(_a0)

@@ -106,7 +106,7 @@ def demoextCreate(stream):
 def demoextSetStream(ctx, stream, mode):
     cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextSetStream: ctx')
     cdef _c_demo.demoStream_t _a1 = <_c_demo.demoStream_t>_p.handle_arg(stream, False, 'demoextSetStream: stream')
-    cdef _c_demo.demoMode _a2 = <_c_demo.demoMode>_p.enum_arg(_demo.demoMode, mode)
+    cdef _c_demo.demoMode _a2 = <_c_demo.demoMode>_p.enum_arg(_demo.demoMode, mode, 0)
     cdef _cl.demoextStatus_t _r
     with nogil:
         _r = _cl.demoextSetStream(_a0, _a1, _a2)
@@ -148,7 +148,7 @@ def demoextLegacy(ctx):
     return (_enum.member(_demo.demoStatus, _r),)
 
 def demoextStatusString(status):
-    cdef _cl.demoextStatus_t _a0 = <_cl.demoextStatus_t>_p.enum_arg(demoextStatus, status)
+    cdef _cl.demoextStatus_t _a0 = <_cl.demoextStatus_t>_p.enum_arg(demoextStatus, status, 0)
     cdef const char *_r
     with nogil:
         _r = _cl.demoextStatusString(_a0)

@@ -158,7 +158,7 @@ cdef _device_pointer(void* p, size_t n, bint device=True):
 _callback_trampolines = {}
 
 def lazySetMode(mode):
-    cdef _cl.lazyMode_t _a0 = <_cl.lazyMode_t>_p.enum_arg(_cls_lazyMode(), mode)
+    cdef _cl.lazyMode_t _a0 = <_cl.lazyMode_t>_p.enum_arg(_cls_lazyMode(), mode, 0)
     cdef _cl.lazyStatus_t _r
     with nogil:
         _r = _cl.lazySetMode(_a0)
