@@ -121,7 +121,8 @@ if [ $run_tests = 1 ]; then
   step "fetching Debian bookworm's and trixie's ROCm headers (the generator is tested on 5.2, 5.7 and 6.4)"
   include52=$("$PY" -m build_support.rocm headers --suite bookworm)
   include57=$("$PY" -m build_support.rocm headers --suite trixie)
-  if [ ! -f build/cuda-pypi/include/cuda_runtime_api.h ] || [ ! -f build/cuda-pypi/include/nccl.h ]; then
+  if [ ! -f build/cuda-pypi/include/cuda_runtime_api.h ] || [ ! -f build/cuda-pypi/include/nccl.h ] \
+     || [ ! -f build/cuda-pypi/include/cudaProfiler.h ]; then
     step "fetching CUDA headers from PyPI (the HIP-on-CUDA layer is generated and compiled in the tests)"
     PYTHON=$PY tools/fetch_cuda_headers.sh build/cuda-pypi/include
   fi

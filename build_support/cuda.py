@@ -93,7 +93,9 @@ def build_layer(hip_include: str, wanted: list[str], out_dir: str, work_dir: str
     return True
 
 
-ALIAS_HEADERS = ("cuda.h", "cuda_runtime_api.h", "nvrtc.h")
+# What the alias's specs parse (their graphics-interop headers come with cuda.h and
+# cuda_runtime_api.h; the profiler's are a component, a wheel, of their own).
+ALIAS_HEADERS = ("cuda.h", "cuda_runtime_api.h", "nvrtc.h", "cudaProfiler.h", "cuda_profiler_api.h")
 # The CUDA release the alias follows: that of its oracle, NVIDIA's cuda-bindings 13.3.x. Older
 # headers would lack names the oracle has; newer ones only add.
 ALIAS_CUDA = (13, 3)
@@ -111,7 +113,7 @@ def cuda_version(include: str) -> tuple[int, int] | None:
 
 def alias_include(root: str, log=print) -> str | None:
     """The CUDA headers the `cuda` alias is generated from: $HIP_PYTHON_CUDA_INCLUDE, else a CUDA
-    toolkit or NVIDIA's wheels that have all three and are of ALIAS_CUDA or newer, else the ones
+    toolkit or NVIDIA's wheels that have ALIAS_HEADERS and are of ALIAS_CUDA or newer, else the ones
     NVIDIA's PyPI wheels of ALIAS_CUDA carry, fetched (not installed) into
     build/cuda-pypi/alias-<version>. None (with why) when none can be had."""
     def complete(d):

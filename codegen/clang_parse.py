@@ -43,8 +43,9 @@ def builtin_include_dir() -> str:
 
 
 def parse(header: str, include_dirs: list[str], defines: list[str], language: str = "c",
-          extra_args: list[str] | None = None) -> ci.TranslationUnit:
-    """Parse `header` (a path); raise ParseError on any error diagnostic."""
+          extra_args: list[str] | None = None, unsaved=None) -> ci.TranslationUnit:
+    """Parse `header` (a path; its text may be in `unsaved`, libclang's (path, text) pairs); raise
+    ParseError on any error diagnostic."""
     args = ["-x", "c++" if language == "c++" else "c",
             "-std=c++17" if language == "c++" else "-std=c11"]
     args += [f"-D{d}" for d in defines]
@@ -55,7 +56,7 @@ def parse(header: str, include_dirs: list[str], defines: list[str], language: st
     opts = (ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
             | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
     try:
-        tu = index.parse(header, args=args, options=opts)
+        tu = index.parse(header, args=args, unsaved_files=unsaved, options=opts)
     except ci.TranslationUnitLoadError as e:
         raise ParseError(f"libclang could not parse {header}: {e}") from None
     errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
@@ -63,6 +64,16 @@ def parse(header: str, include_dirs: list[str], defines: list[str], language: st
         lines = "\n".join(f"  {d.location.file}:{d.location.line}: {d.spelling}" for d in errors[:20])
         raise ParseError(f"{len(errors)} error(s) parsing {header} with {' '.join(args)}:\n{lines}")
     return tu
+
+
+def parse_together(headers: list[str], include_dirs: list[str], defines: list[str],
+                   language: str = "c") -> ci.TranslationUnit:
+    """Parse `headers` (paths) as one translation unit that includes them in order, as a program
+    (or the module compiled from them) does: a header may use what an earlier one declared
+    (CUDA's cudaVDPAU.h uses VDPAU's and cuda.h's types without including them)."""
+    lines = "".join(f'#include "{os.path.abspath(h)}"\n' for h in headers)
+    name = os.path.join(os.path.dirname(os.path.abspath(headers[0])), "<together>.h")
+    return parse(name, include_dirs, defines, language, unsaved=[(name, lines)])
 
 
 def macro_definitions(tu: ci.TranslationUnit):

@@ -38,7 +38,10 @@ def available(include_dir: str, spec_dir: str = specmod.SPEC_DIR) -> tuple[list[
 
 
 def build_ir(spec: specmod.Spec, include_dir: str, all_specs: dict[str, specmod.Spec],
-             deps: list[ir.Module] | None = None) -> ir.Module:
+             deps: list[ir.Module] | None = None, together: bool = False) -> ir.Module:
+    """The library's IR from its headers, each parsed on its own, or (together) all in one
+    translation unit in the spec's order, as a program including them would be (the `cuda`
+    alias's bridge adds HIP's GL interop header, which uses GL's and HIP's types unincluded)."""
     owners, types_only = {}, set()
     for s in all_specs.values():
         for prefix in s.owns:
@@ -47,15 +50,18 @@ def build_ir(spec: specmod.Spec, include_dir: str, all_specs: dict[str, specmod.
             owners[prefix] = s.library
             types_only.add(prefix)
     version = header_version(include_dir)
-    tus = []
-    for h in spec.headers:
-        path = os.path.join(include_dir, h)
-        tus.append(clang_parse.parse(path, [include_dir], spec.defines, spec.language))
+    dirs = [include_dir, *spec.include_paths()]
+    if together:   # a header may be one of include_dirs' (the GL stand-in before HIP's GL interop)
+        paths = [next((p for p in (os.path.join(d, h) for d in dirs) if os.path.isfile(p)),
+                      os.path.join(include_dir, h)) for h in spec.headers]
+        tus = [clang_parse.parse_together(paths, dirs, spec.defines, spec.language)]
+    else:
+        tus = [clang_parse.parse(os.path.join(include_dir, h), dirs, spec.defines, spec.language) for h in spec.headers]
     # One builder over every header: a declaration included by several is seen once.
     defined = None
     if deps is not None:
         defined = {x.name for m in deps for x in (*m.typedefs, *m.records, *m.enums)}
-    return Builder(spec.library, include_dir, owners, defined, types_only).build(
+    return Builder(spec.library, dirs, owners, defined, types_only).build(
         tus, spec.headers, version, spec.language)
 
 

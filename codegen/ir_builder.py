@@ -55,9 +55,10 @@ def clean_comment(raw: str | None) -> str:
 
 
 class Builder:
-    def __init__(self, library: str, include_root: str, owners: dict[str, str],
+    def __init__(self, library: str, include_root: str | list[str], owners: dict[str, str],
                  defined_by_deps: set[str] | None = None, types_only: set[str] = frozenset()):
-        """owners: path prefix (relative to include_root) -> library name.
+        """owners: path prefix (relative to include_root, or to the first of several roots that
+        holds the file: stand-in headers of the project beside the installed ones) -> library name.
 
         defined_by_deps: names the dependencies' modules define. A declaration in a
         dependency's files that the dependency itself does not define (hipComplex seen only
@@ -65,7 +66,7 @@ class Builder:
         self.defined_by_deps = defined_by_deps
         self.types_only = types_only
         self.library = library
-        self.root = os.path.realpath(include_root)
+        self.roots = [os.path.realpath(r) for r in ([include_root] if isinstance(include_root, str) else include_root)]
         self.owners = sorted(owners.items(), key=lambda kv: -len(kv[0]))
         self.module: ir.Module | None = None
         self._seen: set[str] = set()
@@ -79,7 +80,8 @@ class Builder:
         if f is None:
             return None
         path = os.path.realpath(f.name)
-        return os.path.relpath(path, self.root) if path.startswith(self.root + os.sep) else None
+        root = next((r for r in self.roots if path.startswith(r + os.sep)), None)
+        return os.path.relpath(path, root) if root else None
 
     def owner(self, cursor) -> str | None:
         rel = self.rel(cursor)

@@ -331,6 +331,9 @@ class Planner:
                             out=f"_s.record_items({cls}, _k{i})", out_type=f"list[{types.resolve(target).name}]")
             if types.is_handle(target):
                 conv, value = f"_p.wrap({names.handle_cls(target)}, <void*><size_t>x)", self.stub_type(target)
+            elif target.kind == "typedef" and target.name in self.spec.conventions.get("value_classes", ()):
+                # value objects, as a scalar of the type is returned (cuGLGetDevices' CUdevice list)
+                conv, value = f"{names.cls_of(target.name)}(x)", target.name
             else:   # the array's numbers (addresses where the elements are pointers)
                 conv = "x"
                 value = "float" if types.is_float(target) else "int" if self.typecode(target) else self.stub_type(target)

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import yaml
 
 SPEC_DIR = os.path.join(os.path.dirname(__file__), "specs")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # the project's root (include_dirs)
 SCOPE = "rocm"          # the key that limits an entry to ROCm versions
 
 
@@ -198,6 +199,9 @@ class Spec:
     owns: list[str] = field(metadata=_key("owns", _STRS, True))
     # prefixes whose types (not functions) are ours
     owns_types: list[str] = field(default_factory=list, metadata=_key("owns_types", _STRS))
+    # folders of this project (relative to its root) on the include path when the headers are
+    # parsed and the modules compiled: stand-ins for system headers the headers include
+    include_dirs: list[str] = field(default_factory=list, metadata=_key("include_dirs", _STRS))
     language: str = field(default="c", metadata=_key("language", str))
     depends: list[str] = field(default_factory=list, metadata=_key("depends", _STRS))
     defines: list[str] = field(default_factory=list, metadata=_key("defines", _STRS))   # after the defaults'
@@ -291,10 +295,14 @@ class Spec:
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's
     # (codegen/alias/bridge.py; docs/alias.rst).
     bridge: dict = field(default_factory=dict, metadata=_key("bridge", {
-        "hip": str, "hip_include_lib": _STRS, "unsupported": {str: str}, "manual": {str: str},
+        "hip": str, "hip_headers": _STRS, "unsupported": {str: str}, "manual": {str: str},
         "rename": {str: str}, "drop": {str: _STRS}, "status": {str: str}, "status_names": _STRS, "status_texts": _STRS,
         "location_as_device": {"params": _STRS, "host": str}, "context_as_device": {"params": _STRS}}))
     scopes: dict[str, str] = field(default_factory=dict)   # entry -> its `rocm:` range (the entries kept)
+
+    def include_paths(self) -> list[str]:
+        """`include_dirs` as absolute paths."""
+        return [os.path.join(ROOT, d) for d in self.include_dirs]
 
     def rule_for(self, tclass: str, pname: str, fname: str) -> IntentRule | None:
         """The first rule that applies to a parameter (overrides are the caller's business)."""

@@ -34,7 +34,7 @@ cdef enum:
     K_PTR = 4      # pointer -> Pointer (or the handle class in sub)
     K_CHARS = 5    # char[N] -> bytes
     K_CSTR = 6     # char* -> bytes or None
-    K_RECORD = 7   # nested struct/union (view into the parent)
+    K_RECORD = 7   # nested struct/union (view into the parent; an array of them: copies)
     K_ENUM = 8     # enum of elsize bytes; sub is the enum class
     K_BITS = 9     # bitfield: bitoff/bitwidth inside an unsigned word of elsize bytes
     K_BYTES = 10   # char[N] holding data -> all N bytes
@@ -215,7 +215,9 @@ cdef class Field:
             return (word >> self.bitoff) & ((1ULL << self.bitwidth) - 1)
         if self.kind == K_RECORD:
             if self.count:
-                return [self.sub._view(<size_t>(p + i * self.elsize), s) for i in range(self.count)]
+                # an array of structs reads as a list of copies, as an array of numbers reads as a
+                # list of values (and as cuda.bindings' cudaEglFrame.frame.pPitch): `s.arr = [...]` writes
+                return [record_copy(self.sub, p + i * self.elsize) for i in range(self.count)]
             return self.sub._view(<size_t>p, s)
         if self.count:
             return [read_scalar(p + i * self.elsize, self.kind, self.elsize, self.sub) for i in range(self.count)]

@@ -44,9 +44,11 @@ def nvrtc_version():
 
 
 def _cuda_include() -> str | None:
-    for d in (os.environ.get("HIP_PYTHON_CUDA_INCLUDE", ""), ROOT / "build" / "cuda-pypi" / "alias" / "include",
-              ROOT / "build" / "cuda-pypi" / "include", "/usr/local/cuda/include"):
-        if d and all(os.path.isfile(os.path.join(d, h)) for h in ("cuda.h", "cuda_runtime_api.h", "nvrtc.h")):
+    from build_support.cuda import ALIAS_CUDA, ALIAS_HEADERS
+    pypi = ROOT / "build" / "cuda-pypi"   # the build's fetch (build_support.cuda.alias_include), the layer's
+    for d in (os.environ.get("HIP_PYTHON_CUDA_INCLUDE", ""), pypi / ("alias-%d.%d" % ALIAS_CUDA) / "include",
+              pypi / "include", "/usr/local/cuda/include"):
+        if d and all(os.path.isfile(os.path.join(d, h)) for h in ALIAS_HEADERS):
             return str(d)
     return None
 
@@ -58,7 +60,9 @@ def probe(tmp_path_factory):
         pytest.skip("no gcc, or no CUDA headers (cuda.h, cuda_runtime_api.h, nvrtc.h) to compile against")
     d = tmp_path_factory.mktemp("alias_cimport")
     name = "alias_cimport_probe"
-    with built(d, name, PYX, ROOT / "hip_as_cuda", [f"-I{inc}"]) as module:
+    from codegen.alias.generate import load_specs
+    stand_ins = [f"-I{p}" for s in load_specs().values() for p in s.include_paths()]   # EGL/, GL/, vdpau/
+    with built(d, name, PYX, ROOT / "hip_as_cuda", [f"-I{inc}", *stand_ins]) as module:
         yield module
 
 

@@ -617,9 +617,11 @@ def test_bridges_on_stand_in_hip(tmp_path):
     include = ROOT / "build" / "cuda-pypi" / "include"
     if not (include / "cuda.h").is_file():
         pytest.skip("no CUDA headers in build/cuda-pypi (tools/fetch_cuda_headers.sh)")
+    from codegen.alias.generate import load_specs
     src = ROOT / "hip_as_cuda" / "cuda" / "bindings" / "_bridge_driver.c"
     (tmp_path / "t.c").write_text(f'#include "{src}"\n{_BRIDGE_CHECKS}')
-    r = subprocess.run(["gcc", "-std=gnu11", "-O1", "-w", f"-I{include}", str(tmp_path / "t.c"), "-o",
+    stand_ins = [f"-I{d}" for d in load_specs()["driver"].include_paths()]   # EGL/, GL/, vdpau/
+    r = subprocess.run(["gcc", "-std=gnu11", "-O1", "-w", f"-I{include}", *stand_ins, str(tmp_path / "t.c"), "-o",
                         str(tmp_path / "t")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
     r = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True, timeout=60)

@@ -37,9 +37,11 @@ def _clean_env(**extra):
 
 def _cuda_include() -> str | None:
     """CUDA headers the alias can be generated from (the build fetched them into build/)."""
-    for d in (os.environ.get("HIP_PYTHON_CUDA_INCLUDE", ""), str(ROOT / "build" / "cuda-pypi" / "alias" / "include"),
-              str(ROOT / "build" / "cuda-pypi" / "include")):
-        if d and all(os.path.isfile(os.path.join(d, h)) for h in ("cuda.h", "cuda_runtime_api.h", "nvrtc.h")):
+    from build_support.cuda import ALIAS_CUDA, ALIAS_HEADERS
+    pypi = ROOT / "build" / "cuda-pypi"   # the build's fetch (build_support.cuda.alias_include), the layer's
+    for d in (os.environ.get("HIP_PYTHON_CUDA_INCLUDE", ""), str(pypi / ("alias-%d.%d" % ALIAS_CUDA) / "include"),
+              str(pypi / "include")):
+        if d and all(os.path.isfile(os.path.join(d, h)) for h in ALIAS_HEADERS):
             return d
     return None
 

@@ -23,12 +23,11 @@ import xml.etree.ElementTree as ET
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-# What each part runs: issue scope (NVML, nvvm, cufile, graphics interop and the Cython tests
-# are other work).
+# What each part runs: issue scope (NVML, nvvm, cufile and the Cython tests are other work).
 PARTS = {
     "bindings": ("cuda_bindings/tests", ["test_cuda.py", "test_cudart.py", "test_interoperability.py",
                                          "test_kernelParams.py", "test_nvrtc.py", "test_utils.py",
-                                         "test_nvjitlink.py"]),
+                                         "test_nvjitlink.py", "test_graphics_apis.py"]),
     "core": ("cuda_core/tests", []),   # the whole folder
 }
 EXPORTED = ["cuda_bindings/tests", "cuda_core/tests", "cuda_python_test_helpers"]

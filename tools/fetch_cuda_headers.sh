@@ -6,12 +6,14 @@
 # DEST gets the include/ trees of: nvidia-cuda-runtime (cuda_runtime_api.h, cuda.h),
 # nvidia-cuda-crt (crt/host_defines.h, which cuda_runtime_api.h includes), nvidia-cuda-cccl
 # (nv/target, which cuda_fp16.h includes even from C: cublas_api.h, cusparse.h), nvidia-cuda-nvrtc,
+# nvidia-cuda-profiler-api (cudaProfiler.h, cuda_profiler_api.h: the `cuda` alias parses them),
 # nvidia-cublas, nvidia-curand, nvidia-cusparse, nvidia-cufft, nvidia-cusolver and
 # nvidia-nccl-cu13. Their versions are the ones the `cuda-toolkit` meta-package of the
 # release CUDA_RELEASE pins (default 13.0: the newest cuda-toolkit 13.0.x), so the headers
 # belong to one CUDA release; NCCL is NCCL_SPEC (default: the newest nvidia-nccl-cu13).
 # CUDA_HEADER_SET=alias fetches only what the `cuda` alias is generated from (cuda.h,
-# cuda_runtime_api.h, nvrtc.h: nvidia-cuda-runtime, -crt and -nvrtc, about 90 MiB).
+# cuda_runtime_api.h and their graphics-interop headers, nvrtc.h, cudaProfiler.h and
+# cuda_profiler_api.h: nvidia-cuda-runtime, -crt, -nvrtc and -profiler-api, about 50 MiB).
 # Wheels are cached in CUDA_PYPI_CACHE (default build/cuda-pypi/wheels). Does nothing when
 # DEST already has every header (remove DEST to fetch again). Prints the CUDA version found
 # in cuda.h, then DEST.
@@ -22,11 +24,13 @@ release=${CUDA_RELEASE:-13.0}
 nccl=${NCCL_SPEC:-nvidia-nccl-cu13}
 cache=${CUDA_PYPI_CACHE:-$root/build/cuda-pypi/wheels}
 py=${PYTHON:-python3}
-want=(cuda_runtime_api.h cuda.h nvrtc.h cublas_v2.h curand.h cusparse.h cufft.h cusolverDn.h nccl.h)
-components="nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-cccl nvidia-cuda-nvrtc nvidia-cublas nvidia-curand nvidia-cusparse nvidia-cufft nvidia-cusolver"
+want=(cuda_runtime_api.h cuda.h nvrtc.h cudaProfiler.h cuda_profiler_api.h cublas_v2.h curand.h cusparse.h cufft.h
+      cusolverDn.h nccl.h)
+components="nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-cccl nvidia-cuda-nvrtc nvidia-cuda-profiler-api nvidia-cublas
+            nvidia-curand nvidia-cusparse nvidia-cufft nvidia-cusolver"
 if [ "${CUDA_HEADER_SET:-all}" = alias ]; then
-  want=(cuda_runtime_api.h cuda.h nvrtc.h)
-  components="nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-nvrtc"
+  want=(cuda_runtime_api.h cuda.h nvrtc.h cudaProfiler.h cuda_profiler_api.h)
+  components="nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-nvrtc nvidia-cuda-profiler-api"
   nccl=""
 fi
 

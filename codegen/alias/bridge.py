@@ -19,6 +19,7 @@ resolver sets the Python error and the bridge returns the prototype's `except?` 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -87,14 +88,37 @@ class HipSide:
     cuda_headers: list[str]
 
 
-def hip_side(name: str, rocm_include: str, cuda_include: str) -> HipSide:
+def _unique(items) -> list:
+    return list(dict.fromkeys(items))
+
+
+def hip_side(name: str, rocm_include: str, cuda_include: str, alias_specs: list[specmod.Spec] = ()) -> HipSide:
+    """The HIP library `name` as the bridges of the alias modules in alias_specs that go to it see
+    it. Its CUDA IR is the layer's headers and those modules' (one translation unit, so what the
+    bridges' C includes, in that order); its HIP IR adds their `bridge.hip_headers` (HIP headers
+    that `hip` does not bind: the GL interop), parsed after the library's own."""
     version = hipgen.header_version(rocm_include)
     all_specs = hipgen.load_specs(specmod.SPEC_DIR, version)
-    lib = next(l for l in hipgen.analyse_libraries(rocm_include, [name], all_specs) if l.spec.library == name)
+    mine = [s for s in alias_specs if s.bridge.get("hip", "hip") == name]
+    dirs = _unique(d for s in mine for d in s.include_paths())
+    extra = _unique(h for s in mine for h in s.bridge.get("hip_headers", ()))
+    if extra:
+        base = all_specs[name]
+        if base.depends:
+            raise ValueError(f"bridge.hip_headers: {name} depends on {base.depends}, which hip_side does not parse")
+        spec = dataclasses.replace(base, headers=_unique([*base.headers, *extra]),
+                                   include_dirs=_unique([*base.include_dirs, *(d for s in mine for d in s.include_dirs)]),
+                                   owns_types=_unique([*base.owns_types, *(p for s in mine for p in s.owns_types)]))
+        all_specs = {**all_specs, name: spec}
+        module = hipgen.build_ir(spec, rocm_include, all_specs, [], together=True)
+        lib = hipgen.Library(spec, module, hipgen.analyse(module, spec, [], all_specs))
+    else:
+        lib = next(l for l in hipgen.analyse_libraries(rocm_include, [name], all_specs) if l.spec.library == name)
     ns = nvspec.load(name, rocm=version)
-    cuda = cuda_ir.build(ns.cuda_headers, [cuda_include], ns.defines)
+    headers = _unique([*ns.cuda_headers, *(h for s in mine for h in s.headers)])
+    cuda = cuda_ir.build(headers, [cuda_include, *dirs], ns.defines, together=True, type_dirs=dirs)
     return HipSide(name, lib.spec, lib.module, lib.types, ns, Layer(lib.module, lib.types, cuda, ns), version,
-                   ns.cuda_headers)
+                   headers)
 
 
 class Bridge:

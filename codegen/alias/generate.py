@@ -19,11 +19,14 @@ def load_specs(spec_dir: str = SPEC_DIR) -> dict[str, specmod.Spec]:
 
 
 def build_ir(spec: specmod.Spec, cuda_include: str) -> ir.Module:
-    """The module's IR: every declaration in the files the spec owns (paths under cuda_include)."""
-    paths = [cuda_ir.find_header([cuda_include], h) for h in spec.headers]
-    tus = [clang_parse.parse(p, [cuda_include], spec.defines, spec.language) for p in paths]
-    owners = {prefix: spec.library for prefix in spec.owns}
-    mod = Builder(spec.library, cuda_include, owners, None, set()).build(
+    """The module's IR: every declaration in the files the spec owns (paths under cuda_include),
+    and the types of those it owns_types (its include_dirs' stand-ins: EGL/, GL/, vdpau/). The
+    headers are one translation unit, in the spec's order, as the compiled module includes them."""
+    dirs = [cuda_include, *spec.include_paths()]
+    paths = [cuda_ir.find_header(dirs, h) for h in spec.headers]
+    tus = [clang_parse.parse_together(paths, dirs, spec.defines, spec.language)]
+    owners = {prefix: spec.library for prefix in (*spec.owns, *spec.owns_types)}
+    mod = Builder(spec.library, dirs, owners, None, set(spec.owns_types)).build(
         tus, spec.headers, cuda_ir.cuda_version([cuda_include]), spec.language)
     mod.api = "CUDA"
     cuda_ir.add_wrapped_aliases(mod, tus)
@@ -38,8 +41,34 @@ def analyse(spec: specmod.Spec, cuda_include: str) -> hipgen.Library:
     for f in module.functions:
         for p in f.params:
             p.name = renames.get(p.name, p.name)
+    if spec.conventions.get("handle_classes") == "typedef":
+        name_struct_handles(module)
     types = hipgen.analyse(module, spec, [], {spec.library: spec})
     return hipgen.Library(spec, module, types)
+
+
+def name_struct_handles(module: ir.Module) -> None:
+    """A parameter written `struct X*` (`struct cudaGraphicsResource **resource` of the runtime's
+    interop registrations) where one typedef of the module names that opaque struct's pointer
+    (cudaGraphicsResource_t) is that typedef, the same C type: the call takes and returns the
+    typedef's handle class, as cuda.bindings' does."""
+    names: dict[str, list[str]] = {}
+    opaque = {r.name for r in module.records if r.size < 0}
+    for td in module.typedefs:
+        t = td.type
+        if t.kind == "pointer" and t.pointee.kind == "record" and not t.pointee.const and t.pointee.name in opaque:
+            names.setdefault(t.pointee.name, []).append(td.name)
+
+    def named(t: ir.CType) -> ir.CType:
+        if t.kind == "pointer" and t.pointee.kind == "record" and not t.pointee.const \
+                and len(names.get(t.pointee.name, ())) == 1:
+            return ir.CType("typedef", names[t.pointee.name][0], t.const)
+        if t.kind == "pointer":
+            return ir.CType("pointer", t.name, t.const, named(t.pointee))
+        return t
+    for f in module.functions:
+        for p in f.params:
+            p.type = named(p.type)
 
 
 def handle_bases(spec: specmod.Spec, libs: dict, all_specs: dict, cuda_include: str) -> dict[str, str]:
@@ -96,7 +125,7 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
         lib = libs[name] = analyse(spec, cuda_include)
         hip_name = spec.bridge.get("hip", "hip")
         if hip_name not in hip_libs:
-            hip_libs[hip_name] = bridge.hip_side(hip_name, rocm_include, cuda_include)
+            hip_libs[hip_name] = bridge.hip_side(hip_name, rocm_include, cuda_include, list(all_specs.values()))
         c = spec.cimport_module
         b = bridge.Bridge(lib, hip_libs[hip_name], cuda_include)
         bridge_c = b.c_source()   # first: it decides which functions are not supported

@@ -27,10 +27,16 @@ def find_header(include_dirs: list[str], header: str) -> str:
     raise FileNotFoundError(f"CUDA header {header} not found in {', '.join(include_dirs)}")
 
 
-def build(headers: list[str], include_dirs: list[str], defines=()) -> ir.Module:
-    """Parse `headers` in C mode; every declaration under the include dirs belongs to 'cuda'."""
+def build(headers: list[str], include_dirs: list[str], defines=(), together: bool = False,
+          type_dirs=()) -> ir.Module:
+    """Parse `headers` in C mode, each on its own or (together) in one translation unit in this
+    order; every declaration under the include dirs, and under type_dirs (stand-ins for system
+    headers CUDA's include: GLuint), belongs to 'cuda'."""
     paths = [find_header(include_dirs, h) for h in headers]
-    tus = [clang_parse.parse(p, include_dirs, list(defines), "c") for p in paths]
+    if together:
+        tus = [clang_parse.parse_together(paths, include_dirs, list(defines), "c")]
+    else:
+        tus = [clang_parse.parse(p, include_dirs, list(defines), "c") for p in paths]
     # Owner by path: every file under the (first) dir holding each header is CUDA's, and so is
     # the CUDA runtime's dir: its types (cudaStream_t, cudaDataType) are in every library's API,
     # and a library's headers need not sit beside it (the toolkit in /usr/local/cuda/include,
@@ -40,7 +46,7 @@ def build(headers: list[str], include_dirs: list[str], defines=()) -> ir.Module:
         roots.add(os.path.dirname(find_header(include_dirs, "cuda_runtime_api.h")))
     except FileNotFoundError:
         pass
-    roots = sorted(roots)
+    roots = sorted(roots | {os.path.realpath(d) for d in type_dirs})
     mod = None
     for root in roots:   # several dirs (PyPI wheels ship one include dir per package)
         m = Builder("cuda", root, {"": "cuda"}, None, set()).build(tus, headers, cuda_version(include_dirs), "c")
