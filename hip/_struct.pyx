@@ -24,6 +24,7 @@ cdef extern from "Python.h":
 from hip._pointer cimport Pointer, Handle, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, kernel_params, sized
 from libc.stdlib cimport calloc, free
 from hip import _enum
+import sys
 
 # Field kinds (the generator writes these numbers; keep in sync with codegen/emit/records.py).
 cdef enum:
@@ -196,6 +197,8 @@ cdef class Field:
         cdef Py_ssize_t i
         cdef uint64_t word = 0
         cdef void* v
+        if type(self.sub) is _Later:   # an enum class its module makes on first use: now
+            self.sub = (<_Later>self.sub).resolve()
         if self.elem is not None:
             # cuda.bindings' CUlaunchConfig.attrs: the structs a list set (views of the array made
             # from it, while the field still points there); NULL is []
@@ -524,18 +527,35 @@ cdef Py_ssize_t _extent(object obj) except -2:
     return -1
 
 
+cdef class _Later:
+    """An enum class of `module` by its name, looked up on the field's first read: the class may
+    be one the module makes on first use (the cuda alias's lazy enum classes), which its struct
+    tables then need not make at import."""
+    cdef str module, name
+
+    def __init__(self, str module, str name):
+        self.module, self.name = module, name
+
+    cdef object resolve(self):
+        return getattr(sys.modules[self.module], self.name)
+
+
 def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict defaults=None,
            bint from_int=False, tuple props=None):
-    """Make a Struct subclass from a layout table (see Field for the columns). `from_int`: an
-    argument of this type may also be an int, the first field's value (HIP's C++ dim3(n)).
-    `props`: the fields AMD's HIP Python lists in PROPERTIES() (and takes positionally), where
-    that is fewer than all (handles, function pointers, ... are attributes only there)."""
+    """Make a Struct subclass from a layout table (see Field for the columns; an enum field's class
+    may be given by its name in `module`, found on first read). `from_int`: an argument of this type
+    may also be an int, the first field's value (HIP's C++ dim3(n)). `props`: the fields AMD's HIP
+    Python lists in PROPERTIES() (and takes positionally), where that is fewer than all (handles,
+    function pointers, ... are attributes only there)."""
+    cdef Field fd
     names = tuple(f[0] for f in fields)
     ns = {"__module__": module, "__doc__": doc or None, "__slots__": (), "_size_": size,
           "_fields_": names, "_props_": props if props is not None else names, "_defaults_": defaults,
           "_from_int_": from_int}
     for f in fields:
-        ns[f[0]] = Field(*f)
+        fd = ns[f[0]] = Field(*f)
+        if fd.kind == K_ENUM and isinstance(fd.sub, str):
+            fd.sub = _Later(module, fd.sub)
     return type(name, (Struct,), ns)
 
 

@@ -37,13 +37,15 @@ def test_only_classes_function_bodies_use_are_made_on_first_use():
     assert "\nlazyMode_t = _enum.define" not in out and "\nlazyMode = " not in out and "\n_lazyMode__Base" not in out
     assert "_p.enum_arg(_cls_lazyMode(), mode, 0)" in out and "_enum.member(_cls_lazyMode(), _0)" in out
     assert "cdef dict _lazy_enum_names = {'lazyMode_t': 'lazyMode_t', 'lazyMode': 'lazyMode_t', " \
-           "'_lazyMode__Base': 'lazyMode_t'}" in out
+           "'_lazyMode__Base': 'lazyMode_t', 'lazyKind_t'" in out
     assert "    'lazyMode_t': ('LAZY_MODE_A 0 LAZY_MODE_B 1', \"\"\"\"\"\", False, '')," in out
     assert "        _cls_lazyMode_obj = _lazy_enum('lazyMode')" in out
-    # the status enum (status helpers) and a struct field's enum stay as they were
-    for kept in ("lazyStatus_t = _enum.define", "lazyKind_t = _enum.define", "_lazyKind__Base = lazyKind",
-                 "_enum.member(lazyStatus_t, v)"):
+    # the status enum (status helpers) stays as it was
+    for kept in ("lazyStatus_t = _enum.define", "_enum.member(lazyStatus_t, v)"):
         assert kept in out
+    # a struct field's enum: the field table names it, found on the field's first read
+    assert "\nlazyKind_t = _enum.define" not in out and "    'lazyKind_t': ('LAZY_KIND_X 0 LAZY_KIND_Y 2'," in out
+    assert "'enum', hip_py_layout_lazyDesc_st[2], 0, 'lazyKind', 0, -1)" in out
     # typedef subclasses only a call returns: made on first use (the base first), through an accessor
     assert "\nlazyDesc = type(" not in out and "\nlazyDesc_v1 = type(" not in out
     assert "cdef dict _lazy_subclass_bases = {'lazyDesc_v1': 'lazyDesc_st', 'lazyDesc': 'lazyDesc_v1'}" in out
@@ -88,7 +90,7 @@ def test_the_generated_alias_modules_make_rarely_used_classes_on_first_use():
     assert len(enums) > 50 and len(subs) > 100
     assert {"CUdevice_attribute", "CUjit_option"} <= enums and "CUDA_MEMCPY3D" in subs
     assert "CUresult" not in enums and "\nCUresult = _enum.define(" in driver          # the status helpers
-    assert "CUarray_format" not in enums and "\nCUarray_format = _enum.define(" in driver   # a struct field
+    assert "CUarray_format" in enums and "0, 'CUarray_format_enum', 0, -1)" in driver   # a struct field's
     assert "_p.enum_arg(_cls_CUdevice_attribute_enum(), attrib, 1)" in driver and "\n    _o1 = _cls_CUDA_MEMCPY3D()()" in driver
     enums, subs = _lazy_sets(runtime)
     assert "cudaDeviceAttr" in enums and "cudaError_t" not in enums
@@ -127,6 +129,11 @@ ts = [threading.Thread(target=lambda: got.append(driver.CUjit_option)) for _ in 
 [t.start() for t in ts]
 [t.join() for t in ts]
 assert len({id(c) for c in got}) == 1 and got[0] is driver.CUjit_option_enum
+# a struct field's enum class, made by the field's first read
+assert "CUarray_format" not in vars(driver)
+f = driver.CUDA_ARRAY_DESCRIPTOR(Format=2).Format
+assert type(f) is driver.CUarray_format is driver.CUarray_format_enum and f == 2
+assert driver.CUDA_ARRAY_DESCRIPTOR(Format=f).Format is f
 assert "cudaDeviceAttr" in dir(runtime) and "cudaDeviceAttr" not in vars(runtime)
 ns = {}
 exec("from cuda.bindings.runtime import *", ns)

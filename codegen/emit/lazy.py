@@ -5,7 +5,9 @@ over IntEnum's 7-class MRO: ~40% of the module's initialisation, callgrind), yet
 few of the ~100; the same holds for cuda.bindings' class per struct typedef (CUDA_MEMCPY3D, a
 subclass of the struct's class). The emitter (pylayer.py) hands a `LazyClasses` every such class
 it would define and every name module-level code refers to (struct field tables, typed tables,
-aliases of other classes, the status helpers, the hand-written tail); function bodies name these
+aliases of other classes, the status helpers, the hand-written tail; a field table names an enum
+field's class as a string, which hip/_struct.pyx looks up on the field's first read, so a struct
+does not make its enums at import); function bodies name these
 classes through a C-level accessor (`_cls_<name>()`, common.PyxNames.body_cls), as Cython's
 module-global lookups bypass a module `__getattr__`. `resolve()` then keeps the definitions of the
 classes needed at import and drops the others, which `block()` makes on first use: from outside

@@ -346,10 +346,15 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             out.append(f"    const size_t hip_py_sizeof_{n}")
     owned = {r.name for r in module.records}
     # Field tables name their fields' classes at import (as do the typed tables and the status helpers)
-    lazy.need(*(_sub_class(row.sub, names, types) for lt in tables for row in lt.rows))
+    # (an enum field's class by its name where classes are made on first use: found on the field's
+    # first read, so that a struct does not make its enums at import; hip/_struct.pyx `_Later`)
+    def sub(row):
+        cls = _sub_class(row.sub, names, types)
+        return repr(cls) if lazy.enabled and row.kind == "enum" and cls != "None" else cls
+    lazy.need(*(c for lt in tables for row in lt.rows if not (c := sub(row)).startswith("'")))
     for lt in tables:
         cols = [f"({row.name!r}, {row.offset}, {row.kind!r}, {row.elsize}, {row.count}, "
-                f"{_sub_class(row.sub, names, types)}, {row.bitoff}, {row.bitwidth})" for row in lt.rows]
+                f"{sub(row)}, {row.bitoff}, {row.bitwidth})" for row in lt.rows]
         r = lt.record
         doc = common.docstring(r.comment, 800)
         table = "()" if not cols else "(\n    " + ",\n    ".join(cols) + (",)" if len(cols) == 1 else ")")

@@ -42,9 +42,10 @@ def has_symbol(name):
 # -- classes made on first use (codegen/emit/lazy.py) -----------------
 # Every name of a lazy enum class -> its class; _enum.define's arguments (members,
 # doc, signed, style) per class; the base class of each lazy typedef subclass.
-cdef dict _lazy_enum_names = {'lazyMode_t': 'lazyMode_t', 'lazyMode': 'lazyMode_t', '_lazyMode__Base': 'lazyMode_t'}
+cdef dict _lazy_enum_names = {'lazyMode_t': 'lazyMode_t', 'lazyMode': 'lazyMode_t', '_lazyMode__Base': 'lazyMode_t', 'lazyKind_t': 'lazyKind_t', 'lazyKind': 'lazyKind_t', '_lazyKind__Base': 'lazyKind_t'}
 cdef dict _lazy_enum_args = {
     'lazyMode_t': ('LAZY_MODE_A 0 LAZY_MODE_B 1', """""", False, ''),
+    'lazyKind_t': ('LAZY_KIND_X 0 LAZY_KIND_Y 2', """""", False, ''),
 }
 cdef dict _lazy_subclass_bases = {'lazyDesc_v1': 'lazyDesc_st', 'lazyDesc': 'lazyDesc_v1'}
 
@@ -108,9 +109,6 @@ cdef inline object _cls_lazyMode():
 lazyStatus_t = _enum.define('lazyStatus_t', 'LAZY_SUCCESS 0 LAZY_FAILED 1', __name__, """""")
 lazyStatus = lazyStatus_t
 _lazyStatus__Base = lazyStatus   # AMD's HIP Python's base class of the enum (isinstance checks)
-lazyKind_t = _enum.define('lazyKind_t', 'LAZY_KIND_X 0 LAZY_KIND_Y 2', __name__, """""")
-lazyKind = lazyKind_t
-_lazyKind__Base = lazyKind   # AMD's HIP Python's base class of the enum (isinstance checks)
 
 # -- opaque handles and integer values --------------------------------
 
@@ -122,12 +120,11 @@ cdef extern from *:
     """
     const size_t hip_py_layout_lazyDesc_st[5]
 lazyDesc_st = _struct.define('lazyDesc_st', hip_py_layout_lazyDesc_st[0], (
-    ('kind', hip_py_layout_lazyDesc_st[1], 'enum', hip_py_layout_lazyDesc_st[2], 0, lazyKind, 0, -1),
+    ('kind', hip_py_layout_lazyDesc_st[1], 'enum', hip_py_layout_lazyDesc_st[2], 0, 'lazyKind', 0, -1),
     ('n', hip_py_layout_lazyDesc_st[3], 'int', hip_py_layout_lazyDesc_st[4], 0, None, 0, -1)), __name__, """""", None)
 
 # -- typedef aliases -------------------------------------------------
 lazyStatus_t = lazyStatus
-lazyKind_t = lazyKind
 
 # -- constants -------------------------------------------------------
 
