@@ -213,6 +213,9 @@ class Spec:
     value_result_with_success: bool = field(default=False, metadata=_key("value_result_with_success", bool))
     # function regex -> why it differs from AMD's
     parity_deviations: dict[str, str] = field(default_factory=dict, metadata=_key("parity_deviations", {str: str}))
+    # name regex -> why ours lacks a name (or an enum member) of AMD's module, or gives it another value
+    parity_name_deviations: dict[str, str] = field(default_factory=dict,
+                                                   metadata=_key("parity_name_deviations", {str: str}))
     rules: list[IntentRule] = field(default_factory=list, metadata=_key("intent_rules", [_RULE]))   # then the defaults'
     overrides: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict,
                                                              metadata=_key("intent_overrides", {str: {str: str}}))
@@ -508,8 +511,9 @@ def unmatched(spec: Spec, module, types) -> list[Unmatched]:
     for name, lib in spec.reexports.items():
         if lib not in spec.depends:
             out.append(Unmatched(f"reexports.{name}", f"{lib} is not among depends"))
-        elif types.owner.get(name) != lib and (name not in types.enumerators or types.owner.get(
-                types.enumerators[name].name) != lib):
+        elif (types.owner.get(name) != lib and (name not in types.enumerators or types.owner.get(
+                types.enumerators[name].name) != lib)
+              and types.owner.get(re.sub(r"^_(\w+)__Base$", r"\1", name)) != lib):   # an enum's _X__Base
             out.append(Unmatched(f"reexports.{name}", f"{lib} declares no {name}"))
     for rx, template in spec.buffer_size_queries.items():
         hit = [n for n in fns if re.fullmatch(rx, n)]

@@ -665,7 +665,7 @@ def own_dir(cls):
 '''
 
 _PROBE = r"""
-import importlib, json, sys
+import importlib, json, re, sys, types
 root, wanted, OWN_DIR = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 sys.path.insert(0, root)
 def members(obj):
@@ -724,9 +724,12 @@ for m, names in wanted.items():
     callables = sorted(k for k, v in vars(mod).items() if callable(v) and not isinstance(v, type) and not k.startswith("_"))
     res[m] = {"enums": enums, "constants": consts, "classes": classes, "callables": callables,
               # public names, and the module's own classes that are underscored (AMD's __all__ lists
-              # `__hip_surface`, `_hipError_t__Base`, ...)
+              # `__hip_surface`, `_hipError_t__Base`, ...) or are an enum's base class it imports
               "names": sorted(k for k, v in vars(mod).items() if not k.startswith("_") or (
-                  isinstance(v, type) and getattr(v, "__module__", "") == mod.__name__ and not k.startswith("__pyx")))}
+                  isinstance(v, type) and (getattr(v, "__module__", "") == mod.__name__ or re.fullmatch(r"_\w+__Base", k))
+                  and not k.startswith("__pyx"))),
+              # modules it imported (AMD's `ctypes`, `enum`; hiprtc's hand-written helpers, `ext`)
+              "modules": sorted(k for k, v in vars(mod).items() if isinstance(v, types.ModuleType))}
 print(json.dumps(res))
 """
 

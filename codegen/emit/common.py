@@ -161,10 +161,24 @@ def macro_value(v):
     return v
 
 
+ENUM_BASE = re.compile(r"_(\w+)__Base")   # AMD's HIP Python's base class of enum X: _X__Base
+
+
 def reexports(spec, types) -> dict[str, str]:
     """The spec's re-exports (name -> library) that the dependency's headers declare (hiprtc offers
-    hip's hipJitInputType, which HIP 5 lacks)."""
+    hip's hipJitInputType, which HIP 5 lacks). A re-exported enum brings its `_X__Base` along, as
+    AMD's modules import it; the spec may name a `_X__Base` alone (AMD's hipblas has
+    `_hipDataType__Base` without `hipDataType`)."""
     def declared(name, lib):
+        m = ENUM_BASE.fullmatch(name)
+        if m and m.group(1) in types.enums:
+            name = m.group(1)
         e = types.enumerators.get(name)
         return types.owner.get(name) == lib or (e is not None and types.owner.get(e.name) == lib)
-    return {n: lib for n, lib in spec.reexports.items() if declared(n, lib)}
+    out = {}
+    for n, lib in spec.reexports.items():
+        if declared(n, lib):
+            out[n] = lib
+            if n in types.enums:
+                out.setdefault(f"_{n}__Base", lib)
+    return out

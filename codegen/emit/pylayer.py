@@ -360,14 +360,18 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         if alias not in taken:
             out.append(lazy.alias(alias, name))
             taken.add(alias)
-    # Function pointer and array typedefs get a class too (AMD's HIP Python: hipHostFn_t,
-    # hiprandDirectionVectors32_t): a Pointer to such a value, or memory of its size.
+    # Function pointer, `void*` and array typedefs get a class too (AMD's HIP Python: hipHostFn_t,
+    # hipDeviceptr_t, hiprandDirectionVectors32_t): a Pointer to such a value, or memory of its size.
     for td in module.typedefs:
         r = types.resolve(ir.CType("typedef", td.name))
         if td.name in taken:
             continue
-        if r.kind == "funcptr" or (r.kind == "pointer" and types.resolve(r.pointee).kind == "funcptr"):
-            out.append(f"class {td.name}(Pointer):\n    \"\"\"C function pointer `{td.name}` (an address; "
+        pointee = types.resolve(r.pointee).kind if r.kind == "pointer" else ""
+        # `typedef void* X` as written (a typedef of a handle typedef is that handle's, not a class)
+        void_ptr = td.type.kind == "pointer" and td.type.pointee.kind == "void"
+        if r.kind == "funcptr" or pointee == "funcptr" or void_ptr:
+            what = "pointer" if void_ptr else "function pointer"
+            out.append(f"class {td.name}(Pointer):\n    \"\"\"C {what} `{td.name}` (an address; "
                        f"`{td.name}(addr)`).\"\"\"\n    __slots__ = ()")
             taken.add(td.name)
         elif r.kind == "array" and td.name in array_sizes:

@@ -29,7 +29,8 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.Funct
     for m in module.macros:
         out.append(f"{m.name}: {type(common.macro_value(m.value)).__name__}")
     for name, lib in common.reexports(spec, types).items():
-        out.append(f"from hip.{lib} import {name} as {name}")
+        if not name.startswith("_"):   # an enum's base class (_X__Base) is no public name
+            out.append(f"from hip.{lib} import {name} as {name}")
     for fp in plans:
         params = [f"{pp.param.name}: {pp.py_type}" for pp in fp.params if pp.py is not None]
         returns = f"tuple[{', '.join(t for _, t in fp.returned)}]" if fp.returned else "None"
