@@ -31,6 +31,8 @@ from .types import TypeIndex
 #   handle, ref: a Pointer not destroyed, an int address, ctypes.c_void_p, or None where the spec
 #     lists the type under nullable_handles (_p.handle_arg); a destroy call (spec `destroys`) marks
 #     the object passed destroyed
+#   handle, ref, struct, struct_pointer, and pointers to handles or structs: a struct or handle
+#     object of another C type (_p.ctype_arg, its class's `_ctype_`: common.ctype_key)
 #   string: never None unless the spec lists the parameter under nullable_args, never a NULL address;
 #     only bytes/bytearray where the spec's conventions.strings is 'bytes' (cuda.bindings' `char*`)
 #   out_text[n]: n < 1 is not called (C would terminate the empty buffer at [n-1]): the spec's
@@ -437,7 +439,7 @@ class Planner:
                 nullable = target.name in types.nullable
                 pp = plan("ref", f"&{v}", py=p.name, local=False, nullable=nullable, pre=[
                     f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.handle_arg(_p.ref_target({p.name}), "
-                    f"{nullable}, {self.what(fn, p)})"])
+                    f"{nullable}, {self.what(fn, p)}{self.ctype_arg(target)})"])
                 pp.handle = target.name
                 return pp
             if types.resolve(target).kind == "void":
@@ -518,6 +520,7 @@ class Planner:
             else:
                 arg = f"<{t}>{conv}({k})"
             nullable = self.nullable_arg(fn, p)
+            check += self.ctype_check(fn, p, r.pointee)
             if not code:
                 return plan("array", arg, pre=check, nullable=nullable)
             # A list given for memory the call may write gets the values back (C wrote into a
@@ -527,7 +530,8 @@ class Planner:
                         nullable=nullable)
         if types.is_handle(p.type):
             nullable = p.type.name in types.nullable
-            pp = plan("handle", f"<{t}>_p.handle_arg({x}, {nullable}, {what})", nullable=nullable)
+            pp = plan("handle", f"<{t}>_p.handle_arg({x}, {nullable}, {what}{self.ctype_arg(p.type)})",
+                      nullable=nullable)
             pp.handle = p.type.name
             return pp
         if r.kind == "enum":
@@ -574,7 +578,8 @@ class Planner:
             if size is not None and pr.kind != "void" and not self.is_char(r.pointee):
                 # One T the call reads, or writes when T* is not const (hipsparseCreateMatDescr's
                 # storage for the descriptor): a smaller buffer would be overrun.
-                pp = plan("pointer", f"<{t}>_p.sized({x}, {size}, {not r.pointee.const}, {what})")
+                pp = plan("pointer", f"<{t}>_p.sized({x}, {size}, {not r.pointee.const}, {what})",
+                          pre=self.ctype_check(fn, p, r.pointee))
                 if types.is_handle(r.pointee) and not r.pointee.const:   # h.createRef(): h holds a new handle
                     pp.post.append(f"_p.mark_created({x})")
                 return pp
@@ -582,7 +587,7 @@ class Planner:
             conv = "_p.addr" if r.pointee.const else "_p.waddr"
             if f"{fn.name}.{x}" in self.spec.read_only_params:   # C only reads it, whatever the header says
                 conv = "_p.addr"
-            return plan("pointer", f"<{t}>{conv}({x})")
+            return plan("pointer", f"<{t}>{conv}({x})", pre=self.ctype_check(fn, p, r.pointee))
         raise ValueError(f"{fn.name}.{x}: no conversion for {types.tclass(p.type)}")
 
     def typed_table(self, t: ir.CType) -> str | None:
@@ -701,6 +706,23 @@ class Planner:
         else:
             raise ValueError(f"{fn.name}.{p.name}: an array CUDA owns of {types.tclass(target)}: handles or structs only")
         return ParamPlan(p, i, "out_array", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"], out=out, out_type=out_type)
+
+    def ctype_key(self, t: ir.CType) -> str | None:
+        """The C type a struct or handle object passed for `t` must stand for (common.ctype_key),
+        None where any is taken: cuda.bindings converts any handle object through its int (its
+        driver and runtime handles of one object have other struct tags: CUarray, cudaArray_t)."""
+        return None if self.types.handle_classes == "typedef" else common.ctype_key(t, self.types)
+
+    def ctype_arg(self, t: ir.CType) -> str:
+        """handle_arg's last argument: the handle's C type, where it is checked."""
+        key = self.ctype_key(t)
+        return "" if key is None else f", {key!r}"
+
+    def ctype_check(self, fn: ir.Function, p: ir.Param, pointee: ir.CType) -> list[str]:
+        """A pointer to handles or structs: a struct or handle object of another C type is refused
+        (C would read its memory as theirs); untyped pointers are the caller's word."""
+        key = self.ctype_key(pointee)
+        return [] if key is None else [f"_p.ctype_arg({p.name}, {key!r}, {self.what(fn, p)})"]
 
     def length_param(self, fn: ir.Function, p: ir.Param, length: str) -> ir.Param:
         """The numeric parameter a shape's `[n]` names (the first of `[a|b]` the function has)."""

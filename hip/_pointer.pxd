@@ -96,7 +96,8 @@ cdef long long as_signed(object o, int nbytes) except? -1
 cdef unsigned long long as_unsigned(object o, int nbytes) except? 0xFFFFFFFFFFFFFFFF
 cdef int enum_arg(object cls, object v) except? -1
 cdef const void* number_arg(object o, void* local, int kind, int nbytes) except? NULL
-cdef void* handle_arg(object o, bint nullable, str what) except? NULL
+cdef void* handle_arg(object o, bint nullable, str what, str ctype=*) except? NULL
+cdef int ctype_arg(object o, str ctype, str what) except -1
 cdef object ref_target(object o)
 cdef int mark_destroyed(object o, str by) except -1
 cdef int mark_created(object o) except -1

@@ -187,6 +187,12 @@ class HandleClasses:
 BASE_CIMPORT = "_handle_base_c"
 
 
+def _ctype_body(t: ir.CType, types: TypeIndex) -> str:
+    """A handle class's `_ctype_`: the C type its objects stand for (hip/_pointer.pyx ctype_arg
+    refuses them where C takes another)."""
+    return f"\n    _ctype_ = {common.ctype_key(t, types)!r}"
+
+
 def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
                              handle_bases: dict[str, str] | None = None) -> HandleClasses:
     """Handles are cdef classes of hip._pointer.Handle (HIP Python's and cuda.bindings' are static
@@ -210,7 +216,8 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
                 out.handle_names[td.name] = td.name
                 continue
             base = f"{BASE_CIMPORT}.{handle_bases[tag]}" if tag in (handle_bases or {}) else "_TypedefHandle"
-            out.defs.append(ClassDef(td.name, base, f"Opaque handle `{td.name}`."))
+            out.defs.append(ClassDef(td.name, base, f"Opaque handle `{td.name}`.",
+                                     _ctype_body(ir.CType("typedef", td.name), types)))
             out.handle_names[td.name] = td.name
             if tag and not tag.startswith("_anon_"):
                 out.tag_class.setdefault(tag, td.name)
@@ -223,7 +230,8 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
             out.handle_names[td.name] = td.name
             continue
         if cls not in out.handle_names.values() and types.owner.get(cls, spec.library) == spec.library:
-            out.defs.append(ClassDef(cls, "Handle", f"Opaque handle `{td.name}`."))
+            out.defs.append(ClassDef(cls, "Handle", f"Opaque handle `{td.name}`.",
+                                     _ctype_body(ir.CType("typedef", td.name), types)))
         out.handle_names[td.name] = cls
         if cls != td.name:
             out.aliases.append(f"{td.name} = {cls}")
@@ -383,7 +391,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         if r.name in tag_class:   # typedef mode: the struct's name for its first typedef's class
             out.append(f"{r.name} = {tag_class[r.name]}")
         elif r.size < 0 and r.name not in handle_names.values() and not r.name.startswith("_anon_"):
-            out.append(f"class {r.name}(Handle):\n    __slots__ = ()")
+            out.append(f"class {r.name}(Handle):\n    __slots__ = ()\n    _ctype_ = {r.name!r}")
     # Plain typedefs of records/enums/handles: aliases
     out.append("\n# -- typedef aliases " + "-" * 49)
     subclassed: set[str] = set()

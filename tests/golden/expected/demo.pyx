@@ -50,10 +50,13 @@ DEMO_MAX_DEVICES = 8
 # -- opaque handles and integer values --------------------------------
 cdef class demoStream_st(Handle):
     """Opaque handle `demoStream_t`."""
+    _ctype_ = 'demoStream_st'
 cdef class demoProgram_st(Handle):
     """Opaque handle `demoProgram_t`."""
+    _ctype_ = 'demoProgram_st'
 cdef class demoBlas_t(Handle):
     """Opaque handle `demoBlas_t`."""
+    _ctype_ = 'demoBlas_t'
 demoStream_t = demoStream_st
 demoProgram_t = demoProgram_st
 
@@ -110,6 +113,7 @@ class demoHostFn_t(Pointer):
     __slots__ = ()
 class demoOpaque(Handle):
     __slots__ = ()
+    _ctype_ = 'demoOpaque'
 
 # -- typedef aliases -------------------------------------------------
 demoStatus_t = demoStatus
@@ -270,7 +274,7 @@ def demoScale(value, counter):
     return (_status(_r), _0, _1,)
 
 def demoProgramDestroy(prog):
-    cdef _cl.demoProgram_t _0 = <_cl.demoProgram_t>_p.handle_arg(_p.ref_target(prog), False, 'demoProgramDestroy: prog')
+    cdef _cl.demoProgram_t _0 = <_cl.demoProgram_t>_p.handle_arg(_p.ref_target(prog), False, 'demoProgramDestroy: prog', 'demoProgram_st')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoProgramDestroy(&_0)
@@ -293,7 +297,7 @@ def demoFree(ptr):
     return (_status(_r),)
 
 def demoStreamDestroy(stream):
-    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoStreamDestroy: stream')
+    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoStreamDestroy: stream', 'demoStream_st')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoStreamDestroy(_a0)
@@ -302,7 +306,7 @@ def demoStreamDestroy(stream):
     return (_status(_r),)
 
 def demoBlasDestroy(handle):
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoBlasDestroy: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoBlasDestroy: handle', 'demoBlas_t')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoBlasDestroy(_a0)
@@ -321,7 +325,7 @@ def demoLoad(fname):
 
 def demoCompile(prog, numOptions, options):
     _k2 = _p.string_array_arg(options, numOptions, 'demoCompile: options')
-    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoCompile: prog')
+    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoCompile: prog', 'demoProgram_st')
     cdef int _a1 = <int>_p.as_signed(numOptions, sizeof(int))
     cdef const char **_a2 = <const char **>_p.addr(_k2)
     cdef _cl.demoStatus_t _r
@@ -330,7 +334,7 @@ def demoCompile(prog, numOptions, options):
     return (_status(_r),)
 
 def demoGetLog(prog, log):
-    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoGetLog: prog')
+    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoGetLog: prog', 'demoProgram_st')
     cdef char *_a1 = <char *>_p.waddr(log)
     cdef _cl.demoStatus_t _r
     with nogil:
@@ -347,7 +351,7 @@ def demoLaunch(f, grid, block, kernelParams, extra, stream):
     cdef _cl.demoDim _a2 = (<_cl.demoDim*>(<Pointer>_k2)._ptr)[0]
     cdef void **_a3 = <void **>_p.addr(_k3)
     cdef void **_a4 = <void **>_p.kernel_extra(extra, _keep)
-    cdef _cl.demoStream_t _a5 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunch: stream')
+    cdef _cl.demoStream_t _a5 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunch: stream', 'demoStream_st')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoLaunch(_a0, _a1, _a2, _a3, _a4, _a5)
@@ -360,6 +364,7 @@ def demoWaitAll(streams, n):
         raise ValueError(f"demoWaitAll: streams is None, n={n} needs that many elements")
     if streams is not None and hasattr(streams, '__len__') and len(streams) < <int>_p.as_signed(n, sizeof(int)):
         raise ValueError(f"demoWaitAll: streams has {len(streams)} elements, n={n} needs that many")
+    _p.ctype_arg(streams, 'demoStream_st', 'demoWaitAll: streams')
     _k0 = _p.seq_arg(streams, 'P')
     cdef const _cl.demoStream_t *_a0 = <const _cl.demoStream_t *>_p.sized(_k0, sizeof(_cl.demoStream_t) * max(0, n), False, 'demoWaitAll: streams')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
@@ -377,6 +382,7 @@ def demoSum(values, n, weights, dims):
     if weights is not None and hasattr(weights, '__len__') and len(weights) < <int>_p.as_signed(n, sizeof(int)):
         raise ValueError(f"demoSum: weights has {len(weights)} elements, n={n} needs that many")
     _k2 = _p.seq_arg(weights, 'f')
+    _p.ctype_arg(dims, 'demoDim', 'demoSum: dims')
     cdef const int *_a0 = <const int *>_p.addr(_k0)
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef float *_a2 = <float *>_p.sized(_k2, sizeof(float) * max(0, n), True, 'demoSum: weights')
@@ -442,6 +448,7 @@ def demoSetMode(mode):
     return (_status(_r),)
 
 def demoSetInfo(info, update, opaque):
+    _p.ctype_arg(opaque, 'demoOpaque', 'demoSetInfo: opaque')
     cdef const _cl.demoInfo *_a0 = <const _cl.demoInfo *>_s.record_ptr(demoInfo, info)
     cdef _cl.demoInfo *_a1 = <_cl.demoInfo *>_s.record_ptr(demoInfo, update)
     cdef _cl.demoOpaque *_a2 = <_cl.demoOpaque *>_p.waddr(opaque)
@@ -487,7 +494,7 @@ def demoAddCallback(stream, callback, userData, flags):
     else:
         _f1 = <size_t>_tramp_demoCallback_t
         _ud1 = <void*>_cb1
-    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoAddCallback: stream')
+    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoAddCallback: stream', 'demoStream_st')
     cdef _cl.demoCallback_t _a1 = <_cl.demoCallback_t>_f1
     cdef unsigned int _a3 = <unsigned int>_p.as_unsigned(flags, sizeof(unsigned int))
     cdef _cl.demoStatus_t _r
@@ -514,7 +521,7 @@ def demoLaunchHostFunc(stream, fn, userData):
     else:
         _f1 = <size_t>_tramp_demoHostFn_t
         _ud1 = <void*>_cb1
-    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunchHostFunc: stream')
+    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunchHostFunc: stream', 'demoStream_st')
     cdef _cl.demoHostFn_t _a1 = <_cl.demoHostFn_t>_f1
     cdef _cl.demoStatus_t _r
     if _cb1 is not None:
@@ -532,7 +539,7 @@ def demoLaunchHostFunc(stream, fn, userData):
 
 def demoGetPointerMode(handle):
     cdef _cl.demoPointerMode _1
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoGetPointerMode: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoGetPointerMode: handle', 'demoBlas_t')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoGetPointerMode(_a0, &_1)
@@ -542,7 +549,7 @@ def demoAxpy(handle, n, alpha, x):
     cdef float _n2
     _k3 = _p.seq_arg(x, 'f')
     cdef float _4 = 0
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoAxpy: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoAxpy: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const float *_a2 = <const float *>_p.number_arg(alpha, &_n2, 2, sizeof(float))
     cdef const float *_a3 = <const float *>_p.addr(_k3)
@@ -556,7 +563,7 @@ def demoAxpy(handle, n, alpha, x):
 
 def demoZaxpy(handle, n, alpha, x, y):
     cdef _cl.demoComplex _n2
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZaxpy: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZaxpy: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const _cl.demoComplex *_a2 = <const _cl.demoComplex *>_p.number_arg(alpha, &_n2, 3, sizeof(_cl.demoComplex) // 2)
     cdef const _cl.demoComplex *_a3 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, x)
@@ -568,7 +575,7 @@ def demoZaxpy(handle, n, alpha, x, y):
 
 def demoIaxpy(handle, n, alpha, beta):
     cdef unsigned int _n2
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIaxpy: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIaxpy: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const unsigned int *_a2 = <const unsigned int *>_p.number_arg(alpha, &_n2, 1, sizeof(unsigned int))
     cdef const void *_a3 = <const void *>_p.addr(beta)
@@ -581,7 +588,7 @@ def demoDot(handle, n, x, y):
     _k2 = _p.seq_arg(x, 'f')
     _k3 = _p.seq_arg(y, 'f')
     cdef float _4 = 0
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoDot: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoDot: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const float *_a2 = <const float *>_p.addr(_k2)
     cdef const float *_a3 = <const float *>_p.addr(_k3)
@@ -595,7 +602,7 @@ def demoDot(handle, n, x, y):
 
 def demoZdot(handle, n, x, y):
     _o4 = demoComplex()
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZdot: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZdot: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const _cl.demoComplex *_a2 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, x)
     cdef const _cl.demoComplex *_a3 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, y)
@@ -611,7 +618,7 @@ def demoZdot(handle, n, x, y):
 def demoIamax(handle, n, x):
     _k2 = _p.seq_arg(x, 'f')
     cdef _cl.demoMode _3
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIamax: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIamax: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
     cdef const float *_a2 = <const float *>_p.addr(_k2)
     cdef _cl.demoStatus_t _r
