@@ -41,10 +41,12 @@ from .types import TypeIndex
 #   string_array[n], array[n]: the count agrees with the list given; pointer, array: a Python buffer
 #     holds what C reads or writes through it (the element's size, times n) (_p.sized)
 #   float: NaN and infinities refused where the spec's finite_floats says
+# out_one: AMD's call form of a parity deviation (FunctionPlan.amd): one element, in 64 zeroed bytes
+#   the binding owns, of an array C reads or fills, returned; its count above 1 is refused
 ROLES = ("out_array", "out_text", "out_typed", "out_struct", "out_handle", "out_string", "out_pointer", "out_enum", "out_number",
          "inout_enum", "inout_number", "ref", "callback", "callback_data", "number", "string", "string_array",
          "packed", "kernel_params", "array", "handle", "enum", "float", "int", "struct", "struct_pointer",
-         "pointer", "funcptr")
+         "pointer", "funcptr", "out_one")
 
 _TYPECODES = {"char": "b", "signed char": "b", "unsigned char": "B", "short": "h", "unsigned short": "H",
               "int": "i", "unsigned int": "I", "long": "l", "unsigned long": "L", "long long": "q",
@@ -111,6 +113,9 @@ class FunctionPlan:
     status_type: str = "Any"             # stub type of the status
     # The classes the body names through their C-level accessors (PyxNames.body_cls, emit/lazy.py).
     class_refs: set[str] = field(default_factory=set)
+    # AMD's HIP Python's call form too, where the spec's parity_deviations give one (amd_form): the
+    # same call with the parameters AMD's form returns as `out_one`s; told apart by its arity.
+    amd: "FunctionPlan | None" = None
 
     @property
     def keep(self) -> bool:
@@ -204,7 +209,14 @@ class Planner:
     # -- a function ----------------------------------------------------------------------------
     def function(self, fn: ir.Function) -> FunctionPlan:
         self.names.body_refs = set()
-        params = [self.param(fn, p, i) for i, p in enumerate(fn.params)]
+        fp = self.plan_of(fn, [self.param(fn, p, i) for i, p in enumerate(fn.params)])
+        amd = next((rx for k, rx in self.spec.amd_forms.items() if re.fullmatch(k, fn.name)), None)
+        if amd is not None:
+            fp.amd = self.plan_of(fn, [self.amd_output(fn, p, i) if amd.fullmatch(p.name) else self.param(fn, p, i)
+                                       for i, p in enumerate(fn.params)])
+        return fp
+
+    def plan_of(self, fn: ir.Function, params: list[ParamPlan]) -> FunctionPlan:
         self.destroys(fn, params)
         callback = next((pp for pp in params if pp.role == "callback"), None)
         result = self.result(fn)
@@ -706,6 +718,39 @@ class Planner:
         else:
             raise ValueError(f"{fn.name}.{p.name}: an array CUDA owns of {types.tclass(target)}: handles or structs only")
         return ParamPlan(p, i, "out_array", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"], out=out, out_type=out_type)
+
+    def amd_output(self, fn: ir.Function, p: ir.Param, i: int) -> ParamPlan:
+        """A parameter AMD's form returns (spec parity_deviations' amd_form): one element of the
+        array (or in-out value) C reads or fills, in 64 zeroed bytes the binding owns (a float[4]
+        colour fits), returned as its type's outputs are; the array's count above 1 is refused
+        (C would read or write past the one element)."""
+        types, names = self.types, self.names
+        r = types.resolve(p.type)
+        if r.kind != "pointer":
+            raise ValueError(f"{self.spec.library}.yaml: parity_deviations: amd_form names {fn.name}.{p.name}, "
+                             f"which is no pointer")
+        target = ir.CType(**{**r.pointee.__dict__, "const": False})
+        rt = types.resolve(target)
+        elem = f"(<{self.cy(ir.CType('pointer', pointee=target))}>(<Pointer>_k{i})._ptr)[0]"
+        if types.is_handle(target):
+            out = f"_p.wrap({names.handle_cls(target)}, <void*>{elem})"
+        elif rt.kind == "enum":
+            out = f"_enum.member({names.body_cls(rt.name)}, {elem})"
+        elif types.is_numeric(target):
+            out = elem
+        elif rt.kind == "pointer":
+            out = f"_p.wrap(Pointer, <void*>{elem})"
+        else:
+            raise ValueError(f"{fn.name}.{p.name}: AMD's form returns no {types.tclass(target)}")
+        pre = [f"_k{i} = _s.typed_buffer(None)"]
+        count = re.fullmatch(r"array\[(.+)\]", p.shape)
+        if count:
+            lp = self.length_param(fn, p, count.group(1))
+            pre += [f"if {self.int_conv(lp.type, lp.name)} > 1:",
+                    f"    raise ValueError(f\"{fn.name}: AMD's form has one {p.name}, {lp.name}={{{lp.name}}} "
+                    f"needs a list (C's form)\")"]
+        return ParamPlan(p, i, "out_one", f"<{self.cy(p.type)}>(<Pointer>_k{i})._ptr", pre=pre, out=out,
+                         out_type="Pointer" if rt.kind == "pointer" and not types.is_handle(target) else self.stub_type(target))
 
     def ctype_key(self, t: ir.CType) -> str | None:
         """The C type a struct or handle object passed for `t` must stand for (common.ctype_key),

@@ -4,7 +4,8 @@ Functions: for every function both bind, the same parameters (names, order, coun
 the same returned tuple (length, and whether it starts with a status), read from AMD's own Cython
 sources (its `return` statements, not its docstrings) and from our generated ones. The exceptions
 are the specs' `parity_deviations` (AMD's binding contradicts the C declaration), each of which
-must still match a function that differs: a stale entry fails too.
+must still match a function that differs: a stale entry fails too. Those with an `amd_form` also
+take AMD's call form: its parameters and returned tuple are AMD's, and both forms are called.
 
 Names: every module-level name and every enum member (aliases included) of AMD's modules, read by
 importing them (a child interpreter: their libraries load on first call only), is ours too, with
@@ -15,6 +16,7 @@ specs' `parity_name_deviations`, each of which must still match a name that diff
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import sys
@@ -41,11 +43,16 @@ def _release(include):
 
 
 @pytest.fixture(scope="module")
-def compared(include64):
-    wheel = _release(include64)
-    A = amd.load(wheel, values=False)
+def facts(include64):
+    """(AMD's, ours): the static facts of AMD's modules and of ours built here."""
+    A = amd.load(_release(include64), values=False)
     O = amd.load_ours(str(ROOT / "hip"))     # the libraries built here (each test skips the others)
-    return parity_report.compare_functions(A, O, parity_report.CSide(str(ROOT), include64))
+    return A, O
+
+
+@pytest.fixture(scope="module")
+def compared(facts, include64):
+    return parity_report.compare_functions(*facts, parity_report.CSide(str(ROOT), include64))
 
 
 def _deviations(lib):
@@ -71,6 +78,87 @@ def test_every_deviation_is_still_one(compared, lib):
     differing = [d["function"] for d in compared["diffs"][lib]]
     stale = [p for p in _deviations(lib) if not any(re.fullmatch(p, f) for f in differing)]
     assert not stale, f"{lib}.yaml parity_deviations match no differing function: {stale}"
+
+
+def _amd_forms(lib):
+    return specmod.load(lib).amd_forms if lib in specmod.all_libraries() else {}
+
+
+@pytest.mark.parametrize("lib", amd.MODULES)
+def test_amd_forms_are_amds(facts, lib):
+    """A deviation whose spec entry has an amd_form takes AMD's call form too: the same parameters
+    and the same returned tuple as AMD's release (C's form is the function's own signature)."""
+    A, O = facts
+    if lib not in O:
+        pytest.skip(f"{lib} is not built here")
+    a, o = A[lib], O[lib]
+    want = sorted(n for n in o.functions if any(re.fullmatch(rx, n) for rx in _amd_forms(lib)))
+    assert sorted(o.amd_forms) == want
+    bad = [f"{n}: AMD {a.functions[n].params} -> {a.functions[n].returns} ({a.functions[n].first}), "
+           f"ours {f.params} -> {f.returns} ({f.first})" for n, f in sorted(o.amd_forms.items())
+           if n in a.functions and (f.params, f.returns, f.first) != (a.functions[n].params, a.functions[n].returns,
+                                                                      a.functions[n].first)]
+    assert not bad, "\n".join(bad)
+
+
+_CALL_BOTH = """
+import ctypes, importlib, json, sys
+import hip as _pkg
+from hip import hip
+cases = json.loads(sys.argv[1])
+page = ctypes.create_string_buffer(4096)        # a handle's stand-in: zeros C may read
+PAGE = ctypes.addressof(page)
+def value(p):
+    role, cls = p["role"], p.get("cls", "")
+    if p.get("htype"):
+        return PAGE
+    if role in ("int", "inout_number", "number"):
+        return 0
+    if role == "float":
+        return 0.0
+    mod, _, name = cls.partition(":")
+    if role in ("enum", "inout_enum"):
+        return next(iter(getattr(importlib.import_module("hip." + mod), name)))
+    if role in ("struct", "struct_pointer"):
+        return getattr(importlib.import_module("hip." + mod), name)()
+    return {"string": b"x", "string_array": []}.get(role)
+out = {}
+for fn, params, amd_names, n_amd, n_c in cases:
+    f = getattr(hip, fn)
+    got = []
+    for names, want in ((amd_names, n_amd), ([p["name"] for p in params], n_c)):
+        args = [value(p) for name in names for p in params if p["name"] == name]
+        try:
+            r = f(*args)
+            got.append("ok" if isinstance(r, tuple) and len(r) == want else f"returned {r!r}, want {want} items")
+        except _pkg.SymbolNotFoundError:
+            got.append("ok")          # converted, and the runtime here is older than the headers
+        except Exception as e:
+            got.append(f"{type(e).__name__}: {e}")
+    out[fn] = got
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.runtime
+def test_both_forms_are_called(facts, include64):
+    """Each function with AMD's form, called in both forms against the runtime (no GPU needed: the
+    calls fail in C, with a tuple of the form's length), the arguments neutral values of each
+    parameter's role (tests/fuzz/signatures)."""
+    from conftest import run_python
+    from tests.fuzz import signatures
+    A, O = facts
+    if "hip" not in O:
+        pytest.skip("hip is not built here")
+    table = signatures.load(include64, ["hip"])["functions"]["hip"]
+    cases = [(n, table[n]["params"], [x for x, _ in A["hip"].functions[n].params], A["hip"].functions[n].returns[0],
+              O["hip"].functions[n].returns[0]) for n in sorted(O["hip"].amd_forms) if n in A["hip"].functions]
+    assert cases
+    r = run_python("", args=["-c", _CALL_BOTH, json.dumps(cases)], timeout=300)
+    assert r.returncode == 0, f"the child died (exit {r.returncode}): {r.stderr[-3000:]}"
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    bad = {fn: got for fn, got in out.items() if got != ["ok", "ok"]}
+    assert not bad, bad
 
 
 def test_only_amd_functions_are_missing_from_our_headers(compared):

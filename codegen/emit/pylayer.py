@@ -78,7 +78,9 @@ class FunctionEmitter:
                 f"written to device memory; the Python binding returns it through host memory, so use host "
                 f"pointer mode (or call {self.spec.cimport_module}.{name} with a device pointer)\")"]
 
-    def function(self, fp: plan.FunctionPlan) -> str:
+    def function(self, fp: plan.FunctionPlan, name: str = "", doc: bool = True) -> str:
+        if fp.amd is not None and not name:
+            return self.dual(fp)
         fn = fp.fn
         # Every conversion runs with the GIL, into typed C locals; the call itself runs without it.
         pre = [line for pp in fp.params for line in pp.pre]
@@ -133,13 +135,38 @@ class FunctionEmitter:
             returned[0] = "_SUCCESS"   # past the test above the call succeeded
         if returned:   # else nothing to return: None, as AMD's HIP Python (no return statement)
             body.append(f"return ({', '.join('_SUCCESS' if e == success else e for e in returned)},)")
-        doc = common.docstring(fn.comment)
+        doc = common.docstring(fn.comment) if doc else ""
         sig = [pp.py for pp in fp.params if pp.py is not None]
-        lines = [f"def {fn.name}({', '.join(sig)}):"]
+        lines = [f"def {name or fn.name}({', '.join(sig)}):"]
         if doc:
             lines.append(f'    """{doc}\n    """')
         lines += ["    " + l for l in body]
         return "\n".join(lines)
+
+
+    def dual(self, fp: plan.FunctionPlan) -> str:
+        """A function taking C's call form and AMD's HIP Python's (fp.amd), told apart by the number of
+        arguments (AMD's has fewer: what it returns instead): each a function of its own."""
+        fn, amd = fp.fn, fp.amd
+        c_name, amd_name = f"_{fn.name}_c", f"_{fn.name}_amd"
+
+        def form(p: plan.FunctionPlan) -> str:
+            args = ", ".join(pp.param.name for pp in p.params if pp.py is not None)
+            outs = ", ".join(["status"] * (p.result.kind == "status") + [pp.param.name for pp in p.params if pp.out])
+            return f"{fn.name}({args}) -> ({outs})"
+        n = sum(pp.py is not None for pp in amd.params)
+        n_c = sum(pp.py is not None for pp in fp.params)
+        one = ", ".join(pp.param.name for pp in amd.params if pp.role == "out_one")
+        doc = common.docstring(fn.comment) + "\n\n" + common.docstring(
+            f"C's form: {form(fp)}. AMD's HIP Python's form, told apart by its {n} argument{'s' * (n != 1)}: "
+            f"{form(amd)}, {one}: one element the binding allocates.")
+        return "\n".join([self.function(fp, c_name, False), "", self.function(amd, amd_name, False), "",
+                          f"def {fn.name}(*args, **kwargs):", f'    """{doc.strip()}\n    """',
+                          "    _n = len(args) + len(kwargs)",
+                          f"    if _n == {n_c}:", f"        return {c_name}(*args, **kwargs)",
+                          f"    if _n == {n}:", f"        return {amd_name}(*args, **kwargs)",
+                          f"    raise TypeError(f\"{fn.name}() takes {n_c} (C's form) or {n} (AMD's HIP Python's) "
+                          f"arguments, got {{_n}}\")"])
 
 
 # The module's initialisation creates thousands of objects (functions, enum members, struct

@@ -258,12 +258,30 @@ def demoGetSizes():
         _r = _cl.demoGetSizes(&_0, &_1, &_2)
     return (_status(_r), _0, _1, _2,)
 
-def demoExchangeMode(mode):
+def _demoExchangeMode_c(mode):
     cdef _cl.demoMode _0 = <_cl.demoMode>_p.enum_arg(demoMode, mode)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoExchangeMode(&_0)
     return (_status(_r), _enum.member(demoMode, _0),)
+
+def _demoExchangeMode_amd():
+    _k0 = _s.typed_buffer(None)
+    cdef _cl.demoMode *_a0 = <_cl.demoMode *>(<Pointer>_k0)._ptr
+    cdef _cl.demoStatus_t _r
+    with nogil:
+        _r = _cl.demoExchangeMode(_a0)
+    return (_status(_r), _enum.member(demoMode, (<_cl.demoMode *>(<Pointer>_k0)._ptr)[0]),)
+
+def demoExchangeMode(*args, **kwargs):
+    """C's form: demoExchangeMode(mode) -> (status, mode). AMD's HIP Python's form, told apart by its 0 arguments: demoExchangeMode() -> (status, mode), mode: one element the binding allocates.
+    """
+    _n = len(args) + len(kwargs)
+    if _n == 1:
+        return _demoExchangeMode_c(*args, **kwargs)
+    if _n == 0:
+        return _demoExchangeMode_amd(*args, **kwargs)
+    raise TypeError(f"demoExchangeMode() takes 1 (C's form) or 0 (AMD's HIP Python's) arguments, got {_n}")
 
 def demoScale(value, counter):
     cdef double _0 = value
@@ -357,7 +375,7 @@ def demoLaunch(f, grid, block, kernelParams, extra, stream):
         _r = _cl.demoLaunch(_a0, _a1, _a2, _a3, _a4, _a5)
     return (_status(_r),)
 
-def demoWaitAll(streams, n):
+def _demoWaitAll_c(streams, n):
     if <int>_p.as_signed(n, sizeof(int)) < 0:
         raise ValueError(f"demoWaitAll: n={n} is negative")
     if streams is None and <int>_p.as_signed(n, sizeof(int)) > 0:
@@ -373,7 +391,28 @@ def demoWaitAll(streams, n):
         _r = _cl.demoWaitAll(_a0, _a1)
     return (_status(_r),)
 
-def demoSum(values, n, weights, dims):
+def _demoWaitAll_amd(n):
+    _k0 = _s.typed_buffer(None)
+    if <int>_p.as_signed(n, sizeof(int)) > 1:
+        raise ValueError(f"demoWaitAll: AMD's form has one streams, n={n} needs a list (C's form)")
+    cdef const _cl.demoStream_t *_a0 = <const _cl.demoStream_t *>(<Pointer>_k0)._ptr
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef _cl.demoStatus_t _r
+    with nogil:
+        _r = _cl.demoWaitAll(_a0, _a1)
+    return (_status(_r), _p.wrap(demoStream_st, <void*>(<_cl.demoStream_t *>(<Pointer>_k0)._ptr)[0]),)
+
+def demoWaitAll(*args, **kwargs):
+    """C's form: demoWaitAll(streams, n) -> (status). AMD's HIP Python's form, told apart by its 1 argument: demoWaitAll(n) -> (status, streams), streams: one element the binding allocates.
+    """
+    _n = len(args) + len(kwargs)
+    if _n == 2:
+        return _demoWaitAll_c(*args, **kwargs)
+    if _n == 1:
+        return _demoWaitAll_amd(*args, **kwargs)
+    raise TypeError(f"demoWaitAll() takes 2 (C's form) or 1 (AMD's HIP Python's) arguments, got {_n}")
+
+def _demoSum_c(values, n, weights, dims):
     _k0 = _p.seq_arg(values, 'i')
     if <int>_p.as_signed(n, sizeof(int)) < 0:
         raise ValueError(f"demoSum: n={n} is negative")
@@ -393,6 +432,31 @@ def demoSum(values, n, weights, dims):
     if _r == 0:
         _p.write_back(weights, _k2)
     return (_status(_r),)
+
+def _demoSum_amd(values, n, dims):
+    _k0 = _p.seq_arg(values, 'i')
+    _k2 = _s.typed_buffer(None)
+    if <int>_p.as_signed(n, sizeof(int)) > 1:
+        raise ValueError(f"demoSum: AMD's form has one weights, n={n} needs a list (C's form)")
+    _p.ctype_arg(dims, 'demoDim', 'demoSum: dims')
+    cdef const int *_a0 = <const int *>_p.addr(_k0)
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int))
+    cdef float *_a2 = <float *>(<Pointer>_k2)._ptr
+    cdef const _cl.demoDim *_a3 = <const _cl.demoDim *>_p.addr(dims)
+    cdef _cl.demoStatus_t _r
+    with nogil:
+        _r = _cl.demoSum(_a0, _a1, _a2, _a3)
+    return (_status(_r), (<float *>(<Pointer>_k2)._ptr)[0],)
+
+def demoSum(*args, **kwargs):
+    """C's form: demoSum(values, n, weights, dims) -> (status). AMD's HIP Python's form, told apart by its 3 arguments: demoSum(values, n, dims) -> (status, weights), weights: one element the binding allocates.
+    """
+    _n = len(args) + len(kwargs)
+    if _n == 4:
+        return _demoSum_c(*args, **kwargs)
+    if _n == 3:
+        return _demoSum_amd(*args, **kwargs)
+    raise TypeError(f"demoSum() takes 4 (C's form) or 3 (AMD's HIP Python's) arguments, got {_n}")
 
 def demoSetOptions(numOptions, options, optionValues):
     if <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int)) < 0:
