@@ -1627,7 +1627,10 @@ cdef bint _store(int code, object v, char* slot) except -1:
     elif code == 0x69 or code == 0x49:   # 'i' 'I'
         _store_int(v, slot, sizeof(int), code == 0x69)
     elif code == 0x50:  # 'P' (c_void_p): an address, a handle or None
-        (<void**>slot)[0] = NULL if v is None else PyLong_AsVoidPtr(v if type(v) is int else int(v))
+        if isinstance(v, IntValue):   # cuda.bindings passes getPtr(): where the value lives
+            (<void**>slot)[0] = _istorage(<IntValue>v)
+        else:
+            (<void**>slot)[0] = NULL if v is None else PyLong_AsVoidPtr(v if type(v) is int else int(v))
     elif code == 0x71 or code == 0x51:   # 'q' 'Q'
         _store_int(v, slot, 8, code == 0x71)
     elif code == 0x6c or code == 0x4c:   # 'l' 'L'
