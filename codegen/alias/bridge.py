@@ -201,13 +201,8 @@ class Bridge:
         st = self.status_of(cf.params[0].type)
         if st is None:
             raise ValueError(f"{cf.name}: bridge.status_names needs a status as the first parameter")
-        seen, cases = set(), []
-        for k in st.constants:
-            if k.value not in seen:
-                seen.add(k.value)
-                cases.append(f'    case {k.value}: s_ = "{k.name}"; break;')
         x = cf.params[0].name
-        body = ["const char* s_ = NULL;", f"switch ((int){x}) {{", *cases, "default: break;", "}"]
+        body = self.status_switch(st, x, lambda k: k.name)
         if len(cf.params) == 2:      # the status-returning form: the name through the pointer
             out = cf.params[1].name
             body += [f"if (!{out}) {self.zero_return(cf, 'invalid')}", f"*{out} = s_;",
@@ -265,18 +260,23 @@ class Bridge:
             "}"])
         return tramp, closure
 
-    def status_text(self, cf: ir.Function, st: ir.Enum) -> str:
-        """cuGetErrorString / cudaGetErrorString of a CUDA status HIP has no counterpart for
-        (bridge.status_texts): the first sentence of its description in CUDA's header, so every
-        status has a text (HIP's text for the others)."""
+    @staticmethod
+    def status_switch(st: ir.Enum, x: str, text) -> list[str]:
+        """C lines that set `const char* s_` to text(enumerator) of the CUDA status x (NULL for a
+        value st has no enumerator of)."""
         seen, cases = set(), []
         for k in st.constants:
             if k.value not in seen:
                 seen.add(k.value)
-                cases.append(f"case {k.value}: s_ = {_c_string(_first_sentence(k.comment) or k.name)}; break;")
+                cases.append(f"    case {k.value}: s_ = {_c_string(text(k))}; break;")
+        return ["const char* s_ = NULL;", f"switch ((int){x}) {{", *cases, "    default: break;", "}"]
+
+    def status_text(self, cf: ir.Function, st: ir.Enum) -> str:
+        """cuGetErrorString / cudaGetErrorString of a CUDA status HIP has no counterpart for
+        (bridge.status_texts): the first sentence of its description in CUDA's header, so every
+        status has a text (HIP's text for the others)."""
         x = cf.params[0].name
-        body = ["{", "    const char* s_ = NULL;", f"    switch ((int){x}) {{", *["    " + c for c in cases],
-                "    default: break;", "    }"]
+        body = ["{", *["    " + b for b in self.status_switch(st, x, lambda k: _first_sentence(k.comment) or k.name)]]
         if len(cf.params) == 2:
             out = cf.params[1].name
             body += [f"    if (!{out} || !s_) {self.zero_return(cf, 'invalid')}", f"    *{out} = s_;", "    return 0;", "}"]
