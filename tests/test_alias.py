@@ -520,3 +520,21 @@ def test_alias_spec_entries_match():
                 if not any(re.fullmatch(rx, p) for p in params):
                     bad.append(f"{name}: bridge.{key} {rx!r} matches no parameter")
     assert not bad and not dead_defaults, bad + sorted(dead_defaults or ())
+
+
+def test_hand_written_and_trampolined_bridges_reach_hip():
+    """cudaMemcpy3DPeer (the 3D copy of two unified addresses) and cuStreamAddCallback (a one-shot
+    trampoline converting HIP's status) call HIP: without a device HIP's status comes back, never
+    the not-supported status of a function HIP lacks."""
+    import ctypes
+    supported = lambda r: r[0] not in (driver.CUresult.CUDA_ERROR_NOT_SUPPORTED, runtime.cudaError_t.cudaErrorNotSupported)
+    assert supported(runtime.cudaMemcpy3DPeer(runtime.cudaMemcpy3DPeerParms()))
+    assert supported(runtime.cudaMemcpy3DPeerAsync(runtime.cudaMemcpy3DPeerParms(), 0))
+    assert supported(driver.cuMemcpy3DPeer(driver.CUDA_MEMCPY3D_PEER()))
+    assert supported(driver.cuMemcpy3DPeerAsync(driver.CUDA_MEMCPY3D_PEER(), 0))
+    cb = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)(lambda s, status, data: None)
+    assert supported(runtime.cudaStreamAddCallback(0, runtime.cudaStreamCallback_t(_ptr=ctypes.addressof(cb)), 0, 0))
+    assert supported(driver.cuStreamAddCallback(0, driver.CUstreamCallback(_ptr=ctypes.addressof(cb)), 0, 0))
+    cov = hip_as_cuda.coverage()
+    assert cov["runtime"]["functions"]["cudaStreamAddCallback"]["status"] == "bridged"
+    assert cov["driver"]["functions"]["cuMemcpy3DPeer"]["status"] == "bridged"
