@@ -1267,16 +1267,18 @@ def enum_member(cls, value):
 
 cdef int enum_arg(object cls, object v, bint lenient) except? -1:
     """An enum argument: a member of `cls`, or an int that is one of its values. `lenient`
-    (cuda.bindings' rule, for the alias): any integer that fits a C int, a member of another enum
-    class included (cudaDeviceGetAttribute(CUdevice_attribute.X, dev)); a value without a HIP
-    counterpart is the bridge's to refuse, with the call's status."""
+    (cuda.bindings' rule, for the alias): whatever int() makes an integer that fits a C int, a
+    member of another enum class included (cudaDeviceGetAttribute(CUdevice_attribute.X, dev));
+    a value without a HIP counterpart is the bridge's to refuse, with the call's status."""
     global _check_enum
     if type(v) is cls:
         return v
     if type(v) is int and v in _value_map(cls):
         return v
-    if lenient:
-        return <int>as_signed(v, sizeof(int), True)
+    if lenient:   # cuda.bindings converts with int(): a float truncates, a str of digits parses
+        if v is None:
+            raise TypeError(f"expected {cls.__name__} or int, got None")
+        return <int>as_signed(int(v), sizeof(int), True)
     if _check_enum is None:
         from hip._enum import check_arg
         _check_enum = check_arg
