@@ -182,6 +182,12 @@ class Planner:
         """1 where integer and enum arguments take what cuda.bindings' do (conventions.integers)."""
         return int(self.spec.conventions.get("integers") == "truncate")
 
+    def address_value(self, x: str) -> str:
+        """A handle or `void*` argument as the call takes it: where integers truncate
+        (conventions.integers), a bool or float is the int it makes (cuda.bindings takes
+        cudaMemcpy(1.5, ...) and CUstream(True) as the addresses 1)."""
+        return f"_p.int_if_number({x})" if self.lenient else x
+
     def int_conv(self, t: ir.CType, expr: str) -> str:
         """Python object -> C integer of type t, through the shared range-checked converters."""
         unsigned = self.types.is_unsigned(t)
@@ -556,10 +562,10 @@ class Planner:
                 # cuda.bindings hands a NULL handle to C, which answers with an error status
                 # (cuFuncGetName(0): CUDA_ERROR_INVALID_VALUE): that status, without calling HIP,
                 # which may not check for NULL
-                pp = plan("handle", f"<{t}>_p.handle_arg({x}, True, {what}{self.ctype_arg(p.type)})",
+                pp = plan("handle", f"<{t}>_p.handle_arg({self.address_value(x)}, True, {what}{self.ctype_arg(p.type)})",
                           invalid=[(f"_a{i} == NULL", status)])
             else:
-                pp = plan("handle", f"<{t}>_p.handle_arg({x}, {nullable}, {what}{self.ctype_arg(p.type)})",
+                pp = plan("handle", f"<{t}>_p.handle_arg({self.address_value(x)}, {nullable}, {what}{self.ctype_arg(p.type)})",
                           nullable=nullable)
             pp.handle = p.type.name
             return pp
@@ -616,7 +622,7 @@ class Planner:
             conv = "_p.addr" if r.pointee.const else "_p.waddr"
             if f"{fn.name}.{x}" in self.spec.read_only_params:   # C only reads it, whatever the header says
                 conv = "_p.addr"
-            return plan("pointer", f"<{t}>{conv}({x})", pre=self.ctype_check(fn, p, r.pointee))
+            return plan("pointer", f"<{t}>{conv}({self.address_value(x)})", pre=self.ctype_check(fn, p, r.pointee))
         raise ValueError(f"{fn.name}.{x}: no conversion for {types.tclass(p.type)}")
 
     def typed_table(self, t: ir.CType) -> str | None:

@@ -282,9 +282,10 @@ class Spec:
     # struct_typedefs 'subclass' (a struct typedef is a subclass of the type it names, not an alias),
     # lazy_classes 'first_use' (enum classes and struct typedef subclasses that only function bodies
     # use are made on first use, not at import: codegen/emit/lazy.py; the cuda alias's import time).
-    # integers 'truncate' (an integer parameter also takes any number with __int__, truncated, and
-    # an enum parameter any int, as Cython's conversion in cuda.bindings does: cuLaunchKernel(f,
-    # n / 256, ...), cudaDeviceGetAttribute(CUdevice_attribute.X, dev); str still refused),
+    # integers 'truncate' (an integer parameter also takes any number with __int__, truncated, an
+    # enum parameter whatever int() takes, a handle or void* parameter a bool or float as the int
+    # it makes, as cuda.bindings' conversions do: cuLaunchKernel(f, n / 256, ...),
+    # cudaDeviceGetAttribute(CUdevice_attribute.X, dev)),
     # stream_classes (handle classes with __cuda_stream__, the CUDA stream protocol: CUstream).
     conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
         "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,

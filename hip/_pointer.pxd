@@ -96,6 +96,7 @@ cdef inline Pointer wrap(type cls, void* p):
 cdef object index(object o)
 cdef long long as_signed(object o, int nbytes, bint truncate) except? -1
 cdef unsigned long long as_unsigned(object o, int nbytes, bint truncate) except? 0xFFFFFFFFFFFFFFFF
+cdef object int_if_number(object o)
 cdef int enum_arg(object cls, object v, bint lenient) except? -1
 cdef int int_value_init(IntValue self, object v, int nbytes, object at) except -1
 cdef const void* number_arg(object o, void* local, int kind, int nbytes) except? NULL

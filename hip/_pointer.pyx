@@ -1100,6 +1100,14 @@ cdef object index(object o):
     return PyNumber_Index(o)
 
 
+cdef object int_if_number(object o):
+    """A bool or float given where an address is read, as the int it makes (cuda.bindings'
+    rule, the alias's: plan.address_value); anything else as it is."""
+    if type(o) is bool or type(o) is float:
+        return int(o)
+    return o
+
+
 cdef object integer(object o, bint truncate):
     """index(o); where `truncate` (cuda.bindings' Cython conversion: the alias), also any number
     with __int__, truncated as C truncates (`blocks = n / 256`); str and bytes stay refused."""

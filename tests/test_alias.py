@@ -250,7 +250,8 @@ def test_bad_input_never_crashes():
 def test_fuzz_subset_has_the_crash_classes():
     """The seeded subset gives every parameter a negative length and a 1-byte buffer, and every
     function zeros (a length of 0, a NULL string): the classes of the four H100 crashes. True is
-    not a bad value where an int is taken (1: a made-up handle, the caller's word by contract)."""
+    not a bad value where an int, an enum, a handle or an address is taken (1: a made-up handle,
+    the caller's word by contract)."""
     from tests.fuzz import alias as fuzz_alias
     cs = {(m, f, tuple(a)) for m, f, a in fuzz_alias.calls(seed=1, per_function=4)}
     for call in [("driver", "cuDeviceGetName", ("0", "0")), ("driver", "cuDeviceGetName", ("-1", "0")),
@@ -259,7 +260,9 @@ def test_fuzz_subset_has_the_crash_classes():
                  ("nvrtc", "nvrtcGetPTX", ("0", "b'x'"))]:
         assert call in cs, call
     assert ("driver", "cuMemRelease", ("True",)) not in cs
-    assert ("driver", "cuStreamSynchronize", ("True",)) in {(m, f, tuple(a)) for m, f, a in fuzz_alias.calls(0, None)}
+    every = {(m, f, tuple(a)) for m, f, a in fuzz_alias.calls(0, None)}
+    assert ("driver", "cuStreamSynchronize", ("True",)) not in every      # a handle: True is the address 1
+    assert ("driver", "cuModuleGetFunction", ("0", "True")) in every       # a name: True is no bytes
 
 
 @pytest.mark.runtime

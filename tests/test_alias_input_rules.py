@@ -62,6 +62,21 @@ CALLS = [
     ("coredump flag given a bool",
      "d.cuCoredumpSetAttributeGlobal(d.CUcoredumpSettings.CU_COREDUMP_TRIGGER_HOST, False)"),
     ("dim3 _ptr=0", "r.dim3(_ptr=0)"),
+    ("void* given a float", "r.cudaMemcpy(1.5, 0, 0, r.cudaMemcpyKind.cudaMemcpyDefault)"),
+    ("void* given a bool", "r.cudaMemcpy(True, 0, 0, r.cudaMemcpyKind.cudaMemcpyDefault)"),
+    # (bytes where C writes, cudaMemcpy(b'xx', ...), NVIDIA's takes and writes into; the alias
+    # refuses it: bytes are immutable. docs/alias.rst)
+    ("const void* given bytes", "r.cudaMemcpy(0, b'xx', 0, r.cudaMemcpyKind.cudaMemcpyDefault)"),
+    ("void* given a NumPy integer", "r.cudaMemcpy(np.int64(5), 0, 0, r.cudaMemcpyKind.cudaMemcpyDefault)"),
+    ("void* given a str", "r.cudaMemcpy('x', 0, 0, r.cudaMemcpyKind.cudaMemcpyDefault)"),
+    ("void* given a list", "r.cudaMemcpy([1], 0, 0, r.cudaMemcpyKind.cudaMemcpyDefault)"),
+    ("void* given an object", "r.cudaMemcpy(object(), 0, 0, r.cudaMemcpyKind.cudaMemcpyDefault)"),
+    ("CUdeviceptr parameter given a float", "d.cuMemsetD8(1.5, 0, 0)"),
+    ("CUdeviceptr parameter given a bool", "d.cuMemsetD8(True, 0, 0)"),
+    ("stream given a float", "d.cuStreamSynchronize(1.5)"),
+    ("stream given a bool", "d.cuStreamSynchronize(True)"),
+    ("stream given a str", "d.cuStreamSynchronize('x')"),
+    ("stream given -1", "d.cuStreamSynchronize(-1)"),
 ]
 
 PROBE = r'''
