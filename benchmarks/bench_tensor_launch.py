@@ -9,7 +9,7 @@
    hip.tensor._launch), hipMalloc (a fake address; called once, for the first segment); the
    kernel's compile and load are swapped for a fake Function.
 
-    cd /work/main && LD_LIBRARY_PATH=build/rocm-runtime/usr/lib/x86_64-linux-gnu \
+    LD_LIBRARY_PATH=build/rocm-runtime/usr/lib/x86_64-linux-gnu \
         .venv/bin/python benchmarks/bench_tensor_launch.py
 
 Times are the thread's CPU time (the machine is shared). On the 2-core CPU machine (Python 3.11),

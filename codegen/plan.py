@@ -31,6 +31,8 @@ from .types import TypeIndex
 #   handle, ref: a Pointer not destroyed, an int address, ctypes.c_void_p, or None where the spec
 #     lists the type under nullable_handles (_p.handle_arg); a destroy call (spec `destroys`) marks
 #     the object passed destroyed
+#   handle, ref, struct, struct_pointer, and pointers to handles or structs: a struct or handle
+#     object of another C type (_p.ctype_arg, its class's `_ctype_`: common.ctype_key)
 #   string: never None unless the spec lists the parameter under nullable_args, never a NULL address;
 #     only bytes/bytearray where the spec's conventions.strings is 'bytes' (cuda.bindings' `char*`)
 #   out_text[n]: n < 1 is not called (C would terminate the empty buffer at [n-1]): the spec's
@@ -39,10 +41,12 @@ from .types import TypeIndex
 #   string_array[n], array[n]: the count agrees with the list given; pointer, array: a Python buffer
 #     holds what C reads or writes through it (the element's size, times n) (_p.sized)
 #   float: NaN and infinities refused where the spec's finite_floats says
+# out_one: AMD's call form of a parity deviation (FunctionPlan.amd): one element, in 64 zeroed bytes
+#   the binding owns, of an array C reads or fills, returned; its count above 1 is refused
 ROLES = ("out_array", "out_text", "out_typed", "out_struct", "out_handle", "out_string", "out_pointer", "out_enum", "out_number",
          "inout_enum", "inout_number", "ref", "callback", "callback_data", "number", "string", "string_array",
          "packed", "kernel_params", "array", "handle", "enum", "float", "int", "struct", "struct_pointer",
-         "pointer", "funcptr")
+         "pointer", "funcptr", "out_one")
 
 _TYPECODES = {"char": "b", "signed char": "b", "unsigned char": "B", "short": "h", "unsigned short": "H",
               "int": "i", "unsigned int": "I", "long": "l", "unsigned long": "L", "long long": "q",
@@ -109,6 +113,9 @@ class FunctionPlan:
     status_type: str = "Any"             # stub type of the status
     # The classes the body names through their C-level accessors (PyxNames.body_cls, emit/lazy.py).
     class_refs: set[str] = field(default_factory=set)
+    # AMD's HIP Python's call form too, where the spec's parity_deviations give one (amd_form): the
+    # same call with the parameters AMD's form returns as `out_one`s; told apart by its arity.
+    amd: "FunctionPlan | None" = None
 
     @property
     def keep(self) -> bool:
@@ -175,6 +182,12 @@ class Planner:
         """1 where integer and enum arguments take what cuda.bindings' do (conventions.integers)."""
         return int(self.spec.conventions.get("integers") == "truncate")
 
+    def address_value(self, x: str) -> str:
+        """A handle or `void*` argument as the call takes it: where integers truncate
+        (conventions.integers), a bool or float is the int it makes (cuda.bindings takes
+        cudaMemcpy(1.5, ...) and CUstream(True) as the addresses 1)."""
+        return f"_p.int_if_number({x})" if self.lenient else x
+
     def int_conv(self, t: ir.CType, expr: str) -> str:
         """Python object -> C integer of type t, through the shared range-checked converters."""
         unsigned = self.types.is_unsigned(t)
@@ -209,7 +222,14 @@ class Planner:
     # -- a function ----------------------------------------------------------------------------
     def function(self, fn: ir.Function) -> FunctionPlan:
         self.names.body_refs = set()
-        params = [self.param(fn, p, i) for i, p in enumerate(fn.params)]
+        fp = self.plan_of(fn, [self.param(fn, p, i) for i, p in enumerate(fn.params)])
+        amd = next((rx for k, rx in self.spec.amd_forms.items() if re.fullmatch(k, fn.name)), None)
+        if amd is not None:
+            fp.amd = self.plan_of(fn, [self.amd_output(fn, p, i) if amd.fullmatch(p.name) else self.param(fn, p, i)
+                                       for i, p in enumerate(fn.params)])
+        return fp
+
+    def plan_of(self, fn: ir.Function, params: list[ParamPlan]) -> FunctionPlan:
         self.destroys(fn, params)
         callback = next((pp for pp in params if pp.role == "callback"), None)
         result = self.result(fn)
@@ -447,7 +467,7 @@ class Planner:
                 nullable = target.name in types.nullable
                 pp = plan("ref", f"&{v}", py=p.name, local=False, nullable=nullable, pre=[
                     f"cdef {self.cy(target, v)} = <{self.cy(target)}>_p.handle_arg(_p.ref_target({p.name}), "
-                    f"{nullable}, {self.what(fn, p)})"])
+                    f"{nullable}, {self.what(fn, p)}{self.ctype_arg(target)})"])
                 pp.handle = target.name
                 return pp
             if types.resolve(target).kind == "void":
@@ -528,6 +548,7 @@ class Planner:
             else:
                 arg = f"<{t}>{conv}({k})"
             nullable = self.nullable_arg(fn, p)
+            check += self.ctype_check(fn, p, r.pointee)
             if not code:
                 return plan("array", arg, pre=check, nullable=nullable)
             # A list given for memory the call may write gets the values back (C wrote into a
@@ -544,9 +565,11 @@ class Planner:
                 # cuda.bindings hands a NULL handle to C, which answers with an error status
                 # (cuFuncGetName(0): CUDA_ERROR_INVALID_VALUE): that status, without calling HIP,
                 # which may not check for NULL
-                pp = plan("handle", f"<{t}>_p.handle_arg({x}, True, {what})", invalid=[(f"_a{i} == NULL", status)])
+                pp = plan("handle", f"<{t}>_p.handle_arg({self.address_value(x)}, True, {what}{self.ctype_arg(p.type)})",
+                          invalid=[(f"_a{i} == NULL", status)])
             else:
-                pp = plan("handle", f"<{t}>_p.handle_arg({x}, {nullable}, {what})", nullable=nullable)
+                pp = plan("handle", f"<{t}>_p.handle_arg({self.address_value(x)}, {nullable}, {what}{self.ctype_arg(p.type)})",
+                          nullable=nullable)
             pp.handle = p.type.name
             return pp
         if r.kind == "enum":
@@ -593,7 +616,8 @@ class Planner:
             if size is not None and pr.kind != "void" and not self.is_char(r.pointee):
                 # One T the call reads, or writes when T* is not const (hipsparseCreateMatDescr's
                 # storage for the descriptor): a smaller buffer would be overrun.
-                pp = plan("pointer", f"<{t}>_p.sized({x}, {size}, {not r.pointee.const}, {what})")
+                pp = plan("pointer", f"<{t}>_p.sized({x}, {size}, {not r.pointee.const}, {what})",
+                          pre=self.ctype_check(fn, p, r.pointee))
                 if types.is_handle(r.pointee) and not r.pointee.const:   # h.createRef(): h holds a new handle
                     pp.post.append(f"_p.mark_created({x})")
                 return pp
@@ -601,7 +625,7 @@ class Planner:
             conv = "_p.addr" if r.pointee.const else "_p.waddr"
             if f"{fn.name}.{x}" in self.spec.read_only_params:   # C only reads it, whatever the header says
                 conv = "_p.addr"
-            return plan("pointer", f"<{t}>{conv}({x})")
+            return plan("pointer", f"<{t}>{conv}({self.address_value(x)})", pre=self.ctype_check(fn, p, r.pointee))
         raise ValueError(f"{fn.name}.{x}: no conversion for {types.tclass(p.type)}")
 
     def typed_table(self, t: ir.CType) -> str | None:
@@ -720,6 +744,56 @@ class Planner:
         else:
             raise ValueError(f"{fn.name}.{p.name}: an array CUDA owns of {types.tclass(target)}: handles or structs only")
         return ParamPlan(p, i, "out_array", f"<{t}>&{v}", pre=[f"cdef void* {v} = NULL"], out=out, out_type=out_type)
+
+    def amd_output(self, fn: ir.Function, p: ir.Param, i: int) -> ParamPlan:
+        """A parameter AMD's form returns (spec parity_deviations' amd_form): one element of the
+        array (or in-out value) C reads or fills, in 64 zeroed bytes the binding owns (a float[4]
+        colour fits), returned as its type's outputs are; the array's count above 1 is refused
+        (C would read or write past the one element)."""
+        types, names = self.types, self.names
+        r = types.resolve(p.type)
+        if r.kind != "pointer":
+            raise ValueError(f"{self.spec.library}.yaml: parity_deviations: amd_form names {fn.name}.{p.name}, "
+                             f"which is no pointer")
+        target = ir.CType(**{**r.pointee.__dict__, "const": False})
+        rt = types.resolve(target)
+        elem = f"(<{self.cy(ir.CType('pointer', pointee=target))}>(<Pointer>_k{i})._ptr)[0]"
+        if types.is_handle(target):
+            out = f"_p.wrap({names.handle_cls(target)}, <void*>{elem})"
+        elif rt.kind == "enum":
+            out = f"_enum.member({names.body_cls(rt.name)}, {elem})"
+        elif types.is_numeric(target):
+            out = elem
+        elif rt.kind == "pointer":
+            out = f"_p.wrap(Pointer, <void*>{elem})"
+        else:
+            raise ValueError(f"{fn.name}.{p.name}: AMD's form returns no {types.tclass(target)}")
+        pre = [f"_k{i} = _s.typed_buffer(None)"]
+        count = re.fullmatch(r"array\[(.+)\]", p.shape)
+        if count:
+            lp = self.length_param(fn, p, count.group(1))
+            pre += [f"if {self.int_conv(lp.type, lp.name)} > 1:",
+                    f"    raise ValueError(f\"{fn.name}: AMD's form has one {p.name}, {lp.name}={{{lp.name}}} "
+                    f"needs a list (C's form)\")"]
+        return ParamPlan(p, i, "out_one", f"<{self.cy(p.type)}>(<Pointer>_k{i})._ptr", pre=pre, out=out,
+                         out_type="Pointer" if rt.kind == "pointer" and not types.is_handle(target) else self.stub_type(target))
+
+    def ctype_key(self, t: ir.CType) -> str | None:
+        """The C type a struct or handle object passed for `t` must stand for (common.ctype_key),
+        None where any is taken: cuda.bindings converts any handle object through its int (its
+        driver and runtime handles of one object have other struct tags: CUarray, cudaArray_t)."""
+        return None if self.types.handle_classes == "typedef" else common.ctype_key(t, self.types)
+
+    def ctype_arg(self, t: ir.CType) -> str:
+        """handle_arg's last argument: the handle's C type, where it is checked."""
+        key = self.ctype_key(t)
+        return "" if key is None else f", {key!r}"
+
+    def ctype_check(self, fn: ir.Function, p: ir.Param, pointee: ir.CType) -> list[str]:
+        """A pointer to handles or structs: a struct or handle object of another C type is refused
+        (C would read its memory as theirs); untyped pointers are the caller's word."""
+        key = self.ctype_key(pointee)
+        return [] if key is None else [f"_p.ctype_arg({p.name}, {key!r}, {self.what(fn, p)})"]
 
     def length_param(self, fn: ir.Function, p: ir.Param, length: str) -> ir.Param:
         """The numeric parameter a shape's `[n]` names (the first of `[a|b]` the function has)."""

@@ -215,8 +215,14 @@ class Spec:
     error_string: str = field(default="", metadata=_key("error_string", str))   # status -> message (hipGetErrorString)
     # a value result returns (success, value), not (value,)
     value_result_with_success: bool = field(default=False, metadata=_key("value_result_with_success", bool))
-    # function regex -> why it differs from AMD's
-    parity_deviations: dict[str, str] = field(default_factory=dict, metadata=_key("parity_deviations", {str: str}))
+    # function regex -> why it differs from AMD's; written as {why: ..., amd_form: PARAMS} where
+    # the function also takes AMD's call form, PARAMS (a regex over parameter names) the ones
+    # AMD's form returns (one element each) instead of taking them: `amd_forms` below
+    parity_deviations: dict[str, str] = field(default_factory=dict, metadata=_key("parity_deviations", {str: object}))
+    amd_forms: dict[str, re.Pattern] = field(default_factory=dict)   # function regex -> PARAMS
+    # name regex -> why ours lacks a name (or an enum member) of AMD's module, or gives it another value
+    parity_name_deviations: dict[str, str] = field(default_factory=dict,
+                                                   metadata=_key("parity_name_deviations", {str: str}))
     rules: list[IntentRule] = field(default_factory=list, metadata=_key("intent_rules", [_RULE]))   # then the defaults'
     overrides: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict,
                                                              metadata=_key("intent_overrides", {str: {str: str}}))
@@ -280,9 +286,10 @@ class Spec:
     # struct_typedefs 'subclass' (a struct typedef is a subclass of the type it names, not an alias),
     # lazy_classes 'first_use' (enum classes and struct typedef subclasses that only function bodies
     # use are made on first use, not at import: codegen/emit/lazy.py; the cuda alias's import time).
-    # integers 'truncate' (an integer parameter also takes any number with __int__, truncated, and
-    # an enum parameter any int, as Cython's conversion in cuda.bindings does: cuLaunchKernel(f,
-    # n / 256, ...), cudaDeviceGetAttribute(CUdevice_attribute.X, dev); str still refused),
+    # integers 'truncate' (an integer parameter also takes any number with __int__, truncated, an
+    # enum parameter whatever int() takes, a handle or void* parameter a bool or float as the int
+    # it makes, as cuda.bindings' conversions do: cuLaunchKernel(f, n / 256, ...),
+    # cudaDeviceGetAttribute(CUdevice_attribute.X, dev)),
     # stream_classes (handle classes with __cuda_stream__, the CUDA stream protocol: CUstream).
     conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
         "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
@@ -358,6 +365,24 @@ def _destroys(d: dict, prefix: str = "") -> list[DestroyRule]:
     return out
 
 
+def _deviations(d: dict) -> tuple[dict[str, str], dict[str, re.Pattern]]:
+    """parity_deviations: {function regex: why} and {function regex: the parameters AMD's form
+    returns} of the entries written `{why: ..., amd_form: PARAMS}`."""
+    why, forms = {}, {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            _check(v, {"why": str, "amd_form": str}, f"parity_deviations.{k}")
+            if "why" not in v:
+                raise ValueError(f"parity_deviations.{k}: missing 'why'")
+            if "amd_form" in v:
+                forms[k] = re.compile(v["amd_form"])
+            v = v["why"]
+        elif not isinstance(v, str):
+            raise ValueError(f"parity_deviations.{k}: expected a reason or {{why, amd_form}}, got {v!r}")
+        why[k] = v
+    return why, forms
+
+
 def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> Spec:
     """The spec of `library`, for headers of ROCm version `rocm` (None: every entry, whatever its
     `rocm:` scope). The shared rules come from spec_dir's defaults.yaml, or the shipped one where
@@ -380,6 +405,7 @@ def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> Spe
         kw["nullable_args"] = [re.compile(x) for x in kw.get("nullable_args", [])]
         if "finite_floats" in kw:
             kw["finite_floats"] = re.compile(kw["finite_floats"])
+        kw["parity_deviations"], kw["amd_forms"] = _deviations(kw.get("parity_deviations", {}))
     except (ValueError, re.error) as e:
         raise SpecError(f"{library}.yaml: {e}") from None
     kw["defines"] = (defaults.get("defines") or []) + kw.get("defines", [])
@@ -431,6 +457,7 @@ def entries(spec: Spec) -> list[str]:
     out += [f"host_accessible_allocations: {k}" for k in spec.host_accessible_allocations]
     out += [f"read_only_params: {k}" for k in spec.read_only_params]
     out += [f"reexports.{k}" for k in spec.reexports]
+    out += [f"parity_deviations.{k}.amd_form" for k in spec.amd_forms]
     return out
 
 
@@ -469,6 +496,12 @@ def unmatched(spec: Spec, module, types) -> list[Unmatched]:
         function(f"skip.{name}", name)
     for name, size in spec.device_allocations.items():
         function(f"device_allocations.{name}", name, size)
+    for rx, params_rx in spec.amd_forms.items():
+        hit = [f for n, f in fns.items() if re.fullmatch(rx, n)]
+        bare = [f.name for f in hit if not any(params_rx.fullmatch(p.name) for p in f.params)]
+        if not hit or bare:
+            out.append(Unmatched(f"parity_deviations.{rx}.amd_form", "matches no function" if not hit else
+                                 f"names no parameter of {', '.join(bare)}"))
     for name, values in spec.struct_defaults.items():
         rec = types.records.get(name)
         if rec is None:
@@ -520,8 +553,9 @@ def unmatched(spec: Spec, module, types) -> list[Unmatched]:
     for name, lib in spec.reexports.items():
         if lib not in spec.depends:
             out.append(Unmatched(f"reexports.{name}", f"{lib} is not among depends"))
-        elif types.owner.get(name) != lib and (name not in types.enumerators or types.owner.get(
-                types.enumerators[name].name) != lib):
+        elif (types.owner.get(name) != lib and (name not in types.enumerators or types.owner.get(
+                types.enumerators[name].name) != lib)
+              and types.owner.get(re.sub(r"^_(\w+)__Base$", r"\1", name)) != lib):   # an enum's _X__Base
             out.append(Unmatched(f"reexports.{name}", f"{lib} declares no {name}"))
     for rx, template in spec.buffer_size_queries.items():
         hit = [n for n in fns if re.fullmatch(rx, n)]

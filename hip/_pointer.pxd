@@ -96,10 +96,12 @@ cdef inline Pointer wrap(type cls, void* p):
 cdef object index(object o)
 cdef long long as_signed(object o, int nbytes, bint truncate) except? -1
 cdef unsigned long long as_unsigned(object o, int nbytes, bint truncate) except? 0xFFFFFFFFFFFFFFFF
+cdef object int_if_number(object o)
 cdef int enum_arg(object cls, object v, bint lenient) except? -1
 cdef int int_value_init(IntValue self, object v, int nbytes, object at) except -1
 cdef const void* number_arg(object o, void* local, int kind, int nbytes) except? NULL
-cdef void* handle_arg(object o, bint nullable, str what) except? NULL
+cdef void* handle_arg(object o, bint nullable, str what, str ctype=*) except? NULL
+cdef int ctype_arg(object o, str ctype, str what) except -1
 cdef object ref_target(object o)
 cdef int mark_destroyed(object o, str by) except -1
 cdef int mark_created(object o) except -1

@@ -15,6 +15,7 @@ from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyObject_Chec
                              PyBUF_ANY_CONTIGUOUS, PyBUF_C_CONTIGUOUS, PyBUF_F_CONTIGUOUS, PyBUF_RECORDS_RO, PyBUF_STRIDES,
                              PyBUF_ND, PyBUF_FORMAT)
 from cpython.ref cimport Py_INCREF
+from cpython.dict cimport PyDict_GetItem
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.long cimport PyLong_AsVoidPtr, PyLong_FromVoidPtr, PyLong_AsLongLongAndOverflow
 from cpython.number cimport PyNumber_Index, PyIndex_Check
@@ -1099,6 +1100,14 @@ cdef object index(object o):
     return PyNumber_Index(o)
 
 
+cdef object int_if_number(object o):
+    """A bool or float given where an address is read, as the int it makes (cuda.bindings'
+    rule, the alias's: plan.address_value); anything else as it is."""
+    if type(o) is bool or type(o) is float:
+        return int(o)
+    return o
+
+
 cdef object integer(object o, bint truncate):
     """index(o); where `truncate` (cuda.bindings' Cython conversion: the alias), also any number
     with __int__, truncated as C truncates (`blocks = n / 256`); str and bytes stay refused."""
@@ -1266,16 +1275,18 @@ def enum_member(cls, value):
 
 cdef int enum_arg(object cls, object v, bint lenient) except? -1:
     """An enum argument: a member of `cls`, or an int that is one of its values. `lenient`
-    (cuda.bindings' rule, for the alias): any integer that fits a C int, a member of another enum
-    class included (cudaDeviceGetAttribute(CUdevice_attribute.X, dev)); a value without a HIP
-    counterpart is the bridge's to refuse, with the call's status."""
+    (cuda.bindings' rule, for the alias): whatever int() makes an integer that fits a C int, a
+    member of another enum class included (cudaDeviceGetAttribute(CUdevice_attribute.X, dev));
+    a value without a HIP counterpart is the bridge's to refuse, with the call's status."""
     global _check_enum
     if type(v) is cls:
         return v
     if type(v) is int and v in _value_map(cls):
         return v
-    if lenient:
-        return <int>as_signed(v, sizeof(int), True)
+    if lenient:   # cuda.bindings converts with int(): a float truncates, a str of digits parses
+        if v is None:
+            raise TypeError(f"expected {cls.__name__} or int, got None")
+        return <int>as_signed(int(v), sizeof(int), True)
     if _check_enum is None:
         from hip._enum import check_arg
         _check_enum = check_arg
@@ -1626,7 +1637,10 @@ cdef bint _store(int code, object v, char* slot) except -1:
     elif code == 0x69 or code == 0x49:   # 'i' 'I'
         _store_int(v, slot, sizeof(int), code == 0x69)
     elif code == 0x50:  # 'P' (c_void_p): an address, a handle or None
-        (<void**>slot)[0] = NULL if v is None else PyLong_AsVoidPtr(v if type(v) is int else int(v))
+        if isinstance(v, IntValue):   # cuda.bindings passes getPtr(): where the value lives
+            (<void**>slot)[0] = _istorage(<IntValue>v)
+        else:
+            (<void**>slot)[0] = NULL if v is None else PyLong_AsVoidPtr(v if type(v) is int else int(v))
     elif code == 0x71 or code == 0x51:   # 'q' 'Q'
         _store_int(v, slot, 8, code == 0x71)
     elif code == 0x6c or code == 0x4c:   # 'l' 'L'
@@ -1796,10 +1810,38 @@ cdef void* kernel_extra(object o, list keep) except? NULL:
 
 
 # -- argument checks by parameter role (codegen/plan.py): bad input is refused before C sees it ---
-cdef void* handle_arg(object o, bint nullable, str what) except? NULL:
-    """A handle argument: any Pointer (every handle class is one) not yet destroyed, an int address,
-    a ctypes.c_void_p, or None where the spec says a NULL handle is valid (a NULL stream is the
-    default stream). Anything else (bytes, buffers, str, lists) would hand the library an object's
+# Each Pointer class's `_ctype_` (None: untyped), read once per class: a class attribute lookup
+# cost a handle argument ~60 ns a call, a dict lookup by type a few.
+cdef dict _ctypes = {}
+
+
+cdef int ctype_arg(object o, str ctype, str what) except -1:
+    """An object that stands for a C value of a type (a struct, a handle: its class's `_ctype_`,
+    the struct's or the handle's struct tag) is refused with TypeError where C takes another type
+    (`ctype`): C would read that object's memory as its own (hiprtcDestroyProgram(dim3()) read
+    the dim3 as a program and crashed). Untyped pointers (Pointer, DevicePointer, buffers, ints)
+    are addresses: the caller's word."""
+    cdef PyObject* found
+    if ctype is None or not isinstance(o, Pointer) or type(o) is Pointer:
+        return 0
+    t = type(o)
+    found = PyDict_GetItem(_ctypes, t)
+    if found == NULL:
+        k = getattr(t, "_ctype_", None)
+        _ctypes[t] = k
+    else:
+        k = <object>found
+    if k is not None and k is not ctype and k != ctype:
+        name = t.__name__
+        raise TypeError(f"{what}: expected {ctype}, got {name}" + (f" (a {k})" if k != name else ""))
+    return 0
+
+
+cdef void* handle_arg(object o, bint nullable, str what, str ctype=None) except? NULL:
+    """A handle argument: a Pointer not yet destroyed (a handle object of the handle's C type
+    `ctype`, or an untyped Pointer: ctype_arg), an int address, a ctypes.c_void_p, or None where
+    the spec says a NULL handle is valid (a NULL stream is the default stream). Anything else
+    (bytes, buffers, str, lists, structs and other handles) would hand the library an object's
     memory as its handle: TypeError."""
     cdef void* p
     if type(o) is int:
@@ -1807,6 +1849,7 @@ cdef void* handle_arg(object o, bint nullable, str what) except? NULL:
             raise OverflowError(f"{what}: a handle address cannot be negative: {o}")
         p = PyLong_AsVoidPtr(o)
     elif isinstance(o, Pointer):
+        ctype_arg(o, ctype, what)
         if (<Pointer>o)._destroyed is not None:
             raise ValueError(f"{what}: this {type(o).__name__} was destroyed by {(<Pointer>o)._destroyed}()")
         p = (<Pointer>o)._ptr

@@ -21,7 +21,8 @@ from cpython.object cimport PyObject
 cdef extern from "Python.h":
     ctypedef struct _TypeObjectDict "PyTypeObject":
         PyObject* tp_dict
-from hip._pointer cimport Pointer, Handle, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, kernel_params, sized
+from hip._pointer cimport Pointer, Handle, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, kernel_params, sized, \
+    ctype_arg
 from libc.stdlib cimport calloc, free
 from hip import _enum
 import sys
@@ -550,6 +551,7 @@ def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict
     cdef Field fd
     names = tuple(f[0] for f in fields)
     ns = {"__module__": module, "__doc__": doc or None, "__slots__": (), "_size_": size,
+          "_ctype_": name,    # the C type it holds (_pointer.ctype_arg): a subclass's too
           "_fields_": names, "_props_": props if props is not None else names, "_defaults_": defaults,
           "_from_int_": from_int}
     for f in fields:
@@ -606,7 +608,9 @@ cdef void* record_ptr(object cls, object value) except? NULL:
         if not isinstance(value, cls):
             raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}")
         return addr(value)
-    return sized(value, cls._size_, False, f"a pointer to {cls.__name__}")
+    what = f"a pointer to {cls.__name__}"
+    ctype_arg(value, cls._ctype_, what)    # a handle object: its memory is no such struct
+    return sized(value, cls._size_, False, what)
 
 
 cdef object record_copy(object cls, const void* src):

@@ -114,6 +114,8 @@ class Module:
     all: List[str] = field(default_factory=list)                   # __all__, where the module defines one
     imported: Dict[str, str] = field(default_factory=dict)         # `from hip.hip import hipError_t`: name -> module
     values_from: str = ""          # 'runtime' when enum/constant values were read by importing the module
+    # ours only: AMD's call form a function also takes (parity_deviations' amd_form), by function
+    amd_forms: Dict[str, Function] = field(default_factory=dict)
 
 
 # -- a small Cython scanner --------------------------------------------------------------------------
@@ -665,7 +667,7 @@ def own_dir(cls):
 '''
 
 _PROBE = r"""
-import importlib, json, sys
+import importlib, json, re, sys, types
 root, wanted, OWN_DIR = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 sys.path.insert(0, root)
 def members(obj):
@@ -724,9 +726,12 @@ for m, names in wanted.items():
     callables = sorted(k for k, v in vars(mod).items() if callable(v) and not isinstance(v, type) and not k.startswith("_"))
     res[m] = {"enums": enums, "constants": consts, "classes": classes, "callables": callables,
               # public names, and the module's own classes that are underscored (AMD's __all__ lists
-              # `__hip_surface`, `_hipError_t__Base`, ...)
+              # `__hip_surface`, `_hipError_t__Base`, ...) or are an enum's base class it imports
               "names": sorted(k for k, v in vars(mod).items() if not k.startswith("_") or (
-                  isinstance(v, type) and getattr(v, "__module__", "") == mod.__name__ and not k.startswith("__pyx")))}
+                  isinstance(v, type) and (getattr(v, "__module__", "") == mod.__name__ or re.fullmatch(r"_\w+__Base", k))
+                  and not k.startswith("__pyx"))),
+              # modules it imported (AMD's `ctypes`, `enum`; hiprtc's hand-written helpers, `ext`)
+              "modules": sorted(k for k, v in vars(mod).items() if isinstance(v, types.ModuleType))}
 print(json.dumps(res))
 """
 
@@ -846,6 +851,17 @@ def run_released(path: str, code: str, timeout: float = 300, env: Optional[dict]
 
 
 # -- our modules -----------------------------------------------------------------------------------
+def _fold_forms(mod: Module) -> None:
+    """A function taking C's and AMD's call forms is `def f(*args, **kwargs)` over `_f_c` and
+    `_f_amd`: f reads as its C form, its AMD form goes to `amd_forms`."""
+    for name in list(mod.functions):
+        if name in mod.functions and f"_{name}_c" in mod.functions and f"_{name}_amd" in mod.functions:
+            c, a = mod.functions.pop(f"_{name}_c"), mod.functions.pop(f"_{name}_amd")
+            c.name = a.name = name
+            mod.functions[name] = c
+            mod.amd_forms[name] = a
+
+
 def load_ours(hip_dir: Optional[str] = None, modules=MODULES, runtime: bool = True,
               python: Optional[str] = None) -> Dict[str, Module]:
     """The same facts for our generated modules (hip_dir: the package directory holding
@@ -865,6 +881,7 @@ def load_ours(hip_dir: Optional[str] = None, modules=MODULES, runtime: bool = Tr
             continue
         with open(p, encoding="utf-8") as f:
             out[m] = read_pyx(f.read(), m, amd=False)
+        _fold_forms(out[m])
     if not runtime:
         return out
     got = probe(os.path.dirname(hip_dir), list(out), {m: {} for m in out}, python)

@@ -250,7 +250,8 @@ def test_bad_input_never_crashes():
 def test_fuzz_subset_has_the_crash_classes():
     """The seeded subset gives every parameter a negative length and a 1-byte buffer, and every
     function zeros (a length of 0, a NULL string): the classes of the four H100 crashes. True is
-    not a bad value where an int is taken (1: a made-up handle, the caller's word by contract)."""
+    not a bad value where an int, an enum, a handle or an address is taken (1: a made-up handle,
+    the caller's word by contract)."""
     from tests.fuzz import alias as fuzz_alias
     cs = {(m, f, tuple(a)) for m, f, a in fuzz_alias.calls(seed=1, per_function=4)}
     for call in [("driver", "cuDeviceGetName", ("0", "0")), ("driver", "cuDeviceGetName", ("-1", "0")),
@@ -259,7 +260,9 @@ def test_fuzz_subset_has_the_crash_classes():
                  ("nvrtc", "nvrtcGetPTX", ("0", "b'x'"))]:
         assert call in cs, call
     assert ("driver", "cuMemRelease", ("True",)) not in cs
-    assert ("driver", "cuStreamSynchronize", ("True",)) in {(m, f, tuple(a)) for m, f, a in fuzz_alias.calls(0, None)}
+    every = {(m, f, tuple(a)) for m, f, a in fuzz_alias.calls(0, None)}
+    assert ("driver", "cuStreamSynchronize", ("True",)) not in every      # a handle: True is the address 1
+    assert ("driver", "cuModuleGetFunction", ("0", "True")) in every       # a name: True is no bytes
 
 
 @pytest.mark.runtime
@@ -484,7 +487,10 @@ def test_kernel_params_pack_each_ctypes_type_as_ctypes_does(t):
     p.kernelParams = (tuple(values), (t,) * len(values))
     addrs = (ctypes.c_void_p * len(values)).from_address(int(p.kernelParams))
     for v, a in zip(values, addrs):
-        want = t(None if v is None else int(v) if t._type_ == "P" else v).value
+        # c_void_p given an object with getPtr() (CUdeviceptr): that address, as cuda.bindings'
+        # packer passes it (its _HelperKernelParams, looked at with NVIDIA's 13.3.1)
+        ptr = v.getPtr() if hasattr(v, "getPtr") else v
+        want = t(None if v is None else int(ptr) if t._type_ == "P" else v).value
         assert t.from_address(a).value == want, (v, t.from_address(a).value, want)
     if t._type_ not in "fdg?P":
         bits = 8 * ctypes.sizeof(t)
@@ -517,3 +523,21 @@ def test_alias_spec_entries_match():
                 if not any(re.fullmatch(rx, p) for p in params):
                     bad.append(f"{name}: bridge.{key} {rx!r} matches no parameter")
     assert not bad and not dead_defaults, bad + sorted(dead_defaults or ())
+
+
+def test_hand_written_and_trampolined_bridges_reach_hip():
+    """cudaMemcpy3DPeer (the 3D copy of two unified addresses) and cuStreamAddCallback (a one-shot
+    trampoline converting HIP's status) call HIP: without a device HIP's status comes back, never
+    the not-supported status of a function HIP lacks."""
+    import ctypes
+    supported = lambda r: r[0] not in (driver.CUresult.CUDA_ERROR_NOT_SUPPORTED, runtime.cudaError_t.cudaErrorNotSupported)
+    assert supported(runtime.cudaMemcpy3DPeer(runtime.cudaMemcpy3DPeerParms()))
+    assert supported(runtime.cudaMemcpy3DPeerAsync(runtime.cudaMemcpy3DPeerParms(), 0))
+    assert supported(driver.cuMemcpy3DPeer(driver.CUDA_MEMCPY3D_PEER()))
+    assert supported(driver.cuMemcpy3DPeerAsync(driver.CUDA_MEMCPY3D_PEER(), 0))
+    cb = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)(lambda s, status, data: None)
+    assert supported(runtime.cudaStreamAddCallback(0, runtime.cudaStreamCallback_t(_ptr=ctypes.addressof(cb)), 0, 0))
+    assert supported(driver.cuStreamAddCallback(0, driver.CUstreamCallback(_ptr=ctypes.addressof(cb)), 0, 0))
+    cov = hip_as_cuda.coverage()
+    assert cov["runtime"]["functions"]["cudaStreamAddCallback"]["status"] == "bridged"
+    assert cov["driver"]["functions"]["cuMemcpy3DPeer"]["status"] == "bridged"

@@ -96,6 +96,11 @@ HAND = [
     ("embedded NUL in str path", "hip.hipModuleLoad('a\\x00b')", "ValueError"),
     ("embedded NUL in hiprtc option", "hiprtc.hiprtcCompileProgram(None, 1, [b'-O\\x001'])", "ValueError"),
     ("embedded NUL in hiprtc source", "hiprtc.hiprtcCreateProgram(b'int x;\\x00', b'p.hip', 0, None, None)", "ValueError"),
+    ("hiprtc program given a struct", "hiprtc.hiprtcCompileProgram(hip.hipDeviceProp_t(), 0, [])", "TypeError"),
+    ("hiprtc program given a stream", "hiprtc.hiprtcGetCodeSize(hip.ihipStream_t.from_ptr(8))", "TypeError"),
+    ("hiprtc program by reference given a struct", "hiprtc.hiprtcDestroyProgram(hip.dim3(5, 6, 7))", "TypeError"),
+    ("hiprtc program by reference given a struct's createRef()",
+     "hiprtc.hiprtcDestroyProgram(hip.dim3(5, 6, 7).createRef())", "TypeError"),
     # structs
     ("dim3 negative field", "hip.dim3(x=-1)", "OverflowError"),
     ("dim3 field over 32 bits", "hip.dim3(x=2**40)", "OverflowError"),
@@ -119,6 +124,14 @@ HAND = [
     ("wrong struct class for attributes", "hip.hipPointerGetAttributes(hip.dim3(), None)", "TypeError"),
     ("str for struct by value", "hip.hipLaunchKernel(None, 'abc', 1, None, 0, None)", "TypeError"),
     ("wrong struct for struct by value", "hip.hipLaunchKernel(None, hip.hipDeviceProp_t(), 1, None, 0, None)", "TypeError"),
+    # a struct or handle object of another C type: C would read its memory as its own type
+    # (hiprtcDestroyProgram(dim3()) read the dim3 as a program and crashed)
+    ("handle of another type", "hip.hipStreamSynchronize(hip.ihipEvent_t.from_ptr(8))", "TypeError"),
+    ("struct as a handle", "hip.hipEventRecord(hip.ihipEvent_t.from_ptr(8), hip.dim3())", "TypeError"),
+    ("handle as a struct pointer", "hip.hipGetDevicePropertiesR0600(hip.ihipStream_t.from_ptr(8), 0)", "TypeError"),
+    ("struct of another type as handle array", f"hip.hipGraphAddDependencies({H}, hip.dim3(), hip.dim3(), 1)",
+     "TypeError"),
+    ("handle of another type as handle storage", "hip.hipGraphGetNodes(8, hip.ihipStream_t.from_ptr(8))", "TypeError"),
     # what the call fills: text and structs it returns, arrays the caller passes (AMD's convention)
     ("name buffer is not a parameter", "hip.hipDeviceGetName(bytearray(256), 256, 0)", "TypeError"),
     ("name length given str", "hip.hipDeviceGetName('256', 0)", "TypeError"),
@@ -135,6 +148,8 @@ HAND = [
     # hipBLAS
     ("hipblas handle given str", _saxpy(handle="'handle'"), "TypeError"),
     ("hipblas handle given float", _saxpy(handle="1.5"), "TypeError"),
+    ("hipblas handle given a struct", _saxpy(handle="hip.dim3()"), "TypeError"),
+    ("hipblas handle given a stream", _saxpy(handle="hip.ihipStream_t.from_ptr(8)"), "TypeError"),
     ("hipblas n given None", _saxpy(n="None"), "TypeError"),
     ("hipblas n given float", _saxpy(n="1.5"), "TypeError"),
     ("hipblas n given str", _saxpy(n="'1'"), "TypeError"),

@@ -60,6 +60,13 @@ REFUSED = [
     ("handle given str", "hiprtc.hiprtcGetCodeSize('prog')", "TypeError"),
     ("handle given list", "hiprtc.hiprtcGetCodeSize([0])", "TypeError"),
     ("handle given negative int", "hiprtc.hiprtcGetCodeSize(-8)", "OverflowError"),
+    # a struct or handle object of another C type, whose memory C would read as a program
+    # (hiprtcDestroyProgram(dim3(5, 6, 7)) crashed); the stream stands at the program's address
+    ("hiprtcDestroyProgram(struct)", "hiprtc.hiprtcDestroyProgram(hip.dim3(5, 6, 7))", "TypeError"),
+    ("hiprtcDestroyProgram(struct.createRef())", "hiprtc.hiprtcDestroyProgram(hip.dim3(5, 6, 7).createRef())",
+     "TypeError"),
+    ("hiprtcCompileProgram(prog=struct)", "hiprtc.hiprtcCompileProgram(hip.hipDeviceProp_t(), 0, [])", "TypeError"),
+    ("hiprtcGetCodeSize(stream)", "hiprtc.hiprtcGetCodeSize(hip.ihipStream_t.from_ptr(int(p)))", "TypeError"),
     # handles used after their destroy call
     ("hiprtcDestroyProgram twice", "hiprtc.hiprtcDestroyProgram(destroyed_program())", "ValueError"),
     ("destroyed program used", "hiprtc.hiprtcGetCodeSize(destroyed_program())", "ValueError"),
@@ -89,6 +96,10 @@ ACCEPTED = [
     ("handle as an int address", "hiprtc.hiprtcGetProgramLogSize(int(p))[0]", "0"),
     ("handle as ctypes.c_void_p", "hiprtc.hiprtcGetProgramLogSize(ctypes.c_void_p(int(p)))[0]", "0"),
     ("handle as a plain Pointer", "hiprtc.hiprtcGetProgramLogSize(Pointer(int(p)))[0]", "0"),
+    # a handle by reference (hiprtcProgram*): the program, its createRef() (AMD's form), an int
+    ("program destroyed by itself", "hiprtc.hiprtcDestroyProgram(program())[0]", "0"),
+    ("program destroyed by createRef()", "hiprtc.hiprtcDestroyProgram(program().createRef())[0]", "0"),
+    ("program destroyed by int address", "hiprtc.hiprtcDestroyProgram(int(program()))[0]", "0"),
     ("NULL program name", "hiprtc.hiprtcCreateProgram(b'int x;', None, 0, None, None)[0]", "0"),
     ("counted options", "hiprtc.hiprtcCompileProgram(p, 1, [b'--offload-arch=gfx90a'])[0]", "0"),
     ("code buffer of the code size", "hiprtc.hiprtcGetCode(p, bytearray(hiprtc.hiprtcGetCodeSize(p)[1]))[0]", "0"),

@@ -225,13 +225,8 @@ class Bridge:
         st = self.status_of(cf.params[0].type)
         if st is None:
             raise ValueError(f"{cf.name}: bridge.status_names needs a status as the first parameter")
-        seen, cases = set(), []
-        for k in st.constants:
-            if k.value not in seen:
-                seen.add(k.value)
-                cases.append(f'    case {k.value}: s_ = "{k.name}"; break;')
         x = cf.params[0].name
-        body = ["const char* s_ = NULL;", f"switch ((int){x}) {{", *cases, "default: break;", "}"]
+        body = self.status_switch(st, x, lambda k: k.name)
         if len(cf.params) == 2:      # the status-returning form: the name through the pointer
             out = cf.params[1].name
             body += [f"if (!{out}) {self.zero_return(cf, 'invalid')}", f"*{out} = s_;",
@@ -240,18 +235,72 @@ class Bridge:
             body.append('return s_ ? s_ : "unrecognized error code";')
         return "\n".join([self.signature(cf) + " {", *["    " + b for b in body], "}"])
 
-    def status_text(self, cf: ir.Function, st: ir.Enum) -> str:
-        """cuGetErrorString / cudaGetErrorString of a CUDA status HIP has no counterpart for
-        (bridge.status_texts): the first sentence of its description in CUDA's header, so every
-        status has a text (HIP's text for the others)."""
+    def callback_data(self, cf: ir.Function, i: int) -> str:
+        """The `void*` parameter after callback parameter i that the callback is given back."""
+        for q in cf.params[i + 1:]:
+            r = self.c.resolve(q.type)
+            if r.kind == "pointer" and self.c.resolve(r.pointee).kind == "void":
+                return q.name
+        raise NoBridge(f"parameter {cf.params[i].name}: a callback without a data parameter after it")
+
+    def trampoline(self, ct: ir.CType, ht: ir.CType, spelled: ir.CType) -> tuple[str, str]:
+        """(trampoline, closure type) calling a CUDA callback of type ct from HIP's ht: arguments
+        of the same bits passed on, statuses and enums converted, the last void* the closure."""
+        c, h, cv = self.c, self.h, self.cv
+        cf_, hf_ = c.resolve(ct), h.resolve(ht)
+        name = spelled.name if spelled.kind == "typedef" else f"cb{len(self.helpers)}"
+        tramp, closure = f"hipcuda_tramp_{name}", f"hipcuda_closure_{name}"
+        if tramp in self.helpers:
+            return tramp, closure
+        if len(cf_.params) != len(hf_.params) or cf_.result.kind != "void" or hf_.result.kind != "void":
+            raise NoBridge(f"callback {name}: HIP's takes other arguments or returns a value")
+        data = max((k for k, t in enumerate(cf_.params) if c.resolve(t).kind == "pointer"
+                    and c.resolve(c.resolve(t).pointee).kind == "void"), default=None)
+        if data is None:
+            raise NoBridge(f"callback {name}: no void* for its data")
+        hargs, cargs, convs = [], [], []
+        for k, (hta, cta) in enumerate(zip(hf_.params, cf_.params)):
+            hargs.append(cv.hspell(hta, f"a{k}"))
+            he, ce = h.enum_of(h.resolve(hta)), c.enum_of(c.resolve(cta))
+            if k == data:
+                cargs.append("cl_.data")
+            elif cv.same_bits(hta, cta) or (h.resolve(hta).kind == "pointer" and c.resolve(cta).kind == "pointer"):
+                cargs.append(f"({cv.cspell_c(cta)})a{k}")
+            elif he and ce:
+                # a value without a CUDA counterpart: the status 'unknown' (an enum's 0 otherwise)
+                fallback = self.status_value(ce, "unknown") if ce.name in self._status_enums() else 0
+                convs += [f"    int ok{k} = 1, c{k} = {cv.enum_to_cuda(he, ce)}((int)a{k}, &ok{k});",
+                          f"    if (!ok{k}) c{k} = {fallback};"]
+                cargs.append(f"({cv.cspell_c(cta)})c{k}")
+            else:
+                raise NoBridge(f"callback {name}: argument {k} is {h.tclass(hta)} vs CUDA's {c.tclass(cta)}")
+        self.helpers[tramp] = "\n".join([
+            f"typedef struct {{ {cv.cspell_c(spelled, 'fn')}; void* data; }} {closure};",
+            f"static void {tramp}({', '.join(hargs)}) {{",
+            f"    {closure} cl_ = *({closure}*)a{data};",
+            f"    free(a{data});   /* one-shot: HIP calls it once */",
+            *convs,
+            f"    cl_.fn({', '.join(cargs)});",
+            "}"])
+        return tramp, closure
+
+    @staticmethod
+    def status_switch(st: ir.Enum, x: str, text) -> list[str]:
+        """C lines that set `const char* s_` to text(enumerator) of the CUDA status x (NULL for a
+        value st has no enumerator of)."""
         seen, cases = set(), []
         for k in st.constants:
             if k.value not in seen:
                 seen.add(k.value)
-                cases.append(f"case {k.value}: s_ = {_c_string(_first_sentence(k.comment) or k.name)}; break;")
+                cases.append(f"    case {k.value}: s_ = {_c_string(text(k))}; break;")
+        return ["const char* s_ = NULL;", f"switch ((int){x}) {{", *cases, "    default: break;", "}"]
+
+    def status_text(self, cf: ir.Function, st: ir.Enum) -> str:
+        """cuGetErrorString / cudaGetErrorString of a CUDA status HIP has no counterpart for
+        (bridge.status_texts): the first sentence of its description in CUDA's header, so every
+        status has a text (HIP's text for the others)."""
         x = cf.params[0].name
-        body = ["{", "    const char* s_ = NULL;", f"    switch ((int){x}) {{", *["    " + c for c in cases],
-                "    default: break;", "    }"]
+        body = ["{", *["    " + b for b in self.status_switch(st, x, lambda k: _first_sentence(k.comment) or k.name)]]
         if len(cf.params) == 2:
             out = cf.params[1].name
             body += [f"    if (!{out} || !s_) {self.zero_return(cf, 'invalid')}", f"    *{out} = s_;", "    return 0;", "}"]
@@ -291,8 +340,13 @@ class Bridge:
         pre, args, post = [f"(void){p.name};" for p in cf.params if p.name in dropped], [], []
         pre += self.zero_dropped(cf, dropped, shapes)
         frees: list[str] = []   # copies made for the call, freed on every way out
+        on_fail: list[str] = []  # what a failed call must undo (a callback's closure)
+        data_args: dict[str, str] = {}   # a callback's data parameter -> what HIP gets instead
         for (i, p), hp in zip(kept, hf.params):
             x = p.name or f"a{i}"
+            if x in data_args:
+                args.append(data_args[x])
+                continue
             intent, shape = shapes.get(p.name, ("in", "scalar"))
             ct, ht = c.resolve(p.type), h.resolve(hp.type)
             hspell = cv.hspell(hp.type)
@@ -416,6 +470,20 @@ class Bridge:
                     raise NoBridge(f"parameter {x}: {c.tclass(p.type)} vs HIP's {h.tclass(hp.type)}")
                 args.append(f"{x} ? &{t} : NULL")
                 continue
+            if ht.kind == "funcptr" and ct.kind == "funcptr":
+                # A one-shot callback whose arguments HIP gives in its own types (cuStreamAddCallback's
+                # status): a trampoline converts them; the CUDA callback and its data ride in a
+                # closure HIP passes as the data, freed when the callback ran, or the call failed.
+                data = self.callback_data(cf, i)
+                tramp, closure = self.trampoline(ct, ht, p.type)
+                pre.append(f"{closure}* cl{i} = NULL;")
+                pre.append(f"if ({x}) {{ cl{i} = ({closure}*)malloc(sizeof *cl{i}); "
+                           f"if (!cl{i}) {self.freeing(frees, self.zero_return(cf, 'unknown'))} "
+                           f"cl{i}->fn = {x}; cl{i}->data = (void*){data}; }}")
+                on_fail.append(f"free(cl{i});")
+                args.append(f"{x} ? ({hspell}){tramp} : NULL")
+                data_args[data] = f"{x} ? (void*)cl{i} : (void*){data}"
+                continue
             raise NoBridge(f"parameter {x}: {c.tclass(p.type)} vs HIP's {h.tclass(hp.type)}")
         # The call, through HIP's function resolved on first use.
         hparams = ", ".join(cv.hspell(q.type) for q in hf.params) or "void"
@@ -425,6 +493,8 @@ class Bridge:
                 f"if (!f_) {{ f_ = hipcuda_resolve(\"{hf.name}\"); if (!f_) {self.missing(cf)} "
                 "__atomic_store_n(&fp_, f_, __ATOMIC_RELEASE); }", *pre]
         call = f"(({fptype})f_)({', '.join(args)})"
+        if on_fail and self.status_of(cf.result) is None:
+            raise NoBridge("a callback closure needs a status to tell a failed call")
         hres, cres = h.resolve(hf.result), c.resolve(cf.result)
         cst = self.status_of(cf.result)
         ret = None
@@ -435,6 +505,8 @@ class Bridge:
             body += [f"int r_ = (int){call};", "int ok_ = 1;",
                      f"{cv.cspell_c(cf.result, 'cr_')} = ({cv.cspell_c(cf.result)}){conv}(r_, &ok_);",
                      f"if (!ok_) cr_ = ({cv.cspell_c(cf.result)}){self.status_value(cst, 'unknown')};"]
+            if on_fail:
+                body.append(f"if (r_ != 0) {{ {' '.join(on_fail)} }}")
             ret = "cr_"
         elif cst is not None and hres.kind == "void":
             body.append(f"{call};")

@@ -29,6 +29,24 @@ def handle_class(typedef_name: str, types: TypeIndex) -> str:
     return tag if tag and not tag.startswith("_anon_") else typedef_name
 
 
+def ctype_key(t: ir.CType, types: TypeIndex) -> str | None:
+    """The C type an object of a typed class stands for, as its class's `_ctype_` names it
+    (hip/_pointer.pyx `ctype_arg`): a handle's struct tag (HIP Python's ihipStream_t; cuda.bindings'
+    CUstream and cudaStream_t alike: CUstream_st), or the handle typedef where it points at no named
+    struct (`typedef void* hipblasHandle_t`); a struct's or union's name. None for other types."""
+    if types.is_handle(t):
+        r = types.resolve(t)
+        pr = types.resolve(r.pointee) if r.kind == "pointer" else None
+        if pr is not None and pr.kind == "record" and not pr.name.startswith("_anon_"):
+            return pr.name
+        n = t   # a void handle: the typedef the spec lists, where typedefs of it lead there
+        while n.kind == "typedef" and n.name not in types.void_handles and n.name in types.typedefs:
+            n = types.typedefs[n.name].type
+        return n.name if n.kind == "typedef" else t.name
+    r = types.resolve(t)
+    return r.name if r.kind == "record" else None
+
+
 class PyxNames:
     """How a library's .pyx names things: C types through its cimports (`_cl.hipStream_t`,
     `_c_hip.dim3`), Python classes of its own and of its dependencies (`dim3`, `_hip.dim3`)."""
@@ -161,10 +179,24 @@ def macro_value(v):
     return v
 
 
+ENUM_BASE = re.compile(r"_(\w+)__Base")   # AMD's HIP Python's base class of enum X: _X__Base
+
+
 def reexports(spec, types) -> dict[str, str]:
     """The spec's re-exports (name -> library) that the dependency's headers declare (hiprtc offers
-    hip's hipJitInputType, which HIP 5 lacks)."""
+    hip's hipJitInputType, which HIP 5 lacks). A re-exported enum brings its `_X__Base` along, as
+    AMD's modules import it; the spec may name a `_X__Base` alone (AMD's hipblas has
+    `_hipDataType__Base` without `hipDataType`)."""
     def declared(name, lib):
+        m = ENUM_BASE.fullmatch(name)
+        if m and m.group(1) in types.enums:
+            name = m.group(1)
         e = types.enumerators.get(name)
         return types.owner.get(name) == lib or (e is not None and types.owner.get(e.name) == lib)
-    return {n: lib for n, lib in spec.reexports.items() if declared(n, lib)}
+    out = {}
+    for n, lib in spec.reexports.items():
+        if declared(n, lib):
+            out[n] = lib
+            if n in types.enums:
+                out.setdefault(f"_{n}__Base", lib)
+    return out

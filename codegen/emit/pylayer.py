@@ -78,7 +78,9 @@ class FunctionEmitter:
                 f"written to device memory; the Python binding returns it through host memory, so use host "
                 f"pointer mode (or call {self.spec.cimport_module}.{name} with a device pointer)\")"]
 
-    def function(self, fp: plan.FunctionPlan) -> str:
+    def function(self, fp: plan.FunctionPlan, name: str = "", doc: bool = True) -> str:
+        if fp.amd is not None and not name:
+            return self.dual(fp)
         fn = fp.fn
         # Every conversion runs with the GIL, into typed C locals; the call itself runs without it.
         pre = [line for pp in fp.params for line in pp.pre]
@@ -136,13 +138,38 @@ class FunctionEmitter:
             returned[0] = "_SUCCESS"   # past the test above the call succeeded
         if returned:   # else nothing to return: None, as AMD's HIP Python (no return statement)
             body.append(f"return ({', '.join('_SUCCESS' if e == success else e for e in returned)},)")
-        doc = common.docstring(fn.comment)
+        doc = common.docstring(fn.comment) if doc else ""
         sig = [pp.py for pp in fp.params if pp.py is not None]
-        lines = [f"def {fn.name}({', '.join(sig)}):"]
+        lines = [f"def {name or fn.name}({', '.join(sig)}):"]
         if doc:
             lines.append(f'    """{doc}\n    """')
         lines += ["    " + l for l in body]
         return "\n".join(lines)
+
+
+    def dual(self, fp: plan.FunctionPlan) -> str:
+        """A function taking C's call form and AMD's HIP Python's (fp.amd), told apart by the number of
+        arguments (AMD's has fewer: what it returns instead): each a function of its own."""
+        fn, amd = fp.fn, fp.amd
+        c_name, amd_name = f"_{fn.name}_c", f"_{fn.name}_amd"
+
+        def form(p: plan.FunctionPlan) -> str:
+            args = ", ".join(pp.param.name for pp in p.params if pp.py is not None)
+            outs = ", ".join(["status"] * (p.result.kind == "status") + [pp.param.name for pp in p.params if pp.out])
+            return f"{fn.name}({args}) -> ({outs})"
+        n = sum(pp.py is not None for pp in amd.params)
+        n_c = sum(pp.py is not None for pp in fp.params)
+        one = ", ".join(pp.param.name for pp in amd.params if pp.role == "out_one")
+        doc = common.docstring(fn.comment) + "\n\n" + common.docstring(
+            f"C's form: {form(fp)}. AMD's HIP Python's form, told apart by its {n} argument{'s' * (n != 1)}: "
+            f"{form(amd)}, {one}: one element the binding allocates.")
+        return "\n".join([self.function(fp, c_name, False), "", self.function(amd, amd_name, False), "",
+                          f"def {fn.name}(*args, **kwargs):", f'    """{doc.strip()}\n    """',
+                          "    _n = len(args) + len(kwargs)",
+                          f"    if _n == {n_c}:", f"        return {c_name}(*args, **kwargs)",
+                          f"    if _n == {n}:", f"        return {amd_name}(*args, **kwargs)",
+                          f"    raise TypeError(f\"{fn.name}() takes {n_c} (C's form) or {n} (AMD's HIP Python's) "
+                          f"arguments, got {{_n}}\")"])
 
 
 # The module's initialisation creates thousands of objects (functions, enum members, struct
@@ -190,6 +217,12 @@ class HandleClasses:
 BASE_CIMPORT = "_handle_base_c"
 
 
+def _ctype_body(t: ir.CType, types: TypeIndex) -> str:
+    """A handle class's `_ctype_`: the C type its objects stand for (hip/_pointer.pyx ctype_arg
+    refuses them where C takes another)."""
+    return f"\n    _ctype_ = {common.ctype_key(t, types)!r}"
+
+
 def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
                              handle_bases: dict[str, str] | None = None) -> HandleClasses:
     """Handles are cdef classes of hip._pointer.Handle (HIP Python's and cuda.bindings' are static
@@ -213,11 +246,11 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
                 out.handle_names[td.name] = td.name
                 continue
             base = f"{BASE_CIMPORT}.{handle_bases[tag]}" if tag in (handle_bases or {}) else "_TypedefHandle"
-            body = ""
+            body = _ctype_body(ir.CType("typedef", td.name), types)
             if td.name in spec.conventions.get("stream_classes", ()):
                 # the CUDA stream protocol (cuda.bindings 13.3's CUstream: cuda.core and others take it)
-                body = ("\n\n    def __cuda_stream__(self):\n        \"\"\"(0, the stream's address): the CUDA "
-                        "stream protocol, version 0.\"\"\"\n        return (0, <size_t>self._ptr)")
+                body += ("\n\n    def __cuda_stream__(self):\n        \"\"\"(0, the stream's address): the CUDA "
+                         "stream protocol, version 0.\"\"\"\n        return (0, <size_t>self._ptr)")
             out.defs.append(ClassDef(td.name, base, f"Opaque handle `{td.name}`.", body))
             out.handle_names[td.name] = td.name
             if tag and not tag.startswith("_anon_"):
@@ -231,7 +264,8 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
             out.handle_names[td.name] = td.name
             continue
         if cls not in out.handle_names.values() and types.owner.get(cls, spec.library) == spec.library:
-            out.defs.append(ClassDef(cls, "Handle", f"Opaque handle `{td.name}`."))
+            out.defs.append(ClassDef(cls, "Handle", f"Opaque handle `{td.name}`.",
+                                     _ctype_body(ir.CType("typedef", td.name), types)))
         out.handle_names[td.name] = cls
         if cls != td.name:
             out.aliases.append(f"{td.name} = {cls}")
@@ -377,14 +411,18 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         if alias not in taken:
             out.append(lazy.alias(alias, name))
             taken.add(alias)
-    # Function pointer and array typedefs get a class too (AMD's HIP Python: hipHostFn_t,
-    # hiprandDirectionVectors32_t): a Pointer to such a value, or memory of its size.
+    # Function pointer, `void*` and array typedefs get a class too (AMD's HIP Python: hipHostFn_t,
+    # hipDeviceptr_t, hiprandDirectionVectors32_t): a Pointer to such a value, or memory of its size.
     for td in module.typedefs:
         r = types.resolve(ir.CType("typedef", td.name))
         if td.name in taken:
             continue
-        if r.kind == "funcptr" or (r.kind == "pointer" and types.resolve(r.pointee).kind == "funcptr"):
-            out.append(f"class {td.name}(Pointer):\n    \"\"\"C function pointer `{td.name}` (an address; "
+        pointee = types.resolve(r.pointee).kind if r.kind == "pointer" else ""
+        # `typedef void* X` as written (a typedef of a handle typedef is that handle's, not a class)
+        void_ptr = td.type.kind == "pointer" and td.type.pointee.kind == "void"
+        if r.kind == "funcptr" or pointee == "funcptr" or void_ptr:
+            what = "pointer" if void_ptr else "function pointer"
+            out.append(f"class {td.name}(Pointer):\n    \"\"\"C {what} `{td.name}` (an address; "
                        f"`{td.name}(addr)`).\"\"\"\n    __slots__ = ()")
             taken.add(td.name)
         elif r.kind == "array" and td.name in array_sizes:
@@ -396,7 +434,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         if r.name in tag_class:   # typedef mode: the struct's name for its first typedef's class
             out.append(f"{r.name} = {tag_class[r.name]}")
         elif r.size < 0 and r.name not in handle_names.values() and not r.name.startswith("_anon_"):
-            out.append(f"class {r.name}(Handle):\n    __slots__ = ()")
+            out.append(f"class {r.name}(Handle):\n    __slots__ = ()\n    _ctype_ = {r.name!r}")
     # Plain typedefs of records/enums/handles: aliases
     out.append("\n# -- typedef aliases " + "-" * 49)
     subclassed: set[str] = set()

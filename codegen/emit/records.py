@@ -97,9 +97,12 @@ def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
                 continue
             member = f"{base}{f.name}"
             r_t = types.resolve(t)
-            if count and r_t.kind == "builtin" and r_t.name == "char" and f.type.pointee.kind != "array":
-                # text up to its NUL, unless the spec says the bytes are data (UUIDs, IPC handles)
-                kind, sub = ("bytes" if spec.is_binary_field(r.name, f.name) else "chars"), ""
+            binary = spec.is_binary_field(r.name, f.name)
+            if count and r_t.kind == "builtin" and f.type.pointee.kind != "array" and (
+                    r_t.name == "char" or binary and r_t.name in ("unsigned char", "signed char")):
+                # text up to its NUL, unless the spec says the bytes are data (UUIDs, IPC handles;
+                # the alias's unsigned char arrays too: cudaGraphEdgeData.reserved is bytes in cuda.bindings)
+                kind, sub = ("bytes" if binary else "chars"), ""
             else:
                 kind, sub = field_kind(t, types)
             elsize = f"sizeof({ref}.{f.name}{'[0]' * _dims(f.type)})" if not base else \

@@ -8,7 +8,8 @@ from . import common, records
 
 
 def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.FunctionPlan]) -> str:
-    out = [common.banner(module), "from typing import Any", "from hip._enum import Enum",
+    out = [common.banner(module), "from typing import Any" + (", overload" if any(fp.amd for fp in plans) else ""),
+           "from hip._enum import Enum",
            "from hip._pointer import Pointer, DevicePointer, Handle, CStr", "from hip._struct import Struct", ""]
     for dep in spec.depends:
         out.append(f"from {spec.package}.{dep} import *")
@@ -29,11 +30,14 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.Funct
     for m in module.macros:
         out.append(f"{m.name}: {type(common.macro_value(m.value)).__name__}")
     for name, lib in common.reexports(spec, types).items():
-        out.append(f"from hip.{lib} import {name} as {name}")
+        if not name.startswith("_"):   # an enum's base class (_X__Base) is no public name
+            out.append(f"from hip.{lib} import {name} as {name}")
     for fp in plans:
-        params = [f"{pp.param.name}: {pp.py_type}" for pp in fp.params if pp.py is not None]
-        returns = f"tuple[{', '.join(t for _, t in fp.returned)}]" if fp.returned else "None"
-        out.append(f"def {fp.fn.name}({', '.join(params)}) -> {returns}: ...")
+        for form in ([fp.amd, fp] if fp.amd else [fp]):   # AMD's HIP Python's call form, then C's
+            params = [f"{pp.param.name}: {pp.py_type}" for pp in form.params if pp.py is not None]
+            returns = f"tuple[{', '.join(t for _, t in form.returned)}]" if form.returned else "None"
+            out += ["@overload"] * (fp.amd is not None)
+            out.append(f"def {fp.fn.name}({', '.join(params)}) -> {returns}: ...")
     for a, t in module.aliases.items():
         e = types.enumerators.get(t)
         if e is not None:   # `#define HIPSOLVER_OP_N HIPBLAS_OP_N`: an enum member (a constant if anonymous)

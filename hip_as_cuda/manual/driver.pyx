@@ -1,5 +1,6 @@
 # Hand-written part of cydriver (codegen.alias puts it into the generated cydriver.pyx; the spec's
 # bridge.manual says why each function is here).
+from libc.string cimport memset
 
 
 cdef CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) except? <CUresult>-1 nogil:
@@ -27,3 +28,33 @@ cdef CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void*
     return _b_cuLaunchKernel(f, config.gridDimX, config.gridDimY, config.gridDimZ, config.blockDimX,
                              config.blockDimY, config.blockDimZ, config.sharedMemBytes, config.hStream,
                              kernelParams, extra)
+
+
+cdef CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER* pCopy) except? <CUresult>-1 nogil:
+    """HIP 6.4 has no peer 3D copy, but its 3D copy takes any two addresses of the unified
+    address space (CUDA's contexts only say whose they are): the same copy through cuMemcpy3D."""
+    cdef CUDA_MEMCPY3D c
+    if pCopy == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    _peer_as_3d(pCopy, &c)
+    return _b_cuMemcpy3D_v2(&c)
+
+
+cdef CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER* pCopy, CUstream hStream) except? <CUresult>-1 nogil:
+    """cuMemcpy3DPeer's copy, through cuMemcpy3DAsync on hStream."""
+    cdef CUDA_MEMCPY3D c
+    if pCopy == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    _peer_as_3d(pCopy, &c)
+    return _b_cuMemcpy3DAsync_v2(&c, hStream)
+
+
+cdef inline void _peer_as_3d(const CUDA_MEMCPY3D_PEER* p, CUDA_MEMCPY3D* c) noexcept nogil:
+    memset(c, 0, sizeof(CUDA_MEMCPY3D))
+    c.srcXInBytes, c.srcY, c.srcZ, c.srcLOD = p.srcXInBytes, p.srcY, p.srcZ, p.srcLOD
+    c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray = p.srcMemoryType, p.srcHost, p.srcDevice, p.srcArray
+    c.srcPitch, c.srcHeight = p.srcPitch, p.srcHeight
+    c.dstXInBytes, c.dstY, c.dstZ, c.dstLOD = p.dstXInBytes, p.dstY, p.dstZ, p.dstLOD
+    c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray = p.dstMemoryType, p.dstHost, p.dstDevice, p.dstArray
+    c.dstPitch, c.dstHeight = p.dstPitch, p.dstHeight
+    c.WidthInBytes, c.Height, c.Depth = p.WidthInBytes, p.Height, p.Depth

@@ -5,8 +5,9 @@ python -m tests.fuzz.alias [--seed S] [--per-function N]
 Each function is called with zeros (NULL handles and pointers: the no-device runtime answers
 with a status) and, one parameter at a time, with bad values: None, a str, a float, NaN, -1,
 2**64, bytes, a list, an object, True. Ints in range are addresses by contract and are not
-used as bad values: True is one (1) where a parameter takes an int (its stub's `int`: a made-up
-CUmemGenericAllocationHandle, which the driver does not check). The zeros are themselves bad
+used as bad values: True is one (1), and so is 1.5 (truncated, as cuda.bindings does), where a
+parameter takes an int, an enum, a handle or an address (a made-up CUmemGenericAllocationHandle
+or stream, which the driver does not check; an attribute whose value C then reads). The zeros are themselves bad
 input of three kinds that crashed on an H100: a length of 0 for text the call writes
 (cuDeviceGetName(0, 0)), a NULL C string (cuGetProcAddress_v2(0, 0, 0)) and a NULL struct; so
 are -1 (a negative length) and b'x' (a 1-byte buffer where C reads a struct:
@@ -55,14 +56,36 @@ def arity(fn) -> int:
 
 
 def int_params(mod) -> dict[str, set[int]]:
-    """Per function, the positions of the parameters its stub (the .pyi beside the module) types
-    `int`: numbers, and integer handles and addresses (CUdeviceptr, CUmemGenericAllocationHandle)."""
+    """Per function, the positions of the parameters that take any integer, a bool or a float as
+    the int it makes (cuda.bindings' rule): what its stub (the .pyi beside the module) types `int`
+    (numbers, integer handles and addresses: CUdeviceptr, CUmemGenericAllocationHandle) or an
+    enum, and what its C prototype (the cimport layer's .pxd) takes as a handle or a `void*`."""
     import ast
-    stub = os.path.join(os.path.dirname(mod.__file__), mod.__name__.rsplit(".", 1)[-1] + ".pyi")
-    with open(stub) as f:
+    import re
+    base = os.path.join(os.path.dirname(mod.__file__), mod.__name__.rsplit(".", 1)[-1])
+    with open(base + ".pyi") as f:
         tree = ast.parse(f.read())
-    return {f.name: {i for i, a in enumerate(f.args.args) if isinstance(a.annotation, ast.Name)
-                     and a.annotation.id == "int"} for f in tree.body if isinstance(f, ast.FunctionDef)}
+    numeric = {"int"} | {c.name for c in tree.body if isinstance(c, ast.ClassDef)
+                         and any(isinstance(b, ast.Name) and b.id.endswith("Enum") for b in c.bases)}
+    from hip._pointer import Pointer
+    from hip._struct import Struct
+    handles = {n for n in dir(mod) if isinstance(getattr(mod, n, None), type)
+               and issubclass(getattr(mod, n), Pointer) and not issubclass(getattr(mod, n), Struct)}
+    addresses: dict[str, set[str]] = {}   # function -> C parameters that are handles or void*
+    cy = os.path.join(os.path.dirname(mod.__file__), "cy" + mod.__name__.rsplit(".", 1)[-1] + ".pxd")
+    with open(cy) as f:
+        for m in re.finditer(r"^cdef \w+ (\w+)\((.*)\) except", f.read(), re.M):
+            for p in m.group(2).split(","):
+                words = p.replace("*", " * ").split()
+                if len(words) >= 2 and (words[-2] == "*" and "void" in words or words[-2] in handles):
+                    addresses.setdefault(m.group(1), set()).add(words[-1])
+    out = {}
+    for f in tree.body:
+        if isinstance(f, ast.FunctionDef):
+            out[f.name] = {i for i, a in enumerate(f.args.args)
+                           if isinstance(a.annotation, ast.Name) and a.annotation.id in numeric
+                           or a.arg in addresses.get(f.name, ())}
+    return out
 
 
 def calls(seed: int, per_function: int | None) -> list:
@@ -79,7 +102,7 @@ def calls(seed: int, per_function: int | None) -> list:
                 continue
             cs = [[m, name, ["0"] * n]]
             bad = [[m, name, ["0"] * i + [b] + ["0"] * (n - i - 1)] for i in range(n) for b in BAD
-                   if not (b == "True" and i in ints.get(name, ()))]
+                   if not (b in ("True", "1.5") and i in ints.get(name, ()))]
             if per_function is not None:
                 always = [c for c in bad if any(a in ALWAYS for a in c[2])]
                 rest = [c for c in bad if c not in always]

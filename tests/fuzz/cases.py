@@ -3,7 +3,8 @@ argument at a time (or a count and its list together).
 
 A candidate is a Python expression the worker evaluates (tests/fuzz/worker.py defines the
 helpers: B(n)/M(n)/N(n, dtype) guarded buffers, RO(n) read-only memory, H(type) a live handle,
-D(type) a destroyed one, E/S an enum member / struct instance by 'module:Class').
+D(type) a destroyed one, E/S an enum member / struct instance by 'module:Class', W(Class) a hip
+handle object of that class at a page of zeros).
 """
 from __future__ import annotations
 
@@ -33,6 +34,12 @@ BAD = [
     ("-inf", "nan", "float('-inf')"),
     ("int address 8", "int_address", "8"),
     ("int address 2**47", "int_address", "2**47"),
+]
+# A struct or handle object of another C type than the parameter's (its `ctype`), by the C type it
+# must not be: always refused (C would read the object's memory as its own type).
+WRONG_TYPE = [
+    ("struct of another type", lambda ctype: "S('hip:hipExtent')" if ctype == "dim3" else "S('hip:dim3')"),
+    ("handle of another type", lambda ctype: "W('ihipEvent_t')" if ctype == "ihipStream_t" else "W('ihipStream_t')"),
 ]
 POINTERISH = ("handle", "ref", "pointer", "array", "string", "string_array", "struct_pointer", "number",
               "callback", "callback_data", "packed", "kernel_params", "funcptr")
@@ -103,6 +110,11 @@ def calls(fn: str, info: dict, destroyers: dict) -> list[dict]:
             args[i] = expr
             out.append({"args": args, "label": label, "class": cls, "param": p["name"],
                         "refuse": refused(p, label, cls)})
+        if p.get("ctype"):
+            for label, expr in WRONG_TYPE:
+                args = list(base)
+                args[i] = expr(p["ctype"])
+                out.append({"args": args, "label": label, "class": "type", "param": p["name"], "refuse": True})
         if p.get("htype") and p["htype"] in destroyers:
             args = list(base)
             args[i] = f"D({p['htype']!r})"

@@ -12,6 +12,7 @@ import os
 import re
 
 from codegen import generate, ir, plan, spec as specmod
+from codegen.emit.common import ctype_key
 
 LOADED = ("hip", "hiprtc", "hiprand", "hipsparse")   # ROCm 5.2/5.3 runtime libraries that load here
 MISSING = tuple(lib for lib in specmod.all_libraries() if lib not in LOADED)   # every other spec's
@@ -53,6 +54,12 @@ def _param(pp: plan.ParamPlan, fn: ir.Function, types, all_specs) -> dict:
             d["stores"] = target.name   # storage for a handle (hipsparseCreateMatDescr(descr))
     elif pp.role == "number":
         d["kind"] = "float" if types.is_float(r.pointee) else "int" if types.is_numeric(r.pointee) else "other"
+    # The C type a struct or handle object passed here must be (its class's _ctype_): one of
+    # another type is refused (cases.WRONG_TYPE)
+    if pp.role in ("handle", "struct"):
+        d["ctype"] = ctype_key(t, types)
+    elif pp.role in ("ref", "struct_pointer", "pointer", "array") and r.kind == "pointer":
+        d["ctype"] = ctype_key(r.pointee, types)
     return d
 
 

@@ -70,6 +70,9 @@ def serve(setup: dict, calls, proto):
         mod, name = ref.split(":")
         return getattr(importlib.import_module("hip." + mod), name)()
 
+    def W(name):                    # a hip handle object of class `name`, at the page of zeros
+        return getattr(importlib.import_module("hip.hip"), name).from_ptr(FAKE)
+
     creators, destroyers, nullable = setup["creators"], setup["destroyers"], set(setup["nullable"])
 
     def create(htype):
@@ -106,7 +109,7 @@ def serve(setup: dict, calls, proto):
         getattr(importlib.import_module("hip." + d["module"]), d["fn"])(h)
         return h
 
-    ns = {"np": np, "B": B, "M": M, "N": N, "RO": RO, "E": E, "S": S, "H": H, "D": D}
+    ns = {"np": np, "B": B, "M": M, "N": N, "RO": RO, "E": E, "S": S, "H": H, "D": D, "W": W}
     for line in calls:
         call = json.loads(line)
         guards.clear()

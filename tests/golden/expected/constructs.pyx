@@ -50,6 +50,7 @@ _shade__Base = shade   # AMD's HIP Python's base class of the enum (isinstance c
 # -- opaque handles and integer values --------------------------------
 cdef class foo(Handle):
     """Opaque handle `foo_t`."""
+    _ctype_ = 'foo'
 foo_t = foo
 
 # -- structs and unions ----------------------------------------------
@@ -189,7 +190,7 @@ def foo_create():
     return (_r, _p.wrap(foo, <void*>_0),)
 
 def foo_destroy(handle):
-    cdef _cl.foo_t _a0 = <_cl.foo_t>_p.handle_arg(handle, False, 'foo_destroy: handle')
+    cdef _cl.foo_t _a0 = <_cl.foo_t>_p.handle_arg(handle, False, 'foo_destroy: handle', 'foo')
     cdef int _r
     with nogil:
         _r = _cl.foo_destroy(_a0)

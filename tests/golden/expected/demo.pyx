@@ -50,10 +50,13 @@ DEMO_MAX_DEVICES = 8
 # -- opaque handles and integer values --------------------------------
 cdef class demoStream_st(Handle):
     """Opaque handle `demoStream_t`."""
+    _ctype_ = 'demoStream_st'
 cdef class demoProgram_st(Handle):
     """Opaque handle `demoProgram_t`."""
+    _ctype_ = 'demoProgram_st'
 cdef class demoBlas_t(Handle):
     """Opaque handle `demoBlas_t`."""
+    _ctype_ = 'demoBlas_t'
 demoStream_t = demoStream_st
 demoProgram_t = demoProgram_st
 
@@ -110,6 +113,7 @@ class demoHostFn_t(Pointer):
     __slots__ = ()
 class demoOpaque(Handle):
     __slots__ = ()
+    _ctype_ = 'demoOpaque'
 
 # -- typedef aliases -------------------------------------------------
 demoStatus_t = demoStatus
@@ -254,12 +258,30 @@ def demoGetSizes():
         _r = _cl.demoGetSizes(&_0, &_1, &_2)
     return (_status(_r), _0, _1, _2,)
 
-def demoExchangeMode(mode):
+def _demoExchangeMode_c(mode):
     cdef _cl.demoMode _0 = <_cl.demoMode>_p.enum_arg(demoMode, mode, 0)
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoExchangeMode(&_0)
     return (_status(_r), _enum.member(demoMode, _0),)
+
+def _demoExchangeMode_amd():
+    _k0 = _s.typed_buffer(None)
+    cdef _cl.demoMode *_a0 = <_cl.demoMode *>(<Pointer>_k0)._ptr
+    cdef _cl.demoStatus_t _r
+    with nogil:
+        _r = _cl.demoExchangeMode(_a0)
+    return (_status(_r), _enum.member(demoMode, (<_cl.demoMode *>(<Pointer>_k0)._ptr)[0]),)
+
+def demoExchangeMode(*args, **kwargs):
+    """C's form: demoExchangeMode(mode) -> (status, mode). AMD's HIP Python's form, told apart by its 0 arguments: demoExchangeMode() -> (status, mode), mode: one element the binding allocates.
+    """
+    _n = len(args) + len(kwargs)
+    if _n == 1:
+        return _demoExchangeMode_c(*args, **kwargs)
+    if _n == 0:
+        return _demoExchangeMode_amd(*args, **kwargs)
+    raise TypeError(f"demoExchangeMode() takes 1 (C's form) or 0 (AMD's HIP Python's) arguments, got {_n}")
 
 def demoScale(value, counter):
     cdef double _0 = value
@@ -270,7 +292,7 @@ def demoScale(value, counter):
     return (_status(_r), _0, _1,)
 
 def demoProgramDestroy(prog):
-    cdef _cl.demoProgram_t _0 = <_cl.demoProgram_t>_p.handle_arg(_p.ref_target(prog), False, 'demoProgramDestroy: prog')
+    cdef _cl.demoProgram_t _0 = <_cl.demoProgram_t>_p.handle_arg(_p.ref_target(prog), False, 'demoProgramDestroy: prog', 'demoProgram_st')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoProgramDestroy(&_0)
@@ -293,7 +315,7 @@ def demoFree(ptr):
     return (_status(_r),)
 
 def demoStreamDestroy(stream):
-    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoStreamDestroy: stream')
+    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoStreamDestroy: stream', 'demoStream_st')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoStreamDestroy(_a0)
@@ -302,7 +324,7 @@ def demoStreamDestroy(stream):
     return (_status(_r),)
 
 def demoBlasDestroy(handle):
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoBlasDestroy: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoBlasDestroy: handle', 'demoBlas_t')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoBlasDestroy(_a0)
@@ -321,7 +343,7 @@ def demoLoad(fname):
 
 def demoCompile(prog, numOptions, options):
     _k2 = _p.string_array_arg(options, numOptions, 'demoCompile: options')
-    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoCompile: prog')
+    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoCompile: prog', 'demoProgram_st')
     cdef int _a1 = <int>_p.as_signed(numOptions, sizeof(int), 0)
     cdef const char **_a2 = <const char **>_p.addr(_k2)
     cdef _cl.demoStatus_t _r
@@ -330,7 +352,7 @@ def demoCompile(prog, numOptions, options):
     return (_status(_r),)
 
 def demoGetLog(prog, log):
-    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoGetLog: prog')
+    cdef _cl.demoProgram_t _a0 = <_cl.demoProgram_t>_p.handle_arg(prog, False, 'demoGetLog: prog', 'demoProgram_st')
     cdef char *_a1 = <char *>_p.waddr(log)
     cdef _cl.demoStatus_t _r
     with nogil:
@@ -347,19 +369,20 @@ def demoLaunch(f, grid, block, kernelParams, extra, stream):
     cdef _cl.demoDim _a2 = (<_cl.demoDim*>(<Pointer>_k2)._ptr)[0]
     cdef void **_a3 = <void **>_p.addr(_k3)
     cdef void **_a4 = <void **>_p.kernel_extra(extra, _keep)
-    cdef _cl.demoStream_t _a5 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunch: stream')
+    cdef _cl.demoStream_t _a5 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunch: stream', 'demoStream_st')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoLaunch(_a0, _a1, _a2, _a3, _a4, _a5)
     return (_status(_r),)
 
-def demoWaitAll(streams, n):
+def _demoWaitAll_c(streams, n):
     if <int>_p.as_signed(n, sizeof(int), 0) < 0:
         raise ValueError(f"demoWaitAll: n={n} is negative")
     if streams is None and <int>_p.as_signed(n, sizeof(int), 0) > 0:
         raise ValueError(f"demoWaitAll: streams is None, n={n} needs that many elements")
     if streams is not None and hasattr(streams, '__len__') and len(streams) < <int>_p.as_signed(n, sizeof(int), 0):
         raise ValueError(f"demoWaitAll: streams has {len(streams)} elements, n={n} needs that many")
+    _p.ctype_arg(streams, 'demoStream_st', 'demoWaitAll: streams')
     _k0 = _p.seq_arg(streams, 'P')
     cdef const _cl.demoStream_t *_a0 = <const _cl.demoStream_t *>_p.sized(_k0, sizeof(_cl.demoStream_t) * max(0, n), False, 'demoWaitAll: streams')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
@@ -368,7 +391,28 @@ def demoWaitAll(streams, n):
         _r = _cl.demoWaitAll(_a0, _a1)
     return (_status(_r),)
 
-def demoSum(values, n, weights, dims):
+def _demoWaitAll_amd(n):
+    _k0 = _s.typed_buffer(None)
+    if <int>_p.as_signed(n, sizeof(int), 0) > 1:
+        raise ValueError(f"demoWaitAll: AMD's form has one streams, n={n} needs a list (C's form)")
+    cdef const _cl.demoStream_t *_a0 = <const _cl.demoStream_t *>(<Pointer>_k0)._ptr
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
+    cdef _cl.demoStatus_t _r
+    with nogil:
+        _r = _cl.demoWaitAll(_a0, _a1)
+    return (_status(_r), _p.wrap(demoStream_st, <void*>(<_cl.demoStream_t *>(<Pointer>_k0)._ptr)[0]),)
+
+def demoWaitAll(*args, **kwargs):
+    """C's form: demoWaitAll(streams, n) -> (status). AMD's HIP Python's form, told apart by its 1 argument: demoWaitAll(n) -> (status, streams), streams: one element the binding allocates.
+    """
+    _n = len(args) + len(kwargs)
+    if _n == 2:
+        return _demoWaitAll_c(*args, **kwargs)
+    if _n == 1:
+        return _demoWaitAll_amd(*args, **kwargs)
+    raise TypeError(f"demoWaitAll() takes 2 (C's form) or 1 (AMD's HIP Python's) arguments, got {_n}")
+
+def _demoSum_c(values, n, weights, dims):
     _k0 = _p.seq_arg(values, 'i')
     if <int>_p.as_signed(n, sizeof(int), 0) < 0:
         raise ValueError(f"demoSum: n={n} is negative")
@@ -377,6 +421,7 @@ def demoSum(values, n, weights, dims):
     if weights is not None and hasattr(weights, '__len__') and len(weights) < <int>_p.as_signed(n, sizeof(int), 0):
         raise ValueError(f"demoSum: weights has {len(weights)} elements, n={n} needs that many")
     _k2 = _p.seq_arg(weights, 'f')
+    _p.ctype_arg(dims, 'demoDim', 'demoSum: dims')
     cdef const int *_a0 = <const int *>_p.addr(_k0)
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef float *_a2 = <float *>_p.sized(_k2, sizeof(float) * max(0, n), True, 'demoSum: weights')
@@ -387,6 +432,31 @@ def demoSum(values, n, weights, dims):
     if _r == 0:
         _p.write_back(weights, _k2)
     return (_status(_r),)
+
+def _demoSum_amd(values, n, dims):
+    _k0 = _p.seq_arg(values, 'i')
+    _k2 = _s.typed_buffer(None)
+    if <int>_p.as_signed(n, sizeof(int), 0) > 1:
+        raise ValueError(f"demoSum: AMD's form has one weights, n={n} needs a list (C's form)")
+    _p.ctype_arg(dims, 'demoDim', 'demoSum: dims')
+    cdef const int *_a0 = <const int *>_p.addr(_k0)
+    cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
+    cdef float *_a2 = <float *>(<Pointer>_k2)._ptr
+    cdef const _cl.demoDim *_a3 = <const _cl.demoDim *>_p.addr(dims)
+    cdef _cl.demoStatus_t _r
+    with nogil:
+        _r = _cl.demoSum(_a0, _a1, _a2, _a3)
+    return (_status(_r), (<float *>(<Pointer>_k2)._ptr)[0],)
+
+def demoSum(*args, **kwargs):
+    """C's form: demoSum(values, n, weights, dims) -> (status). AMD's HIP Python's form, told apart by its 3 arguments: demoSum(values, n, dims) -> (status, weights), weights: one element the binding allocates.
+    """
+    _n = len(args) + len(kwargs)
+    if _n == 4:
+        return _demoSum_c(*args, **kwargs)
+    if _n == 3:
+        return _demoSum_amd(*args, **kwargs)
+    raise TypeError(f"demoSum() takes 4 (C's form) or 3 (AMD's HIP Python's) arguments, got {_n}")
 
 def demoSetOptions(numOptions, options, optionValues):
     if <unsigned int>_p.as_unsigned(numOptions, sizeof(unsigned int), 0) < 0:
@@ -442,6 +512,7 @@ def demoSetMode(mode):
     return (_status(_r),)
 
 def demoSetInfo(info, update, opaque):
+    _p.ctype_arg(opaque, 'demoOpaque', 'demoSetInfo: opaque')
     cdef const _cl.demoInfo *_a0 = <const _cl.demoInfo *>_s.record_ptr(demoInfo, info)
     cdef _cl.demoInfo *_a1 = <_cl.demoInfo *>_s.record_ptr(demoInfo, update)
     cdef _cl.demoOpaque *_a2 = <_cl.demoOpaque *>_p.waddr(opaque)
@@ -487,7 +558,7 @@ def demoAddCallback(stream, callback, userData, flags):
     else:
         _f1 = <size_t>_tramp_demoCallback_t
         _ud1 = <void*>_cb1
-    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoAddCallback: stream')
+    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoAddCallback: stream', 'demoStream_st')
     cdef _cl.demoCallback_t _a1 = <_cl.demoCallback_t>_f1
     cdef unsigned int _a3 = <unsigned int>_p.as_unsigned(flags, sizeof(unsigned int), 0)
     cdef _cl.demoStatus_t _r
@@ -514,7 +585,7 @@ def demoLaunchHostFunc(stream, fn, userData):
     else:
         _f1 = <size_t>_tramp_demoHostFn_t
         _ud1 = <void*>_cb1
-    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunchHostFunc: stream')
+    cdef _cl.demoStream_t _a0 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunchHostFunc: stream', 'demoStream_st')
     cdef _cl.demoHostFn_t _a1 = <_cl.demoHostFn_t>_f1
     cdef _cl.demoStatus_t _r
     if _cb1 is not None:
@@ -532,7 +603,7 @@ def demoLaunchHostFunc(stream, fn, userData):
 
 def demoGetPointerMode(handle):
     cdef _cl.demoPointerMode _1
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoGetPointerMode: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoGetPointerMode: handle', 'demoBlas_t')
     cdef _cl.demoStatus_t _r
     with nogil:
         _r = _cl.demoGetPointerMode(_a0, &_1)
@@ -542,7 +613,7 @@ def demoAxpy(handle, n, alpha, x):
     cdef float _n2
     _k3 = _p.seq_arg(x, 'f')
     cdef float _4 = 0
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoAxpy: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoAxpy: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const float *_a2 = <const float *>_p.number_arg(alpha, &_n2, 2, sizeof(float))
     cdef const float *_a3 = <const float *>_p.addr(_k3)
@@ -556,7 +627,7 @@ def demoAxpy(handle, n, alpha, x):
 
 def demoZaxpy(handle, n, alpha, x, y):
     cdef _cl.demoComplex _n2
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZaxpy: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZaxpy: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const _cl.demoComplex *_a2 = <const _cl.demoComplex *>_p.number_arg(alpha, &_n2, 3, sizeof(_cl.demoComplex) // 2)
     cdef const _cl.demoComplex *_a3 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, x)
@@ -568,7 +639,7 @@ def demoZaxpy(handle, n, alpha, x, y):
 
 def demoIaxpy(handle, n, alpha, beta):
     cdef unsigned int _n2
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIaxpy: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIaxpy: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const unsigned int *_a2 = <const unsigned int *>_p.number_arg(alpha, &_n2, 1, sizeof(unsigned int))
     cdef const void *_a3 = <const void *>_p.addr(beta)
@@ -581,7 +652,7 @@ def demoDot(handle, n, x, y):
     _k2 = _p.seq_arg(x, 'f')
     _k3 = _p.seq_arg(y, 'f')
     cdef float _4 = 0
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoDot: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoDot: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const float *_a2 = <const float *>_p.addr(_k2)
     cdef const float *_a3 = <const float *>_p.addr(_k3)
@@ -595,7 +666,7 @@ def demoDot(handle, n, x, y):
 
 def demoZdot(handle, n, x, y):
     _o4 = demoComplex()
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZdot: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoZdot: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const _cl.demoComplex *_a2 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, x)
     cdef const _cl.demoComplex *_a3 = <const _cl.demoComplex *>_s.record_ptr(demoComplex, y)
@@ -611,7 +682,7 @@ def demoZdot(handle, n, x, y):
 def demoIamax(handle, n, x):
     _k2 = _p.seq_arg(x, 'f')
     cdef _cl.demoMode _3
-    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIamax: handle')
+    cdef _cl.demoBlas_t _a0 = <_cl.demoBlas_t>_p.handle_arg(handle, False, 'demoIamax: handle', 'demoBlas_t')
     cdef int _a1 = <int>_p.as_signed(n, sizeof(int), 0)
     cdef const float *_a2 = <const float *>_p.addr(_k2)
     cdef _cl.demoStatus_t _r

@@ -47,6 +47,7 @@ _demoextStatus__Base = demoextStatus   # AMD's HIP Python's base class of the en
 # -- opaque handles and integer values --------------------------------
 cdef class demoextContext(Handle):
     """Opaque handle `demoextContext_t`."""
+    _ctype_ = 'demoextContext'
 demoextContext_t = demoextContext
 
 # -- structs and unions ----------------------------------------------
@@ -97,15 +98,15 @@ _callback_trampolines = {}
 
 def demoextCreate(stream):
     cdef _cl.demoextContext_t _0 = NULL
-    cdef _c_demo.demoStream_t _a1 = <_c_demo.demoStream_t>_p.handle_arg(stream, False, 'demoextCreate: stream')
+    cdef _c_demo.demoStream_t _a1 = <_c_demo.demoStream_t>_p.handle_arg(stream, False, 'demoextCreate: stream', 'demoStream_st')
     cdef _cl.demoextStatus_t _r
     with nogil:
         _r = _cl.demoextCreate(&_0, _a1)
     return (_status(_r), _p.wrap(demoextContext, <void*>_0),)
 
 def demoextSetStream(ctx, stream, mode):
-    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextSetStream: ctx')
-    cdef _c_demo.demoStream_t _a1 = <_c_demo.demoStream_t>_p.handle_arg(stream, False, 'demoextSetStream: stream')
+    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextSetStream: ctx', 'demoextContext')
+    cdef _c_demo.demoStream_t _a1 = <_c_demo.demoStream_t>_p.handle_arg(stream, False, 'demoextSetStream: stream', 'demoStream_st')
     cdef _c_demo.demoMode _a2 = <_c_demo.demoMode>_p.enum_arg(_demo.demoMode, mode, 0)
     cdef _cl.demoextStatus_t _r
     with nogil:
@@ -115,7 +116,7 @@ def demoextSetStream(ctx, stream, mode):
 def demoextGetStream(ctx):
     cdef _c_demo.demoStream_t _1 = NULL
     cdef _c_demo.demoMode _2
-    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextGetStream: ctx')
+    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextGetStream: ctx', 'demoextContext')
     cdef _cl.demoextStatus_t _r
     with nogil:
         _r = _cl.demoextGetStream(_a0, &_1, &_2)
@@ -123,7 +124,7 @@ def demoextGetStream(ctx):
 
 def demoextRun(ctx, grid, plan, out):
     _k1 = _s.record_arg(_demo.demoDim, grid)
-    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextRun: ctx')
+    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextRun: ctx', 'demoextContext')
     cdef _c_demo.demoDim _a1 = (<_c_demo.demoDim*>(<Pointer>_k1)._ptr)[0]
     cdef const _cl.demoextPlan *_a2 = <const _cl.demoextPlan *>_s.record_ptr(demoextPlan, plan)
     cdef _cl.demoextPlan *_a3 = <_cl.demoextPlan *>_s.record_ptr(demoextPlan, out)
@@ -133,7 +134,7 @@ def demoextRun(ctx, grid, plan, out):
     return (_status(_r),)
 
 def demoextGetPlan(ctx, plan):
-    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextGetPlan: ctx')
+    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextGetPlan: ctx', 'demoextContext')
     cdef _cl.demoextPlan *_a1 = <_cl.demoextPlan *>_s.record_ptr(demoextPlan, plan)
     cdef _cl.demoextStatus_t _r
     with nogil:
@@ -141,7 +142,7 @@ def demoextGetPlan(ctx, plan):
     return (_status(_r),)
 
 def demoextLegacy(ctx):
-    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextLegacy: ctx')
+    cdef _cl.demoextContext_t _a0 = <_cl.demoextContext_t>_p.handle_arg(ctx, False, 'demoextLegacy: ctx', 'demoextContext')
     cdef _c_demo.demoStatus_t _r
     with nogil:
         _r = _cl.demoextLegacy(_a0)
