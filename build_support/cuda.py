@@ -111,14 +111,16 @@ def cuda_version(include: str) -> tuple[int, int] | None:
     return (int(m.group(1)) // 1000, int(m.group(1)) % 1000 // 10) if m else None
 
 
-def alias_include(root: str, log=print) -> str | None:
+def alias_include(root: str, log=print, fetch: bool = True, environment: bool = True) -> str | None:
     """The CUDA headers the `cuda` alias is generated from: $HIP_PYTHON_CUDA_INCLUDE, else a CUDA
     toolkit or NVIDIA's wheels that have ALIAS_HEADERS and are of ALIAS_CUDA or newer, else the ones
     NVIDIA's PyPI wheels of ALIAS_CUDA carry, fetched (not installed) into
-    build/cuda-pypi/alias-<version>. None (with why) when none can be had."""
+    build/cuda-pypi/alias-<version>. None (with why) when none can be had. `fetch=False`,
+    `environment=False`: what a build would find here without fetching, $HIP_PYTHON_CUDA_INCLUDE
+    aside (the tests set it to the HIP-on-CUDA layer's headers)."""
     def complete(d):
         return d and all(os.path.isfile(os.path.join(d, h)) for h in ALIAS_HEADERS)
-    env = os.environ.get("HIP_PYTHON_CUDA_INCLUDE", "")
+    env = os.environ.get("HIP_PYTHON_CUDA_INCLUDE", "") if environment else ""
     if env:
         if complete(env):
             return env
@@ -130,6 +132,8 @@ def alias_include(root: str, log=print) -> str | None:
     dest = os.path.join(root, "build", "cuda-pypi", f"alias-{release}", "include")
     if complete(dest):
         return dest
+    if not fetch:
+        return None
     log(f"fetching CUDA {release}'s headers for the `cuda` alias from NVIDIA's PyPI wheels into {dest}")
     r = subprocess.run(["bash", os.path.join(root, "tools", "fetch_cuda_headers.sh"), dest],
                        env=dict(os.environ, CUDA_HEADER_SET="alias", CUDA_RELEASE=release, PYTHON=sys.executable),

@@ -85,6 +85,14 @@ def cuda_includes() -> list[str]:
     return [d for d in cands if os.path.isfile(os.path.join(d, "cuda_runtime_api.h"))]
 
 
+def alias_cuda_include() -> Path | None:
+    """The CUDA headers the `cuda` alias is generated from (CUDA 13.3's, build_support.cuda), as a
+    build here finds them without fetching; None where there are none."""
+    from build_support import cuda
+    d = cuda.alias_include(str(ROOT), log=lambda *a: None, fetch=False, environment=False)
+    return Path(d) if d else None
+
+
 # -- C programs ----------------------------------------------------------------------------------
 def compile_and_run(workdir: Path, source: str, include: str | None = None, name: str = "prog",
                     language: str = "c") -> str:
