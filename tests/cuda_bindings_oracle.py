@@ -554,6 +554,24 @@ def _cached_wheels(cache: str, want: tuple) -> list | None:
     return None
 
 
+def probe_both(source: str, workdir: str, args=()) -> tuple[dict, dict]:
+    """(NVIDIA's answers, ours): a probe (Python source that prints one JSON line last) run in the
+    oracle's venv and through `python -m hip_as_cuda`, with `args`. NoRelease where NVIDIA's
+    release cannot be had."""
+    python = ensure_venv(find_release())
+    path = os.path.join(workdir, "probe.py")
+    with open(path, "w") as f:
+        f.write(source)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    out = []
+    for cmd in ([python, "-I"], [sys.executable, "-m", "hip_as_cuda"]):
+        r = subprocess.run(cmd + [path, *args], capture_output=True, text=True, timeout=300, env=env, cwd=workdir)
+        if r.returncode != 0:
+            raise AssertionError(r.stderr[-3000:])
+        out.append(json.loads(r.stdout.strip().splitlines()[-1]))
+    return out[0], out[1]
+
+
 def find_release(cache_dir: str | None = None, download: bool = True, version: str | None = None,
                  refresh: bool = False, bindings_dirs=()) -> list:
     """The wheels of NVIDIA's cuda-bindings for the CUDA version wanted_version(version) names

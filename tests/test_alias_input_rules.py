@@ -8,14 +8,10 @@ OverflowError or ValueError. Ours, without a device, answers HIP's status when i
 arguments. So each call is reduced to "accepted" or the exception's type, and both must agree.
 """
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 import cuda_bindings_oracle as oracle
-from conftest import ROOT
 
 # Calls whose arguments each exercise one rule: integers (floats truncate, bools and NumPy
 # integers are ints, negatives and overflow refused, str refused), enums (any int, another enum
@@ -102,25 +98,13 @@ print(json.dumps(out))
 '''
 
 
-def _probe(python: list[str], tmp_path) -> dict:
-    path = tmp_path / "rules_probe.py"
-    path.write_text(PROBE)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run(python + [str(path), json.dumps(CALLS)], capture_output=True, text=True, timeout=300,
-                       env=env, cwd=str(tmp_path))
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout.strip().splitlines()[-1])
-
-
 @pytest.fixture(scope="module")
 def both(tmp_path_factory) -> tuple[dict, dict]:
+    pytest.importorskip("numpy")
     try:
-        python = oracle.ensure_venv(oracle.find_release())
+        return oracle.probe_both(PROBE, str(tmp_path_factory.mktemp("rules")), [json.dumps(CALLS)])
     except oracle.NoRelease as e:
         pytest.skip(str(e))
-    pytest.importorskip("numpy")
-    tmp = tmp_path_factory.mktemp("rules")
-    return _probe([python, "-I"], tmp), _probe([sys.executable, "-m", "hip_as_cuda"], tmp)
 
 
 @pytest.mark.parametrize("label", [c[0] for c in CALLS])

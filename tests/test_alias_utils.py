@@ -86,24 +86,13 @@ print(json.dumps(out))
 '''
 
 
-def _probe(python: list[str], tmp_path) -> dict:
-    path = tmp_path / "probe.py"
-    path.write_text(PROBE)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run(python + [str(path)], capture_output=True, text=True, timeout=300, env=env, cwd=str(tmp_path))
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout.strip().splitlines()[-1])
-
-
 @pytest.fixture(scope="module")
 def both(tmp_path_factory) -> tuple[dict, dict]:
     """(NVIDIA's answers, ours): the probe in the oracle's venv and through `python -m hip_as_cuda`."""
     try:
-        python = oracle.ensure_venv(oracle.find_release())
+        return oracle.probe_both(PROBE, str(tmp_path_factory.mktemp("probe")))
     except oracle.NoRelease as e:
         pytest.skip(str(e))
-    tmp = tmp_path_factory.mktemp("probe")
-    return _probe([python, "-I"], tmp), _probe([sys.executable, "-m", "hip_as_cuda"], tmp)
 
 
 def _version(s: str):
