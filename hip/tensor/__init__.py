@@ -18,7 +18,8 @@ Layout (one idea per module):
                       _raw (RawKernel, RawModule), _kernel_source (the C++ prelude and templates)
   array API functions _elementwise, _statistical, _searching, _sorting, _set, _linalg, _fusion
 
-Builders: hip/tensor/CONTRACT.md holds the interfaces between these parts and the rules.
+The interfaces between these parts and the rules they keep: docs/design.rst, "hip.tensor:
+modules and contracts".
 """
 from ._device import *  # noqa: E402,F401,F403
 from ._memory import *  # noqa: E402,F401,F403
