@@ -181,7 +181,7 @@ def classify(mod: str, name: str, a: amd.Function, o: amd.Function, c: CSide) ->
 
 # -- AMD's parameter classification, as rules ------------------------------------------------------
 # Derived from the data (every pointer parameter of every function both bind; see --rules and
-# docs/_parity_findings.md) and consistent with the `ptr_parm_intent` controls of AMD's generator
+# docs/from_hip_python.rst, "Which pointers a call returns: AMD's rule") and consistent with the `ptr_parm_intent` controls of AMD's generator
 # (github.com/ROCm/hip-python). 'returned': the binding allocates the C object and returns it;
 # otherwise the caller passes it (whatever the header's [out] says). Shapes as CSide.shape().
 _RECORD2 = re.compile(r"ptr\((const )?ptr\((const )?record\)\)")     # hipStream_t*, const hipGraphNode_t*, ...
