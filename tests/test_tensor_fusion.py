@@ -7,7 +7,6 @@ gfx90a machine code (llvm-objdump) and in NVRTC's PTX."""
 from __future__ import annotations
 
 import ctypes
-import os
 import re
 import shutil
 import subprocess
@@ -231,7 +230,7 @@ def _chain_source(barrier: bool) -> str:
 
 
 @pytest.mark.runtime
-def test_gfx90a_code_has_no_fma_across_operations(no_disk_cache):  # noqa: F811
+def test_gfx90a_code_has_no_fma_across_operations(no_disk_cache, tmp_path):  # noqa: F811
     """The compiler contracts x*y + x into one FMA unless the barrier stops it: eager evaluation,
     one kernel per operation, rounds the product first, and fused results must be eager's."""
     objdump = shutil.which("llvm-objdump")
@@ -247,15 +246,11 @@ def test_gfx90a_code_has_no_fma_across_operations(no_disk_cache):  # noqa: F811
         with open(tmp, "wb") as f:
             f.write(C.compile_code_object(ks.source(src), opts, "gfx90a"))
         return subprocess.run([objdump, "-d", "--mcpu=gfx90a", tmp], capture_output=True, text=True, check=True).stdout
-    tmp = f"/tmp/ht_fuse_{os.getpid()}.o"
-    try:
-        opts = ("-ffp-contract=fast",)        # the control: clang's default for HIP contracts
-        plain = isa(_chain_source(False), tmp)
-        opts = ()                             # compile_code_object adds std_options (no contraction)
-        fused = isa(_chain_source(True), tmp)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    tmp = str(tmp_path / "chain.o")
+    opts = ("-ffp-contract=fast",)            # the control: clang's default for HIP contracts
+    plain = isa(_chain_source(False), tmp)
+    opts = ()                                 # compile_code_object adds std_options (no contraction)
+    fused = isa(_chain_source(True), tmp)
     assert re.search(r"v_fmac?_f32", plain), "the control kernel should contract (else this test proves nothing)"
     assert not re.search(r"v_fmac?_f32", fused)
     assert re.search(r"v_mul_f32", fused) and re.search(r"v_add_f32", fused)
