@@ -174,6 +174,10 @@ def test_check_raises_on_a_real_failing_call(hip):
         pkg.check(hip.hipGetDeviceCount())
     assert ei.value.code is hip.hipError_t.hipErrorNoDevice
     assert ei.value.name == "hipErrorNoDevice"
+    assert ei.value.status is ei.value.code and ei.value.library == "hip" and ei.value.function is None
+    with pytest.raises(pkg.HipError) as ei:                  # naming the call
+        pkg.check(hip.hipGetDeviceCount(), "hipGetDeviceCount")
+    assert ei.value.function == "hipGetDeviceCount" and str(ei.value).startswith("hipGetDeviceCount: hipErrorNoDevice")
 
 
 @runtime
@@ -360,7 +364,7 @@ def test_hiprand_without_gpu_is_an_error_status(hiprand):
     assert err != hiprand.hiprandStatus_t.HIPRAND_STATUS_SUCCESS and not gen
     with pytest.raises(pkg.HipError) as ei:
         pkg.check(hiprand.hiprandCreateGenerator(hiprand.hiprandRngType.HIPRAND_RNG_PSEUDO_DEFAULT))
-    assert ei.value.code is err and ei.value.name == err.name
+    assert ei.value.code is err and ei.value.name == err.name and ei.value.library == "hiprand"
 
 
 def test_hiprand_destroy_null_is_refused(hiprand):

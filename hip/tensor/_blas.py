@@ -25,54 +25,34 @@ import weakref
 
 import numpy as np
 
+from hip.errors import HipError, check
+
 from . import _dtypes as _dt
+from ._libraries import library
 
 __all__: list[str] = []
 
 _lock = threading.RLock()           # re-entrant: a finalizer may run (GC) while it is held
 
 
-class BlasError(RuntimeError):
-    """A hipBLAS or hipSOLVER call failed (the status is `.status`)."""
-
-    def __init__(self, what: str, status):
-        name = getattr(status, "name", None) or str(status)
-        super().__init__(f"{what} failed: {name}")
-        self.status = status
-
-
-def _load(module_name: str, what: str):
-    import importlib
-    from hip.errors import LibraryNotFoundError
-    mod = importlib.import_module(f"hip.{module_name}")
-    try:
-        mod._library.load()
-    except LibraryNotFoundError as e:
-        raise RuntimeError(f"hip.tensor's {what} needs {module_name}: {str(e).splitlines()[0]}") from None
-    return mod
+class BlasError(HipError):
+    """A hipBLAS or hipSOLVER call failed: `.status` (the library's status), `.library`, `.function`."""
 
 
 def _lib():
-    return _load("hipblas", "matmul on floating-point arrays")
+    return library("hipblas")
 
 
 def solver_lib():
-    return _load("hipsolver", "linear algebra (hip.tensor.linalg factorizations)")
-
-
-def _check(result, what: str):
-    status = result[0]
-    if int(status) != 0:
-        raise BlasError(what, status)
-    return result[1] if len(result) > 1 else None
+    return library("hipsolver")
 
 
 class _Handles:
     """The handles of one library: (device id, stream uid) -> handle, and per device a pool of
     handles whose stream died."""
 
-    def __init__(self, lib, create: str, set_stream: str):
-        self.lib, self.create, self.set_stream = lib, create, set_stream
+    def __init__(self, lib, create: str, set_stream: str, error: type):
+        self.lib, self.create, self.set_stream, self.error = lib, create, set_stream, error
         self.by_stream: dict = {}
         self.pool: dict = {}
 
@@ -98,15 +78,15 @@ class _Handles:
             else:
                 from ._device import Device
                 with Device(stream.device_id):
-                    h = _check(getattr(L, self.create)(), self.create)
-            _check(getattr(L, self.set_stream)(h, stream.ptr), self.set_stream)
+                    h = check(getattr(L, self.create)(), self.create, self.error)
+            check(getattr(L, self.set_stream)(h, stream.ptr), self.set_stream, self.error)
             self.by_stream[key] = h
         weakref.finalize(stream, self.release, key)
         return h
 
 
-_blas_handles = _Handles(_lib, "hipblasCreate", "hipblasSetStream")
-_solver_handles = _Handles(solver_lib, "hipsolverDnCreate", "hipsolverDnSetStream")
+_blas_handles = _Handles(_lib, "hipblasCreate", "hipblasSetStream", BlasError)
+_solver_handles = _Handles(solver_lib, "hipsolverDnCreate", "hipsolverDnSetStream", BlasError)
 
 
 def handle(stream):
@@ -178,10 +158,10 @@ def gemm_strided_batched(stream, d: _dt.DType, trans_a: bool, trans_b: bool, m: 
     if typed:
         # the type's own entry: cuBLAS picks faster kernels through it than through GemmEx for skinny
         # and batched float32 shapes (conv's 64 x 576 x 32*3136: 206 against 255 us on an H200)
-        _check(getattr(B, typed)(handle(stream), T if trans_a else N, T if trans_b else N, m, n, k, one, a, lda,
-                                 stride_a, b, ldb, stride_b, zero, c, ldc, stride_c, batch), typed)
+        check(getattr(B, typed)(handle(stream), T if trans_a else N, T if trans_b else N, m, n, k, one, a, lda,
+                                stride_a, b, ldb, stride_b, zero, c, ldc, stride_c, batch), typed, BlasError)
         return
-    _check(B.hipblasGemmStridedBatchedEx_v2(
+    check(B.hipblasGemmStridedBatchedEx_v2(
         handle(stream), T if trans_a else N, T if trans_b else N, m, n, k, one, a, data, lda, stride_a,
         b, data, ldb, stride_b, zero, c, data, ldc, stride_c, batch, compute,
-        B.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT), "hipblasGemmStridedBatchedEx_v2")
+        B.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT), "hipblasGemmStridedBatchedEx_v2", BlasError)

@@ -10,6 +10,7 @@ test can show that a second process compiles nothing.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import json
 import os
@@ -20,6 +21,7 @@ import threading
 import numpy as np
 
 from hip import hip as h
+from hip.errors import HipError, check, status_error
 
 from . import _launch as _hot
 from ._device import Device, _error, current_stream, device_count, get_device_id, platform
@@ -40,12 +42,15 @@ def stats() -> dict:
     return dict(_stats)
 
 
-class CompileError(RuntimeError):
-    """hiprtc rejected a kernel source; `log` is the compiler's output."""
+class CompileError(HipError):
+    """A hiprtc call on a kernel source failed: `.status` (the hiprtcResult), `.library` ('hiprtc'),
+    `.function`, `log` (the compiler's output), `source` and `options`."""
 
-    def __init__(self, message: str, log: str, source: str, options: tuple):
-        self.log, self.source, self.options = log, source, options
-        super().__init__(f"{message}\noptions: {' '.join(options)}\n{log.strip()}")
+    def __init__(self, code, message: str | None = None, function: str | None = None, *, log: str = "",
+                 source: str = "", options: tuple = ()):
+        super().__init__(code, message, function)
+        self.log, self.source, self.options = log, source, tuple(options)
+        self.args = (f"{self.args[0]}\noptions: {' '.join(self.options)}\n{log.strip()}",)
 
 
 # -- target and options ---------------------------------------------------------------------------
@@ -176,15 +181,12 @@ def _text(v) -> str:
 def _hiprtc_compile(source: str, options: tuple, names: tuple) -> tuple[bytes, dict]:
     from hip import hiprtc
     R = hiprtc.hiprtcResult
-    r = hiprtc.hiprtcCreateProgram(source.encode(), b"hip_tensor_kernel.hip", 0, None, None)
-    if r[0] != R.HIPRTC_SUCCESS:
-        raise CompileError(f"hiprtcCreateProgram failed: {r[0]!r}", "", source, options)
-    prog = r[1]
+    error = functools.partial(CompileError, source=source, options=options)
+    prog = check(hiprtc.hiprtcCreateProgram(source.encode(), b"hip_tensor_kernel.hip", 0, None, None),
+                 "hiprtcCreateProgram", error)
     try:
         for n in names:
-            e = hiprtc.hiprtcAddNameExpression(prog, n.encode())[0]
-            if e != R.HIPRTC_SUCCESS:
-                raise CompileError(f"hiprtcAddNameExpression({n!r}) failed: {e!r}", "", source, options)
+            check(hiprtc.hiprtcAddNameExpression(prog, n.encode()), f"hiprtcAddNameExpression({n!r})", error)
         opts = [o.encode() for o in options]
         _stats["compiles"] += 1
         err = hiprtc.hiprtcCompileProgram(prog, len(opts), opts)[0]
@@ -195,20 +197,16 @@ def _hiprtc_compile(source: str, options: tuple, names: tuple) -> tuple[bytes, d
                 buf = bytearray(r[1])
                 hiprtc.hiprtcGetProgramLog(prog, buf)
                 log = bytes(buf).rstrip(b"\0").decode(errors="replace")
-            raise CompileError(f"hiprtc could not compile the kernel ({err!r})", log, source, options)
-        r = hiprtc.hiprtcGetCodeSize(prog)
-        if r[0] != R.HIPRTC_SUCCESS or not r[1]:
-            raise CompileError(f"hiprtcGetCodeSize failed: {r[0]!r}", "", source, options)
-        code = bytearray(r[1])
-        e = hiprtc.hiprtcGetCode(prog, code)[0]
-        if e != R.HIPRTC_SUCCESS:
-            raise CompileError(f"hiprtcGetCode failed: {e!r}", "", source, options)
+            raise status_error(err, "hiprtcCompileProgram", functools.partial(error, log=log))
+        size = check(hiprtc.hiprtcGetCodeSize(prog), "hiprtcGetCodeSize", error)
+        if not size:
+            raise error(R.HIPRTC_SUCCESS, "hiprtc returned no code", "hiprtcGetCodeSize")
+        code = bytearray(size)
+        check(hiprtc.hiprtcGetCode(prog, code), "hiprtcGetCode", error)
         lowered = {}
         for n in names:
-            r = hiprtc.hiprtcGetLoweredName(prog, n.encode())
-            if r[0] != R.HIPRTC_SUCCESS:
-                raise CompileError(f"hiprtcGetLoweredName({n!r}) failed: {r[0]!r}", "", source, options)
-            lowered[n] = _text(r[1])
+            lowered[n] = _text(check(hiprtc.hiprtcGetLoweredName(prog, n.encode()),
+                                     f"hiprtcGetLoweredName({n!r})", error))
         return bytes(code), lowered
     finally:
         hiprtc.hiprtcDestroyProgram(prog)
@@ -298,11 +296,9 @@ class Module:
 
     def __init__(self, code: bytes, device_id: int, lowered: dict | None = None):
         with Device(device_id):
-            r = h.hipModuleLoadData(code)
-        if r[0]:
-            raise _error(r[0], "hipModuleLoadData")
+            handle = check(h.hipModuleLoadData(code), "hipModuleLoadData")
         _stats["module_loads"] += 1
-        self.handle, self.ptr, self.device_id, self.code = r[1], int(r[1]), device_id, code
+        self.handle, self.ptr, self.device_id, self.code = handle, int(handle), device_id, code
         self._lowered = dict(lowered or {})
         self._functions: dict[str, Function] = {}
 
@@ -320,20 +316,16 @@ class Module:
         if f is None:
             symbol = self._lowered.get(name, name)
             with Device(self.device_id):
-                r = h.hipModuleGetFunction(self.ptr, symbol.encode())
-            if r[0]:
-                raise _error(r[0], f"hipModuleGetFunction({symbol!r})")
-            f = self._functions[name] = Function(self, symbol, int(r[1]))
+                fn = check(h.hipModuleGetFunction(self.ptr, symbol.encode()), f"hipModuleGetFunction({symbol!r})")
+            f = self._functions[name] = Function(self, symbol, int(fn))
         return f
 
     def get_global(self, name: str) -> tuple[int, int]:
         """(device address, size in bytes) of a __device__ variable."""
         symbol = self._lowered.get(name, name)
         with Device(self.device_id):
-            r = h.hipModuleGetGlobal(self.ptr, symbol.encode())
-        if r[0]:
-            raise _error(r[0], f"hipModuleGetGlobal({symbol!r})")
-        return int(r[1]), int(r[2])
+            ptr, size = check(h.hipModuleGetGlobal(self.ptr, symbol.encode()), f"hipModuleGetGlobal({symbol!r})")
+        return int(ptr), int(size)
 
 
 class Pointer:
@@ -510,8 +502,7 @@ class Function:
             except (struct.error, TypeError, ValueError, OverflowError, AttributeError) as e:
                 raise TypeError(f"{self.name}: bad kernel arguments ({plan.fmt}): {e}") from None
             r = _launch_kernel(self.ptr, gx, gy, gz, bx, by, bz, shared_mem, sptr, plan.params_addr, None)
-        if r[0]:
-            raise _error(r[0], f"hipModuleLaunchKernel({self.name})")
+        check(r, f"hipModuleLaunchKernel({self.name})")
 
     __call__ = launch
 

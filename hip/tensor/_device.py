@@ -11,7 +11,7 @@ import threading
 
 from hip import hip as h
 from ._launch import current_device as _current_device
-from hip.errors import HipError, LibraryNotFoundError
+from hip.errors import HipError, LibraryNotFoundError, check, status_error
 
 __all__ = ["Device", "Stream", "Event", "get_device_id", "device_count", "current_stream",
            "null_stream", "platform", "is_available", "synchronize"]
@@ -22,25 +22,13 @@ _NO_DEVICE = (int(h.hipError_t.hipErrorNoDevice), int(h.hipError_t.hipErrorInval
 
 
 def _error(code, function: str) -> HipError:
-    """The HipError of a failed call, with the runtime's message."""
-    try:
-        msg = h.hipGetErrorString(code)
-        msg = (msg[0] if isinstance(msg, tuple) else msg)
-        msg = bytes(msg).decode(errors="replace") if not isinstance(msg, str) else msg
-    except Exception:   # the message is a nicety: the code alone must still be raised
-        msg = None
+    """The HipError of a failed hip.hip call, for the failures `check` does not handle alone (a
+    status some caller accepts, as hipErrorNotReady) and the C launch path's plain int codes."""
     try:
         code = h.hipError_t(int(code))
     except ValueError:
         pass
-    return HipError(code, msg, function)
-
-
-def _check(result, function: str):
-    """`result` of a hip.hip call with its status first; raise HipError unless it succeeded."""
-    if result[0]:
-        raise _error(result[0], function)
-    return result
+    return status_error(code, function)
 
 
 _platform: str | None = None
@@ -99,15 +87,13 @@ def get_device_id() -> int:
 
 
 def _set_device(device_id: int) -> None:
-    r = h.hipSetDevice(device_id)
-    if r[0]:
-        raise _error(r[0], "hipSetDevice")
+    check(h.hipSetDevice(device_id), "hipSetDevice")
 
 
 def synchronize(device_id: int | None = None) -> None:
     """Wait for all work on a device (the current one by default)."""
     with Device(device_id):
-        _check(h.hipDeviceSynchronize(), "hipDeviceSynchronize")
+        check(h.hipDeviceSynchronize(), "hipDeviceSynchronize")
 
 
 _props: dict[int, dict] = {}
@@ -117,7 +103,7 @@ def _properties(device_id: int) -> dict:
     p = _props.get(device_id)
     if p is None:
         s = h.hipDeviceProp_t()
-        _check(h.hipGetDeviceProperties(s, device_id), "hipGetDeviceProperties")
+        check(h.hipGetDeviceProperties(s, device_id), "hipGetDeviceProperties")
 
         def text(v):
             return bytes(v).split(b"\0", 1)[0].decode(errors="replace") if not isinstance(v, str) else v
@@ -225,7 +211,7 @@ class Device:
     def mem_info(self) -> tuple[int, int]:
         """(free, total) bytes on the device."""
         with self:
-            _, free, total = _check(h.hipMemGetInfo(), "hipMemGetInfo")
+            free, total = check(h.hipMemGetInfo(), "hipMemGetInfo")
         return free, total
 
     def __eq__(self, other):
@@ -267,11 +253,8 @@ class Stream:
         self.uid = next(_uids)
         self.device_id = get_device_id()
         flags = h.hipStreamNonBlocking if non_blocking else 0
-        r = h.hipStreamCreateWithPriority(flags, int(priority))
-        if r[0]:
-            raise _error(r[0], "hipStreamCreateWithPriority")
-        self.handle = r[1]
-        self.ptr = int(r[1])
+        self.handle = check(h.hipStreamCreateWithPriority(flags, int(priority)), "hipStreamCreateWithPriority")
+        self.ptr = int(self.handle)
         self.non_blocking, self.priority, self._owned = bool(non_blocking), int(priority), True
 
     @classmethod
@@ -330,7 +313,7 @@ class Stream:
         return self
 
     def synchronize(self) -> None:
-        _check(h.hipStreamSynchronize(self.ptr), "hipStreamSynchronize")
+        check(h.hipStreamSynchronize(self.ptr), "hipStreamSynchronize")
 
     def query(self) -> bool:
         """Whether all work queued on the stream has completed."""
@@ -351,7 +334,7 @@ class Stream:
     def wait_event(self, event: "Event") -> None:
         """Later work on this stream waits for `event` (on the device, not the host)."""
         if event.ptr:
-            _check(h.hipStreamWaitEvent(self.ptr, event.ptr, 0), "hipStreamWaitEvent")
+            check(h.hipStreamWaitEvent(self.ptr, event.ptr, 0), "hipStreamWaitEvent")
 
     def wait_stream(self, other: "Stream") -> None:
         """Later work on this stream waits for the work queued on `other` so far."""
@@ -413,10 +396,8 @@ class Event:
     def _create(self, device_id: int) -> None:
         flags = (0 if self.timing else h.hipEventDisableTiming) | (h.hipEventBlockingSync if self.blocking else 0)
         with Device(device_id):
-            r = h.hipEventCreateWithFlags(flags)
-        if r[0]:
-            raise _error(r[0], "hipEventCreateWithFlags")
-        self.handle, self.ptr, self.device_id = r[1], int(r[1]), device_id
+            ev = check(h.hipEventCreateWithFlags(flags), "hipEventCreateWithFlags")
+        self.handle, self.ptr, self.device_id = ev, int(ev), device_id
 
     def __del__(self):
         if getattr(self, "ptr", 0):
@@ -433,9 +414,7 @@ class Event:
             self._create(stream.device_id)
         elif stream.device_id != self.device_id:
             raise ValueError(f"event of device {self.device_id} recorded on a stream of device {stream.device_id}")
-        r = h.hipEventRecord(self.ptr, stream.ptr)
-        if r[0]:
-            raise _error(r[0], "hipEventRecord")
+        check(h.hipEventRecord(self.ptr, stream.ptr), "hipEventRecord")
         return self
 
     def query(self) -> bool:
@@ -452,7 +431,7 @@ class Event:
     def synchronize(self) -> None:
         """Block the thread until the event has completed."""
         if self.ptr:
-            _check(h.hipEventSynchronize(self.ptr), "hipEventSynchronize")
+            check(h.hipEventSynchronize(self.ptr), "hipEventSynchronize")
 
     def wait(self, stream: Stream | None = None) -> None:
         """Make `stream` (the current stream by default) wait for this event."""
@@ -465,7 +444,7 @@ class Event:
         if not (self.timing and end.timing):
             raise ValueError("elapsed_time needs events created with timing=True")
         end.synchronize()
-        return float(_check(h.hipEventElapsedTime(self.ptr, end.ptr), "hipEventElapsedTime")[1])
+        return float(check(h.hipEventElapsedTime(self.ptr, end.ptr), "hipEventElapsedTime"))
 
     def __repr__(self):
         return f"<Event {self.ptr:#x}>" if self.ptr else "<Event (not recorded)>"

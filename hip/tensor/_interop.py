@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 
 from hip import hip as h
+from hip.errors import check
 
 from ._device import Event, Stream, current_stream, get_device_id, platform
 
@@ -152,10 +153,7 @@ def export_dlpack(owner, ptr: int, shape, strides_in_elements, dtype_name: str, 
         producer = current_stream(device_id)
         if consumer is not None and consumer != producer.ptr:
             ev = Event(timing=False).record(producer)
-            r = h.hipStreamWaitEvent(consumer, ev.ptr, 0)
-            if r[0]:
-                from ._device import _error
-                raise _error(r[0], "hipStreamWaitEvent")
+            check(h.hipStreamWaitEvent(consumer, ev.ptr, 0), "hipStreamWaitEvent")
     elif stream is not None:
         raise ValueError(f"stream must be None for device type {device_type} (host memory)")
 

@@ -28,8 +28,9 @@ import threading
 from bisect import bisect_left, insort
 
 from hip import hip as h
+from hip.errors import HipError, check
 
-from ._device import Device, Stream, _check, _error, current_stream, get_device_id, null_stream
+from ._device import Device, Stream, _error, current_stream, get_device_id, null_stream
 
 __all__ = ["MemoryPointer", "PinnedMemory", "OutOfMemoryError", "alloc", "alloc_pinned", "memcpy", "memset",
            "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
@@ -45,8 +46,10 @@ _ANY = -1                       # stream key of a free block every stream may ta
 _OOM = (int(h.hipError_t.hipErrorOutOfMemory), int(h.hipError_t.hipErrorMemoryAllocation))
 
 
-class OutOfMemoryError(MemoryError):
-    """The device could not give the memory even after the allocator released its cache."""
+class OutOfMemoryError(HipError, MemoryError):
+    """The device could not give the memory even after the allocator released its cache: a
+    MemoryError (as CuPy's) and a HipError (a RuntimeError, as PyTorch's) whose `.status` is
+    hipMalloc's."""
 
 
 class _Block:
@@ -295,17 +298,15 @@ class _DeviceAllocator:
         if self.events:
             return self.events.pop()
         with Device(self.device_id):
-            r = h.hipEventCreateWithFlags(h.hipEventDisableTiming)
-        if r[0]:
-            raise _error(r[0], "hipEventCreateWithFlags")
-        return int(r[1])
+            return int(check(h.hipEventCreateWithFlags(h.hipEventDisableTiming), "hipEventCreateWithFlags"))
 
     def _record(self, stream_ptr: int) -> int:
         ev = self._event()
-        r = h.hipEventRecord(ev, stream_ptr)
-        if r[0]:
+        try:
+            check(h.hipEventRecord(ev, stream_ptr), "hipEventRecord")
+        except HipError:
             self.events.append(ev)
-            raise _error(r[0], "hipEventRecord")
+            raise
         return ev
 
     def _fence(self, key: int, stream_ptr: int) -> int:
@@ -384,9 +385,9 @@ class _DeviceAllocator:
                 self.ooms += 1
                 free, total = Device(self.device_id).mem_info()
                 raise OutOfMemoryError(
-                    f"hip.tensor: out of memory on device {self.device_id} trying to allocate {size} bytes "
+                    r[0], f"hip.tensor: out of memory on device {self.device_id} trying to allocate {size} bytes "
                     f"(device: {free} of {total} bytes free; this allocator: {self.allocated} allocated, "
-                    f"{self.reserved} reserved after releasing its cache)")
+                    f"{self.reserved} reserved after releasing its cache)", "hipMalloc")
         self.device_allocs += 1
         self.reserved += size
         if self.reserved > self.reserved_peak:
@@ -399,9 +400,7 @@ class _DeviceAllocator:
         return b
 
     def _release_segment(self, block: _Block) -> None:
-        r = h.hipFree(block.ptr)
-        if r[0]:
-            raise _error(r[0], "hipFree")
+        check(h.hipFree(block.ptr), "hipFree")
         self.device_frees += 1
         self.reserved -= block.size
         self.segments -= 1
@@ -411,7 +410,7 @@ class _DeviceAllocator:
         if self.quick:
             self._flush_quick()
         with Device(self.device_id):
-            _check(h.hipDeviceSynchronize(), "hipDeviceSynchronize")
+            check(h.hipDeviceSynchronize(), "hipDeviceSynchronize")
             self.syncs += 1
             self._promote()       # everything queued has completed: all fences and uses are done
             for pool in (self.small, self.large):
@@ -605,9 +604,7 @@ class _PinnedPool:
                         h.hipGetLastError()
                         self._release()
                         r = h.hipHostMalloc(size, 0)
-                    if r[0]:
-                        raise _error(r[0], "hipHostMalloc")
-                ptr = int(r[1])
+                ptr = int(check(r, "hipHostMalloc"))
                 self.host_allocs += 1
                 self.reserved += size
             self.allocated += size
@@ -622,9 +619,9 @@ class _PinnedPool:
                     ev = self.events.pop() if self.events else None
                     if ev is None:
                         with Device(s.device_id):
-                            ev = int(_check(h.hipEventCreateWithFlags(h.hipEventDisableTiming),
-                                            "hipEventCreateWithFlags")[1])
-                    _check(h.hipEventRecord(ev, s.ptr), "hipEventRecord")
+                            ev = int(check(h.hipEventCreateWithFlags(h.hipEventDisableTiming),
+                                           "hipEventCreateWithFlags"))
+                    check(h.hipEventRecord(ev, s.ptr), "hipEventRecord")
                     events.append(ev)
                 self.pending.append((events, size, ptr))
             else:
@@ -760,9 +757,7 @@ def memcpy(dst, src, nbytes: int, kind="default", stream: Stream | None = None) 
     for x in (dst, src):
         if isinstance(x, PinnedMemory):
             x.record_stream(stream)
-    r = h.hipMemcpyAsync(_address(dst), _address(src), nbytes, k, stream.ptr)
-    if r[0]:
-        raise _error(r[0], "hipMemcpyAsync")
+    check(h.hipMemcpyAsync(_address(dst), _address(src), nbytes, k, stream.ptr), "hipMemcpyAsync")
 
 
 def memset(dst, value: int, nbytes: int, stream: Stream | None = None) -> None:
@@ -771,6 +766,4 @@ def memset(dst, value: int, nbytes: int, stream: Stream | None = None) -> None:
         stream = current_stream()
     if int(nbytes) == 0:
         return
-    r = h.hipMemsetAsync(_address(dst), int(value) & 0xFF, int(nbytes), stream.ptr)
-    if r[0]:
-        raise _error(r[0], "hipMemsetAsync")
+    check(h.hipMemsetAsync(_address(dst), int(value) & 0xFF, int(nbytes), stream.ptr), "hipMemsetAsync")

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from hip.errors import HipPythonError, check
+
 from . import _dtypes as _dt
-from ._blas import BlasError, _check, solver_handle, solver_lib
+from ._blas import BlasError, solver_handle, solver_lib
 
 __all__ = ["LinAlgError"]
 
@@ -28,10 +30,10 @@ _lwork_sizes: dict = {}     # (device, entry point, shapes) -> workspace element
 BATCHED_LU_MAX_N = 256
 
 
-class LinAlgError(ValueError):
+class LinAlgError(HipPythonError, ValueError):
     """A matrix the factorization cannot handle (singular, not positive definite, no convergence),
     or arrays of the wrong shape for linear algebra: NumPy's numpy.linalg.LinAlgError, also a
-    ValueError."""
+    ValueError. A failed hipSOLVER/hipBLAS call is a BlasError instead."""
 
 
 class Job:
@@ -61,8 +63,8 @@ class Job:
         size = _lwork_sizes.get(k)
         if size is None:
             lw = np.full(1, -1, np.int32)
-            _check(getattr(self.S, self.name(op) + "_bufferSize")(self.h, *args, lw, *after),
-                   self.name(op) + "_bufferSize")
+            check(getattr(self.S, self.name(op) + "_bufferSize")(self.h, *args, lw, *after),
+                  self.name(op) + "_bufferSize", BlasError)
             size = _lwork_sizes[k] = max(int(lw[0]), 0)
         return size
 
@@ -74,14 +76,15 @@ class Job:
         return self.info.ptr + 4 * slot
 
     def __call__(self, op: str, *args) -> None:
-        _check(getattr(self.S, self.name(op))(self.h, *args), self.name(op))
+        check(getattr(self.S, self.name(op))(self.h, *args), self.name(op), BlasError)
 
     def infos(self) -> np.ndarray:
         """The info outputs on the host (waits for the calls): < 0 is our bug (a bad argument)."""
         got = self.info.get()
         bad = got[got < 0]
         if bad.size:
-            raise BlasError(f"hipSOLVER (parameter {-int(bad[0])} refused)", "HIPSOLVER_STATUS_INVALID_VALUE")
+            raise BlasError(self.S.hipsolverStatus_t.HIPSOLVER_STATUS_INVALID_VALUE,
+                            f"parameter {-int(bad[0])} refused (an info output < 0)")
         return got
 
 
@@ -103,11 +106,11 @@ def jacobi_params(kind: str, real: _dt.DType):
         S = solver_lib()
         cap = kind.capitalize()
         p = getattr(S, f"hipsolver{cap}Info_t")()
-        _check(getattr(S, f"hipsolverDnCreate{cap}Info")(p.createRef()), f"hipsolverDnCreate{cap}Info")
-        _check(getattr(S, f"hipsolverDnX{kind}SetTolerance")(p, float(np.finfo(real.name).eps)),
-               f"hipsolverDnX{kind}SetTolerance")
-        _check(getattr(S, f"hipsolverDnX{kind}SetMaxSweeps")(p, 100), f"hipsolverDnX{kind}SetMaxSweeps")
-        _check(getattr(S, f"hipsolverDnX{kind}SetSortEig")(p, 1), f"hipsolverDnX{kind}SetSortEig")
+        check(getattr(S, f"hipsolverDnCreate{cap}Info")(p.createRef()), f"hipsolverDnCreate{cap}Info", BlasError)
+        check(getattr(S, f"hipsolverDnX{kind}SetTolerance")(p, float(np.finfo(real.name).eps)),
+              f"hipsolverDnX{kind}SetTolerance", BlasError)
+        check(getattr(S, f"hipsolverDnX{kind}SetMaxSweeps")(p, 100), f"hipsolverDnX{kind}SetMaxSweeps", BlasError)
+        check(getattr(S, f"hipsolverDnX{kind}SetSortEig")(p, 1), f"hipsolverDnX{kind}SetSortEig", BlasError)
         _jacobi_params[k] = p
     return p
 
@@ -130,7 +133,7 @@ def getrf_batched(job: Job, a, nb: int, n: int, step: int, ipiv, slot: int = 0):
     B, h = _blas(job)
     ptrs = pointers(a, nb, step)
     fn = f"hipblas{job.p}getrfBatched"
-    _check(getattr(B, fn)(h, n, ptrs.ptr, n, ipiv.ptr, job.info_ptr(slot), nb), fn)
+    check(getattr(B, fn)(h, n, ptrs.ptr, n, ipiv.ptr, job.info_ptr(slot), nb), fn, BlasError)
     return ptrs
 
 
@@ -141,9 +144,10 @@ def getrs_batched(job: Job, trans: str, n: int, k: int, aptrs, ipiv, b, nb: int,
     op = getattr(B.hipblasOperation_t, f"HIPBLAS_OP_{trans}")     # hipBLAS's own enum class
     host_info = np.zeros(1, np.int32)       # a host int: argument checks only
     fn = f"hipblas{job.p}getrsBatched"
-    _check(getattr(B, fn)(h, op, n, k, aptrs.ptr, n, ipiv.ptr, pointers(b, nb, step).ptr, n, host_info, nb), fn)
+    check(getattr(B, fn)(h, op, n, k, aptrs.ptr, n, ipiv.ptr, pointers(b, nb, step).ptr, n, host_info, nb), fn,
+          BlasError)
     if host_info[0] < 0:
-        raise BlasError(f"{fn} (parameter {-int(host_info[0])} refused)", "HIPBLAS_STATUS_INVALID_VALUE")
+        raise BlasError(B.hipblasStatus_t.HIPBLAS_STATUS_INVALID_VALUE, f"parameter {-int(host_info[0])} refused", fn)
 
 
 def getri_batched(job: Job, n: int, aptrs, ipiv, c, nb: int, step: int, slot: int) -> None:
@@ -151,7 +155,8 @@ def getri_batched(job: Job, n: int, aptrs, ipiv, c, nb: int, step: int, slot: in
     (out of place), infos in slots slot..slot+nb-1."""
     B, h = _blas(job)
     fn = f"hipblas{job.p}getriBatched"
-    _check(getattr(B, fn)(h, n, aptrs.ptr, n, ipiv.ptr, pointers(c, nb, step).ptr, n, job.info_ptr(slot), nb), fn)
+    check(getattr(B, fn)(h, n, aptrs.ptr, n, ipiv.ptr, pointers(c, nb, step).ptr, n, job.info_ptr(slot), nb), fn,
+          BlasError)
 
 
 def enums():

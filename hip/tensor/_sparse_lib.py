@@ -15,32 +15,22 @@ import ctypes
 
 import numpy as np
 
+from hip.errors import HipError, check
+
 from . import _dtypes as _dt
+from ._libraries import library
 
 __all__: list[str] = []
 
 SPARSE_DTYPES = ("float32", "float64", "complex64", "complex128")
 
 
-class SparseError(RuntimeError):
-    """A hipSPARSE call failed (the status is `.status`)."""
-
-    def __init__(self, what: str, status):
-        name = getattr(status, "name", None) or str(status)
-        super().__init__(f"{what} failed: {name}")
-        self.status = status
+class SparseError(HipError):
+    """A hipSPARSE call failed: `.status` (its hipsparseStatus_t), `.library`, `.function`."""
 
 
 def lib():
-    from ._blas import _load
-    return _load("hipsparse", "sparse matrices (hip.tensor.sparse)")
-
-
-def check(result, what: str):
-    status = result[0]
-    if int(status) != 0:
-        raise SparseError(what, status)
-    return result[1] if len(result) > 1 else None
+    return library("hipsparse")
 
 
 _handles = None
@@ -51,7 +41,7 @@ def handle(stream):
     global _handles
     if _handles is None:
         from ._blas import _Handles
-        _handles = _Handles(lib, "hipsparseCreate", "hipsparseSetStream")
+        _handles = _Handles(lib, "hipsparseCreate", "hipsparseSetStream", SparseError)
     return _handles.get(stream)
 
 
@@ -65,11 +55,11 @@ def data_type(d: _dt.DType):
 def _descriptor(create: str, destroy: str, *args):
     S = lib()
     d = ctypes.c_void_p()
-    check(getattr(S, create)(ctypes.addressof(d), *args), create)
+    check(getattr(S, create)(ctypes.addressof(d), *args), create, SparseError)
     try:
         yield d.value
     finally:
-        check(getattr(S, destroy)(d.value), destroy)
+        check(getattr(S, destroy)(d.value), destroy, SparseError)
 
 
 def sparse_descriptor(a):
@@ -106,9 +96,10 @@ def spmv(a, x, y, stream) -> None:
             _descriptor("hipsparseCreateDnVec", "hipsparseDestroyDnVec", x.size, x.ptr, t) as vx, \
             _descriptor("hipsparseCreateDnVec", "hipsparseDestroyDnVec", y.size, y.ptr, t) as vy:
         size = np.zeros(1, np.uint64)                    # the caller's size_t
-        check(S.hipsparseSpMV_bufferSize(h, op, one, mat, vx, zero, vy, t, alg, size), "hipsparseSpMV_bufferSize")
+        check(S.hipsparseSpMV_bufferSize(h, op, one, mat, vx, zero, vy, t, alg, size), "hipsparseSpMV_bufferSize",
+              SparseError)
         buf = _buffer(size, stream)
-        check(S.hipsparseSpMV(h, op, one, mat, vx, zero, vy, t, alg, buf.ptr), "hipsparseSpMV")
+        check(S.hipsparseSpMV(h, op, one, mat, vx, zero, vy, t, alg, buf.ptr), "hipsparseSpMV", SparseError)
 
 
 def spmm(a, b, c, stream) -> None:
@@ -125,9 +116,10 @@ def spmm(a, b, c, stream) -> None:
             _descriptor("hipsparseCreateDnMat", "hipsparseDestroyDnMat", n, k, k, b.ptr, t, row) as mb, \
             _descriptor("hipsparseCreateDnMat", "hipsparseDestroyDnMat", m, k, k, c.ptr, t, row) as mc:
         size = np.zeros(1, np.uint64)
-        check(S.hipsparseSpMM_bufferSize(h, op, op, one, mat, mb, zero, mc, t, alg, size), "hipsparseSpMM_bufferSize")
+        check(S.hipsparseSpMM_bufferSize(h, op, op, one, mat, mb, zero, mc, t, alg, size),
+              "hipsparseSpMM_bufferSize", SparseError)
         buf = _buffer(size, stream)
-        check(S.hipsparseSpMM(h, op, op, one, mat, mb, zero, mc, t, alg, buf.ptr), "hipsparseSpMM")
+        check(S.hipsparseSpMM(h, op, op, one, mat, mb, zero, mc, t, alg, buf.ptr), "hipsparseSpMM", SparseError)
 
 
 def csr2csc(a, indptr_t, indices_t, data_t, stream) -> None:
@@ -142,9 +134,9 @@ def csr2csc(a, indptr_t, indices_t, data_t, stream) -> None:
     args = (h, m, n, a.nnz, a.data.ptr, a.indptr.ptr, a.indices.ptr, data_t.ptr, indptr_t.ptr, indices_t.ptr,
             t, numeric, base, alg)
     size = np.zeros(1, np.uint64)
-    check(S.hipsparseCsr2cscEx2_bufferSize(*args, size), "hipsparseCsr2cscEx2_bufferSize")
+    check(S.hipsparseCsr2cscEx2_bufferSize(*args, size), "hipsparseCsr2cscEx2_bufferSize", SparseError)
     buf = _buffer(size, stream)
-    check(S.hipsparseCsr2cscEx2(*args, buf.ptr), "hipsparseCsr2cscEx2")
+    check(S.hipsparseCsr2cscEx2(*args, buf.ptr), "hipsparseCsr2cscEx2", SparseError)
 
 
 # -- index kernels ----------------------------------------------------------------------------------

@@ -41,8 +41,11 @@ import weakref
 
 import numpy as np
 
+from hip.errors import HipError, check
+
 from . import _dtypes as _dt
 from ._array import ndarray
+from ._libraries import library
 
 __all__ = ["Communicator", "DistributedError", "get_unique_id", "init_process_group", "group",
            "UNIQUE_ID_BYTES", "ENV_ID", "ENV_ID_FILE", "ENV_TIMEOUT"]
@@ -59,30 +62,17 @@ _TYPES = {"int8": "ncclInt8", "uint8": "ncclUint8", "int32": "ncclInt32", "uint3
           "complex64": "ncclFloat32", "complex128": "ncclFloat64"}
 
 
-class DistributedError(RuntimeError):
-    """An RCCL call failed (the ncclResult_t is `.result`)."""
+class DistributedError(HipError):
+    """An RCCL call failed: `.status` (its ncclResult_t; `.result` is the same), `.library`,
+    `.function`."""
 
-    def __init__(self, what: str, result):
-        name = getattr(result, "name", None) or str(result)
-        super().__init__(f"{what} failed: {name}")
-        self.result = result
-
-
-_rccl = None
+    @property
+    def result(self):
+        return self.code
 
 
 def _lib():
-    global _rccl
-    if _rccl is None:                # loaded once: every collective call passes here
-        from ._blas import _load
-        _rccl = _load("rccl", "collectives (hip.tensor.distributed)")
-    return _rccl
-
-
-def _check(result, what: str):
-    if int(result[0]) != 0:
-        raise DistributedError(what, result[0])
-    return result[1] if len(result) > 1 else None
+    return library("rccl")
 
 
 # -- types and ops ----------------------------------------------------------------------------------
@@ -138,7 +128,7 @@ def group():
     """ncclGroupStart/End around the body: the calls inside are issued together when it ends (one
     thread can then drive one communicator per GPU). Nested groups end at the outermost."""
     C = _lib()
-    _check(C.ncclGroupStart(), "ncclGroupStart")
+    check(C.ncclGroupStart(), "ncclGroupStart", DistributedError)
     depth = getattr(_tls, "depth", 0)
     if depth == 0:
         _tls.after = []
@@ -156,7 +146,7 @@ def group():
         if depth == 0:
             _tls.after = []
     if ok:
-        _check(result, "ncclGroupEnd")
+        check(result, "ncclGroupEnd", DistributedError)
         for fn in after:
             fn()
 
@@ -167,7 +157,7 @@ def get_unique_id() -> bytes:
     once, by rank 0, and carried to the other ranks by any channel."""
     C = _lib()
     uid = C.ncclUniqueId()
-    _check(C.ncclGetUniqueId(uid), "ncclGetUniqueId")
+    check(C.ncclGetUniqueId(uid), "ncclGetUniqueId", DistributedError)
     return bytes(uid.internal)
 
 
@@ -311,7 +301,8 @@ class Communicator:
         dev = _device_id(device)
         uid = C.ncclUniqueId(internal=uid_bytes)
         with Device(dev):
-            comm = _check(C.ncclCommInitRank(int(world_size), uid, int(rank)), "ncclCommInitRank")
+            comm = check(C.ncclCommInitRank(int(world_size), uid, int(rank)), "ncclCommInitRank",
+                         DistributedError)
         return cls(int(comm), int(rank), int(world_size), dev)
 
     @classmethod
@@ -328,7 +319,8 @@ class Communicator:
             raise ValueError(f"init_all: a device appears twice in {devices}")
         C = _lib()
         storage = np.zeros(len(devices), np.uintp)             # one ncclComm_t per device, filled by the call
-        _check(C.ncclCommInitAll(storage, len(devices), np.array(devices, np.int32)), "ncclCommInitAll")
+        check(C.ncclCommInitAll(storage, len(devices), np.array(devices, np.int32)), "ncclCommInitAll",
+              DistributedError)
         return [cls(int(c), r, len(devices), d) for r, (c, d) in enumerate(zip(storage, devices))]
 
     @property
@@ -407,8 +399,8 @@ class Communicator:
         x = self._writable(x, "all_reduce's array")
         t, o, k = _reduction(x.dtype, op)
         C, comm = _lib(), self._handle()
-        return self._in_place(x, lambda b, s: _check(
-            C.ncclAllReduce(b.ptr, b.ptr, b.size * k, t, o, comm, s.ptr), "ncclAllReduce"))
+        return self._in_place(x, lambda b, s: check(
+            C.ncclAllReduce(b.ptr, b.ptr, b.size * k, t, o, comm, s.ptr), "ncclAllReduce", DistributedError))
 
     def broadcast(self, x, root: int = 0) -> ndarray:
         """x = root's x on every rank, in place; returns x."""
@@ -416,8 +408,8 @@ class Communicator:
         root = self._root(root)
         t, k = _movement(x.dtype)
         C, comm = _lib(), self._handle()
-        return self._in_place(x, lambda b, s: _check(
-            C.ncclBroadcast(b.ptr, b.ptr, b.size * k, t, root, comm, s.ptr), "ncclBroadcast"))
+        return self._in_place(x, lambda b, s: check(
+            C.ncclBroadcast(b.ptr, b.ptr, b.size * k, t, root, comm, s.ptr), "ncclBroadcast", DistributedError))
 
     def reduce(self, x, root: int = 0, op: str = "sum") -> ndarray:
         """On `root`, x = op over all ranks of x (in place; the other ranks' x is unchanged)."""
@@ -425,8 +417,8 @@ class Communicator:
         root = self._root(root)
         t, o, k = _reduction(x.dtype, op)
         C, comm = _lib(), self._handle()
-        return self._in_place(x, lambda b, s: _check(
-            C.ncclReduce(b.ptr, b.ptr, b.size * k, t, o, root, comm, s.ptr), "ncclReduce"))
+        return self._in_place(x, lambda b, s: check(
+            C.ncclReduce(b.ptr, b.ptr, b.size * k, t, o, root, comm, s.ptr), "ncclReduce", DistributedError))
 
     def all_gather(self, x, out=None) -> ndarray:
         """Every rank's x stacked: an array of shape (world_size, *x.shape); out= receives it."""
@@ -440,8 +432,8 @@ class Communicator:
         with _on_device(self.device_id):
             src = x if x.flags.c_contiguous else x.copy()
             if x.size:
-                _check(C.ncclAllGather(src.ptr, out.ptr, src.size * k, t, comm,
-                                       current_stream(self.device_id).ptr), "ncclAllGather")
+                check(C.ncclAllGather(src.ptr, out.ptr, src.size * k, t, comm, current_stream(self.device_id).ptr),
+                      "ncclAllGather", DistributedError)
                 _after(lambda: (src, out))
         return out
 
@@ -461,8 +453,8 @@ class Communicator:
         with _on_device(self.device_id):
             src = x if x.flags.c_contiguous else x.copy()
             if out.size:
-                _check(C.ncclReduceScatter(src.ptr, out.ptr, out.size * k, t, o, comm,
-                                           current_stream(self.device_id).ptr), "ncclReduceScatter")
+                check(C.ncclReduceScatter(src.ptr, out.ptr, out.size * k, t, o, comm,
+                                          current_stream(self.device_id).ptr), "ncclReduceScatter", DistributedError)
                 _after(lambda: (src, out))
         return out
 
@@ -477,8 +469,8 @@ class Communicator:
         with _on_device(self.device_id):
             src = x if x.flags.c_contiguous else x.copy()
             if x.size:
-                _check(C.ncclSend(src.ptr, src.size * k, t, peer, comm, current_stream(self.device_id).ptr),
-                       "ncclSend")
+                check(C.ncclSend(src.ptr, src.size * k, t, peer, comm, current_stream(self.device_id).ptr),
+                      "ncclSend", DistributedError)
                 _after(lambda: src)
 
     def recv(self, x, peer: int) -> ndarray:
@@ -487,8 +479,8 @@ class Communicator:
         peer = self._peer(peer)
         t, k = _movement(x.dtype)
         C, comm = _lib(), self._handle()
-        return self._in_place(x, lambda b, s: _check(
-            C.ncclRecv(b.ptr, b.size * k, t, peer, comm, s.ptr), "ncclRecv"))
+        return self._in_place(x, lambda b, s: check(
+            C.ncclRecv(b.ptr, b.size * k, t, peer, comm, s.ptr), "ncclRecv", DistributedError))
 
     def barrier(self) -> None:
         """Wait (on the host) until every rank has reached this point."""

@@ -33,11 +33,14 @@ import operator
 import threading
 from collections import OrderedDict
 
+from hip.errors import HipError, check
+
 from . import _dtypes as _dt
 from ._array import ndarray
 from ._device import current_stream
 from ._elementwise_kernel import _on_device
 from ._fft_layout import plan_layout
+from ._libraries import library
 from ._manipulation import permute_dims
 from ._memory import alloc
 from ._shapes import normalize_axis, prod
@@ -51,29 +54,12 @@ _INT_MAX = 2 ** 31 - 1          # hipfftMakePlanMany's lengths, distances and ba
 _ALIGN = 16                     # input addresses are copied when not aligned to this (cuFFT's rule for vectors)
 
 
-class FFTError(RuntimeError):
-    """A hipFFT call failed (the status is `.status`)."""
-
-    def __init__(self, what: str, status):
-        super().__init__(f"{what} failed: {getattr(status, 'name', None) or status}")
-        self.status = status
-
-
-_hipfft = None
+class FFTError(HipError):
+    """A hipFFT call failed: `.status` (its hipfftResult_t), `.library`, `.function`."""
 
 
 def _lib():
-    global _hipfft
-    if _hipfft is None:             # loaded once (the per-call path only reads the global)
-        from ._blas import _load
-        _hipfft = _load("hipfft", "hip.tensor.fft")
-    return _hipfft
-
-
-def _check(result, what: str):
-    if int(result[0]) != 0:
-        raise FFTError(what, result[0])
-    return result[1] if len(result) > 1 else None
+    return library("hipfft")
 
 
 # -- argument rules (pure Python: the CPU tests check them against numpy.fft) --------------------------
@@ -210,15 +196,15 @@ class _Plan:
         device_id, _, kind, double, (n, inembed, istride, idist, onembed, ostride, odist, batch) = key
         F = _lib()
         name = _EXEC[kind][double]
-        h = _check(F.hipfftCreate(), "hipfftCreate")
+        h = check(F.hipfftCreate(), "hipfftCreate", FFTError)
         try:
-            _check(F.hipfftSetAutoAllocation(h, 0), "hipfftSetAutoAllocation")
+            check(F.hipfftSetAutoAllocation(h, 0), "hipfftSetAutoAllocation", FFTError)
             # the advanced layout (inembed/onembed given): strides and distances as _fft_layout planned
-            self.work_size = _check(F.hipfftMakePlanMany(
+            self.work_size = check(F.hipfftMakePlanMany(
                 h, len(n), list(n), list(inembed), istride, idist, list(onembed), ostride, odist,
-                getattr(F.hipfftType_t, f"HIPFFT_{name}"), batch), "hipfftMakePlanMany")
+                getattr(F.hipfftType_t, f"HIPFFT_{name}"), batch), "hipfftMakePlanMany", FFTError)
             # a plan serves one stream (the stream is in its key): bound once, not per call
-            _check(F.hipfftSetStream(h, stream.ptr), "hipfftSetStream")
+            check(F.hipfftSetStream(h, stream.ptr), "hipfftSetStream", FFTError)
         except BaseException:
             F.hipfftDestroy(h)
             raise
@@ -233,12 +219,10 @@ class _Plan:
             work = alloc(self.work_size, stream) if self.work_size else None
             # the pool hands this stream the same block call after call: set it only when it moves
             if work is not None and work.ptr != self.work_ptr:
-                _check(_lib().hipfftSetWorkArea(h, work.ptr), "hipfftSetWorkArea")
+                check(_lib().hipfftSetWorkArea(h, work.ptr), "hipfftSetWorkArea", FFTError)
                 self.work_ptr = work.ptr
             for src, dst in pairs:
-                r = fn(h, src, dst) if direction is None else fn(h, src, dst, direction)
-                if int(r[0]) != 0:
-                    raise FFTError(fn.__name__, r[0])
+                check(fn(h, src, dst) if direction is None else fn(h, src, dst, direction), fn.__name__, FFTError)
         # `work` returns to the pool here: reused on this stream only after the transform, in order
 
     def destroy(self) -> None:

@@ -30,8 +30,11 @@ import threading
 import weakref
 import numpy as np
 
+from hip.errors import HipError, check
+
 from . import _dtypes as _dt
 from ._array import ndarray
+from ._libraries import library
 from ._shapes import as_shape, normalize_axis, prod
 
 __all__ = ["Generator", "default_rng", "seed", "get_default_generator", "random", "random_sample", "rand",
@@ -45,34 +48,12 @@ _METHODS = {"xorwow": "HIPRAND_RNG_PSEUDO_XORWOW", "philox": "HIPRAND_RNG_PSEUDO
             "mt19937": "HIPRAND_RNG_PSEUDO_MT19937", "default": "HIPRAND_RNG_PSEUDO_DEFAULT"}
 
 
-class RandError(RuntimeError):
-    """A hipRAND call failed (the status is `.status`)."""
-
-    def __init__(self, what: str, status):
-        super().__init__(f"{what} failed: {getattr(status, 'name', None) or status}")
-        self.status = status
-
-
-_hiprand = None         # the loaded hip.hiprand module (looked up once, not per call)
+class RandError(HipError):
+    """A hipRAND call failed: `.status` (its hiprandStatus_t), `.library`, `.function`."""
 
 
 def _lib():
-    global _hiprand
-    if _hiprand is None:
-        from hip import hiprand
-        from hip.errors import LibraryNotFoundError
-        try:
-            hiprand._library.load()
-        except LibraryNotFoundError as e:
-            raise RuntimeError(f"hip.tensor.random needs hipRAND: {str(e).splitlines()[0]}") from None
-        _hiprand = hiprand
-    return _hiprand
-
-
-def _check(result, what: str):
-    if int(result[0]) != 0:
-        raise RandError(what, result[0])
-    return result[1] if len(result) > 1 else None
+    return library("hiprand")
 
 
 # -- argument checks (no device work: they run before anything is allocated) ------------------------
@@ -240,20 +221,21 @@ class Generator:
         """hiprand `fn` writing n values at `out` (an ndarray) on the current stream of its device."""
         from ._device import current_stream
         from ._elementwise_kernel import _on_device
-        R = _hiprand or _lib()
+        R = _lib()
         dev = out.device_id
         stream = current_stream(dev).ptr
         with self._lock, _on_device(dev):
             g = self._handles.get(dev)
             if g is None:
                 kind = getattr(R.hiprandRngType, _METHODS[self._method])
-                g = _check(R.hiprandCreateGenerator(kind), "hiprandCreateGenerator")
+                g = check(R.hiprandCreateGenerator(kind), "hiprandCreateGenerator", RandError)
                 self._handles[dev] = g
-                _check(R.hiprandSetPseudoRandomGeneratorSeed(g, self._seed), "hiprandSetPseudoRandomGeneratorSeed")
+                check(R.hiprandSetPseudoRandomGeneratorSeed(g, self._seed), "hiprandSetPseudoRandomGeneratorSeed",
+                      RandError)
             if self._bound.get(dev) != stream:      # a stream handle value names one live stream
-                _check(R.hiprandSetStream(g, stream), "hiprandSetStream")
+                check(R.hiprandSetStream(g, stream), "hiprandSetStream", RandError)
                 self._bound[dev] = stream
-            _check(getattr(R, fn)(g, out.ptr, n, *args), fn)
+            check(getattr(R, fn)(g, out.ptr, n, *args), fn, RandError)
 
     def _words(self, count: int) -> ndarray:
         """`count` random uint32 words (a 1-d array)."""

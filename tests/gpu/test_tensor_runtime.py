@@ -18,6 +18,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
+import hip
 from conftest import run_python
 from hip.tensor import _compiler as C, _device as D, _interop as I, _memory as M
 
@@ -398,8 +399,10 @@ def test_out_of_memory_after_releasing_the_cache(clean):
     cached = M.alloc(30 * MiB)
     del cached                                                    # cached, released by the retry
     before = M.memory_stats()
-    with pytest.raises(M.OutOfMemoryError, match="out of memory"):
+    with pytest.raises(M.OutOfMemoryError, match="out of memory") as ei:
         M.alloc(4 * D.Device().total_memory)
+    assert isinstance(ei.value, MemoryError) and isinstance(ei.value, hip.HipError)   # one error path
+    assert int(ei.value.status) in M._OOM and ei.value.library == "hip" and ei.value.function == "hipMalloc"
     after = M.memory_stats()
     assert after["num_ooms"] == before["num_ooms"] + 1
     assert after["num_alloc_retries"] == before["num_alloc_retries"] + 1

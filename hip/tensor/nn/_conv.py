@@ -127,7 +127,7 @@ IM2COL = TemplateKernel("htnn_im2col", _im2col_source)
 COL2IM = TemplateKernel("htnn_col2im", _col2im_source)
 
 
-def _check(name, nd, x, weight, bias, groups, transposed):
+def _check_args(name, nd, x, weight, bias, groups, transposed):
     need_float(x, name)
     need_float(weight, name, "weight")
     if x.ndim not in (nd + 1, nd + 2):
@@ -202,7 +202,7 @@ def _gemm_at(d, dev, wp: int, cp: int, op: int, m, cout, kc, P) -> None:
 def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
     from ._activation import BIAS_ACT
     name = f"conv{nd}d"
-    cin, cout = _check(name, nd, input, weight, bias, groups, False)
+    cin, cout = _check_args(name, nd, input, weight, bias, groups, False)
     S = ntuple(stride, nd, name, "stride", 1)
     D = ntuple(dilation, nd, name, "dilation", 1)
     K = weight.shape[2:]
@@ -274,7 +274,7 @@ def _zeros(shape, d, dev):
 def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
     from .._linalg import matmul
     name = f"conv_transpose{nd}d"
-    cin, cout = _check(name, nd, input, weight, bias, groups, True)
+    cin, cout = _check_args(name, nd, input, weight, bias, groups, True)
     S = ntuple(stride, nd, name, "stride", 1)
     Pd = ntuple(padding, nd, name, "padding", 0)
     OP = ntuple(output_padding, nd, name, "output_padding", 0)
