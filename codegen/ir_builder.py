@@ -346,14 +346,32 @@ class Builder:
         return len(toks) > 1 and toks[1].spelling == "(" and \
             toks[1].extent.start.offset == toks[0].extent.end.offset
 
+    def _typedef_casts(self) -> dict[str, str]:
+        """Typedef name -> the _CAST_TYPES spelling a cast to it means, for pointer and integer typedefs."""
+        cached = getattr(self, "_typedef_casts_cache", None)
+        if cached and cached[0] == len(self.module.typedefs):
+            return cached[1]
+        named = {t.name: t.type for t in self.module.typedefs}
+        out = {}
+        for name in named:
+            t, seen = named[name], 0
+            while t.kind == "typedef" and t.name in named and seen < 16:
+                t, seen = named[t.name], seen + 1
+            if t.kind == "pointer":
+                out[name] = "void *"
+            elif t.kind == "builtin" and t.name in _CAST_TYPES:
+                out[name] = t.name
+        self._typedef_casts_cache = (len(self.module.typedefs), out)
+        return out
+
     def eval_macro(self, toks):
         """Numeric or string literal expressions, possibly naming earlier macros, with C casts to
         integer and pointer types (`((int)-1)`, `((void*)0x01)`): an `(int)` cast wraps to 32 bits."""
         if len(toks) == 1 and toks[0].startswith('"'):
             return toks[0][1:-1].encode().decode("unicode_escape")
-        # A cast to a pointer typedef (`((CUstream)0x1)`, CU_STREAM_LEGACY) is a pointer cast.
-        pointers = {t.name for t in self.module.typedefs if t.type.kind == "pointer"}
-        toks = _casts_as_calls(toks, pointers)
+        # A cast to a typedef is a cast to what it names: a pointer (`((CUstream)0x1)`,
+        # CU_STREAM_LEGACY) or an integer (`((CUdevice)-1)`, CU_DEVICE_CPU).
+        toks = _casts_as_calls(toks, self._typedef_casts())
         if toks is None:
             return None
         out = []
@@ -397,10 +415,11 @@ _CASTS = {f"_cast{i}": f for i, f in enumerate(_CAST_TYPES.values())}
 _CAST_NAME = {t: f"_cast{i}" for i, t in enumerate(_CAST_TYPES)}
 
 
-def _casts_as_calls(toks: list[str], pointer_types=frozenset()) -> list[str] | None:
+def _casts_as_calls(toks: list[str], typedef_casts=None) -> list[str] | None:
     """`( int ) - 1` -> `_castN ( - 1 )`: a cast applies to the unary expression after it.
     None when a parenthesised type is not one of _CAST_TYPES (not a constant we can evaluate);
-    `pointer_types`: typedef names cast to as to `void *`."""
+    `typedef_casts`: typedef name -> the _CAST_TYPES spelling a cast to it means."""
+    typedef_casts = typedef_casts or {}
     out: list[str] = []
     i = 0
     while i < len(toks):
@@ -411,8 +430,9 @@ def _casts_as_calls(toks: list[str], pointer_types=frozenset()) -> list[str] | N
             words = toks[i + 1:j]
             if j < len(toks) and toks[j] == ")" and words and not any(
                     re.fullmatch(r"\d\w*", w) for w in words) and (words[0] in _TYPE_WORDS
-                                                                 or words == [words[0]] and words[0] in pointer_types):
-                name = _CAST_NAME.get("void *" if words[0] in pointer_types else " ".join(words))
+                                                                 or words == [words[0]] and words[0] in typedef_casts):
+                name = _CAST_NAME.get(typedef_casts.get(words[0]) if words == [words[0]] and words[0] in typedef_casts
+                                      else " ".join(words))
                 if name is None:
                     return None
                 # the operand: unary operators, then a primary (literal, name or parenthesised group)
@@ -432,7 +452,7 @@ def _casts_as_calls(toks: list[str], pointer_types=frozenset()) -> list[str] | N
                     end = m + 1
                 else:
                     end = k + 1
-                inner = _casts_as_calls(toks[j + 1:end], pointer_types)
+                inner = _casts_as_calls(toks[j + 1:end], typedef_casts)
                 if inner is None:
                     return None
                 out += [name, "("] + inner + [")"]

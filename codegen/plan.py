@@ -560,11 +560,11 @@ class Planner:
             # an unsupported function reads no argument: NULL is as good as any handle there
             nullable = p.type.name in types.nullable or fn.name in self.unsupported
             status = self.spec.bridge.get("status", {}).get("null_handle", "")
-            if not nullable and status and self.types.is_enum(fn.result, self.spec.error_type) \
-                    and fn.name not in self.unsupported:
+            if p.type.name not in types.nullable and status and self.types.is_enum(fn.result, self.spec.error_type):
                 # cuda.bindings hands a NULL handle to C, which answers with an error status
                 # (cuFuncGetName(0): CUDA_ERROR_INVALID_VALUE): that status, without calling HIP,
-                # which may not check for NULL
+                # which may not check for NULL; an unsupported function checks it first too, as
+                # CUDA's check their arguments before anything else (cuKernelGetName(0))
                 pp = plan("handle", f"<{t}>_p.handle_arg({self.address_value(x)}, True, {what}{self.ctype_arg(p.type)})",
                           invalid=[(f"_a{i} == NULL", status)])
             else:

@@ -2,6 +2,8 @@
 # bridge.manual says why each function is here).
 from libc.string cimport memset
 
+ctypedef const char* (*_name_ref_t)(void*) noexcept nogil
+
 
 cdef CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) except? <CUresult>-1 nogil:
     """HIP 6.4 has no launch taking attributes (hipDrvLaunchKernelEx came later); what HIP's two
@@ -58,3 +60,16 @@ cdef inline void _peer_as_3d(const CUDA_MEMCPY3D_PEER* p, CUDA_MEMCPY3D* c) noex
     c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray = p.dstMemoryType, p.dstHost, p.dstDevice, p.dstArray
     c.dstPitch, c.dstHeight = p.dstPitch, p.dstHeight
     c.WidthInBytes, c.Height, c.Depth = p.WidthInBytes, p.Height, p.Depth
+
+
+cdef CUresult cuFuncGetName(const char** name, CUfunction hfunc) except? <CUresult>-1 nogil:
+    """HIP returns a module function's name (hipKernelNameRef; NULL when it has none) where CUDA
+    writes it through `name` and answers with a status."""
+    cdef void* f
+    if name == NULL or hfunc == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    f = hipcuda_resolve("hipKernelNameRef")
+    if f == NULL:
+        return <CUresult>-1
+    name[0] = (<_name_ref_t>f)(<void*>hfunc)
+    return CUDA_SUCCESS if name[0] != NULL else CUDA_ERROR_INVALID_HANDLE

@@ -28,3 +28,22 @@ cdef inline void _peer_as_3d(const cudaMemcpy3DPeerParms* p, cudaMemcpy3DParms* 
     c.srcArray, c.srcPos, c.srcPtr = p.srcArray, p.srcPos, p.srcPtr
     c.dstArray, c.dstPos, c.dstPtr = p.dstArray, p.dstPos, p.dstPtr
     c.extent, c.kind = p.extent, cudaMemcpyDefault
+
+
+# CUDA's deprecated 1D array copies (count bytes from an offset), which HIP 6.4 declares only
+# synchronously or not at all: the 2D copy of one row `count` wide. A count past the row's end
+# (CUDA wraps to the next row) is refused by the 2D copy with cudaErrorInvalidValue, not copied
+# short.
+cdef cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, cudaMemcpyKind kind) except? <cudaError_t>-1 nogil:
+    """The 2D array-to-array copy of one row `count` bytes wide."""
+    return _b_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, 1, kind)
+
+
+cdef cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except? <cudaError_t>-1 nogil:
+    """The 2D copy to an array of one row `count` bytes wide, on `stream`."""
+    return _b_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, count, count, 1, kind, stream)
+
+
+cdef cudaError_t cudaMemcpyFromArrayAsync(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except? <cudaError_t>-1 nogil:
+    """The 2D copy from an array of one row `count` bytes wide, on `stream`."""
+    return _b_cudaMemcpy2DFromArrayAsync(dst, count, src, wOffset, hOffset, count, 1, kind, stream)

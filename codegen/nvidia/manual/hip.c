@@ -234,3 +234,13 @@ HIPNV_EXPORT hipabi_hipError_t hipDeviceGetAttribute(int* pi, hipabi_hipDeviceAt
     if (r == CUDA_SUCCESS) r = cuDeviceGetAttribute(pi, (CUdevice_attribute)da, d);
     return hipnv_hipError_t_from_CUresult(r);
 }
+
+/* HIP names a module function by returning its name (NULL when it has none); CUDA's driver
+ * writes it through an out pointer and answers with a status. */
+#pragma weak cuFuncGetName
+HIPNV_EXPORT const char* hipKernelNameRef(const hipabi_hipFunction_t f) {
+    const char* name = NULL;
+    if (!f || !&cuFuncGetName) return NULL;
+    hipnv_ensure_context();
+    return cuFuncGetName(&name, (CUfunction)f) == CUDA_SUCCESS ? name : NULL;
+}
