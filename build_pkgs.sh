@@ -78,7 +78,7 @@ step "installing build and test requirements"
 # The build requirements of pyproject.toml (the build below runs without isolation, in this env).
 # NumPy: hip.tensor, which the README advertises, needs it at run time.
 "$PY" -m pip install -q --disable-pip-version-check "setuptools>=64" wheel "Cython>=3.0" PyYAML libclang==18.1.1 numpy \
-  $([ $run_tests = 1 ] && echo "pytest sphinx build array-api-strict")
+  $([ $run_tests = 1 ] && echo "pytest pytest-xdist sphinx build array-api-strict")
 
 # 2. Build and install (editable: the tests use this checkout) ----------------------------
 step "building and installing with $jobs jobs (all eight libraries: about 5 minutes on 2 cores)"
@@ -130,7 +130,7 @@ if [ $run_tests = 1 ]; then
   set +e
   HIP_PYTHON_INCLUDE=$include HIP_PYTHON_INCLUDE_ROCM5=$include52 HIP_PYTHON_INCLUDE_ROCM57=$include57 \
     HIP_PYTHON_CUDA_INCLUDE=$ROOT/build/cuda-pypi/include \
-    "$PY" -m pytest -q -p no:cacheprovider tests/
+    "$PY" -m pytest -q -p no:cacheprovider -n auto --dist loadgroup --durations=10 tests/
   rc=$?
   set -e
   [ $rc = 5 ] && { echo "build_pkgs.sh: pytest collected no tests" >&2; exit 1; }

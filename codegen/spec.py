@@ -11,6 +11,7 @@ carry `rocm: '>=6'`: it then applies only to headers of those ROCm versions.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import re
@@ -83,11 +84,25 @@ def _get(d: dict, path: str, default=None):
     return d if d is not None else default
 
 
+def _parsed(path: str):
+    """The YAML document at `path`, parsed once per version of the file (libyaml's parser where
+    PyYAML has it): specs are read for every library a generation or a test names. A deep copy,
+    as callers edit what they get."""
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    if key not in _PARSED:
+        with open(path) as f:
+            _PARSED[key] = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    return copy.deepcopy(_PARSED[key])
+
+
+_PARSED: dict = {}
+
+
 def read_yaml(path: str, cls, what: str = "") -> dict:
     """A spec file's mapping, checked against `cls`'s schema: unknown keys, wrong shapes and
     missing required keys raise SpecError naming the file."""
-    with open(path) as f:
-        d = yaml.safe_load(f) or {}
+    d = _parsed(path)
     name = what or os.path.basename(path)
     _check(d, _schema(cls), name)
     missing = [f.metadata["yaml"] for f in dataclasses.fields(cls)

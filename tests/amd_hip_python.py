@@ -37,6 +37,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -577,9 +578,13 @@ class _Source:
         target = self.path[:-4] if self.path.endswith(".whl") else self.path + ".d"
         if not os.path.isdir(os.path.join(target, "hip")):
             try:
-                tmp = target + ".tmp"
+                # a temp dir of its own: parallel test workers may unpack it at the same time
+                tmp = tempfile.mkdtemp(prefix=os.path.basename(target) + ".", dir=os.path.dirname(target))
                 self.zip.extractall(tmp)
-                os.replace(tmp, target)
+                try:
+                    os.rename(tmp, target)
+                except OSError:                  # another worker's is there: use that one
+                    shutil.rmtree(tmp, ignore_errors=True)
             except OSError:
                 target = tempfile.mkdtemp(prefix="amd-hip-python-")
                 self.zip.extractall(target)
@@ -812,7 +817,12 @@ def find_release(version: str, cache_dir: Optional[str] = None, download: bool =
         if hit:
             return hit
         raise NoRelease(f"no AMD release for ROCm {major}.{minor} in {cache} (download disabled)")
-    os.makedirs(cache, exist_ok=True)
+    from cache_lock import locked      # parallel test workers download it once
+    with locked(cache):
+        return cached() or _download(cache, major, minor, python_version, cached)
+
+
+def _download(cache: str, major: int, minor: int, python_version: str, cached) -> str:
     spec = f"hip-python>={major}.{minor},<{major}.{minor + 1}"
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
            "--python-version", python_version, "--dest", cache, "--quiet", spec]

@@ -59,6 +59,22 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CACHE = os.path.join(ROOT, "build", "cuda-bindings-oracle")
+
+
+def _cache_locked(fn):
+    """Run `fn` holding its cache directory's lock (tests/cache_lock.py): parallel test workers
+    download and install a release once."""
+    import functools
+    import inspect
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        from cache_lock import locked
+        cache = sig.bind(*args, **kwargs).arguments.get("cache_dir") or DEFAULT_CACHE
+        with locked(cache):
+            return fn(*args, **kwargs)
+    return run
 VERSION_ENV = "CUDA_BINDINGS_ORACLE_VERSION"   # '13.5' or '13.5.0': compare with that release instead
 ALIAS_BINDINGS = os.path.join(ROOT, "hip_as_cuda", "cuda", "bindings")   # our alias, with _coverage/
 PACKAGE = "cuda.bindings"
@@ -572,6 +588,7 @@ def probe_both(source: str, workdir: str, args=()) -> tuple[dict, dict]:
     return out[0], out[1]
 
 
+@_cache_locked
 def find_release(cache_dir: str | None = None, download: bool = True, version: str | None = None,
                  refresh: bool = False, bindings_dirs=()) -> list:
     """The wheels of NVIDIA's cuda-bindings for the CUDA version wanted_version(version) names
@@ -611,6 +628,7 @@ def find_release(cache_dir: str | None = None, download: bool = True, version: s
     return hit
 
 
+@_cache_locked
 def ensure_venv(wheels: list, cache_dir: str | None = None) -> str:
     """A side venv under <cache> holding exactly `wheels` (installed --no-deps --no-index);
     returns its interpreter. Made once per set of wheels (a stamp file names them)."""
@@ -652,6 +670,7 @@ def extract(python: str) -> dict:
             "describer": _source_sha(), "modules": mods}
 
 
+@_cache_locked
 def load(cache_dir: str | None = None, refresh: bool = False, download: bool = True,
          version: str | None = None, bindings_dirs=()) -> dict:
     """The oracle's description (see the module docstring) of the release wanted_version(version)

@@ -92,7 +92,8 @@ def test_amd_forms_are_amds(facts, lib):
     if lib not in O:
         pytest.skip(f"{lib} is not built here")
     a, o = A[lib], O[lib]
-    want = sorted(n for n in o.functions if any(re.fullmatch(rx, n) for rx in _amd_forms(lib)))
+    forms = _amd_forms(lib)
+    want = sorted(n for n in o.functions if any(re.fullmatch(rx, n) for rx in forms))
     assert sorted(o.amd_forms) == want
     bad = [f"{n}: AMD {a.functions[n].params} -> {a.functions[n].returns} ({a.functions[n].first}), "
            f"ours {f.params} -> {f.returns} ({f.first})" for n, f in sorted(o.amd_forms.items())

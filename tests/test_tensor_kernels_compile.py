@@ -7,7 +7,10 @@ the casting copy for every dtype pair; creation, gather/scatter, scan) generated
 own code generators and
 compiled, several hundred kernels per source, by the real ROCm hiprtc for gfx90a through
 `_compiler.compile_code_object` (disk cache off: every run compiles) and, where NVIDIA's NVRTC
-wheel is in build/cuda-pypi, by NVRTC for sm_90 with the HIP-on-CUDA layer's hip/hip_runtime.h.
+wheel is in build/cuda-pypi, by NVRTC for sm_90 with the HIP-on-CUDA layer's hip/hip_runtime.h:
+with the options kernels get there, to PTX for compute_90 (NVRTC's front end and optimizer, where a
+source fails for the layer's headers; assembling that PTX for sm_90 would take twice as long again
+and is what the GPU suite does with every kernel it launches).
 A failing batch is bisected to name the kernels that do not compile."""
 from __future__ import annotations
 
@@ -272,7 +275,7 @@ def _nvrtc_compile(lib, src: str) -> None:
     prog = ctypes.c_void_p()
     assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"k.cu", 2, bodies, names) == 0
     try:
-        given = [o.encode() for o in C.std_options("sm_90")]    # the options kernels get there
+        given = [o.encode() for o in C.std_options("compute_90")]   # sm_90's options, to PTX
         opts = (ctypes.c_char_p * len(given))(*given)
         r = lib.nvrtcCompileProgram(prog, len(given), opts)
         if r != 0:
