@@ -179,7 +179,16 @@ def runtime_available() -> tuple[bool, str]:
     return _RUNTIME
 
 
+# Test files that take minutes (builds, the kernel-compile matrices), run first: the test command
+# runs files on parallel workers (pytest-xdist, --dist loadscope: a file's tests on one worker,
+# its module fixtures made once), which then finish together instead of one waiting on the last.
+LONG_FILES = ("test_install", "test_tensor_kernels_compile", "test_rocm57_build", "test_nvidia_layer",
+              "test_tensor_funcs_compile", "test_tensor_fusion", "test_tensor_nn_compile", "test_specs")
+
+
 def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda i: rank.get(Path(str(i.fspath)).stem, len(rank)))   # stable: in-file order kept
     runtime_items = [i for i in items if i.get_closest_marker("runtime")]
     if runtime_items:
         ok, why = runtime_available()

@@ -20,8 +20,6 @@ import header_facts
 from conftest import ROOT, compile_and_run
 
 LIBS = ["hip", "hiprtc", "hipsparse"]
-# one test worker builds the tree and runs every test of it (pytest-xdist's loadgroup)
-pytestmark = pytest.mark.xdist_group("rocm57_build")
 
 
 @pytest.fixture(scope="module")
