@@ -5,16 +5,16 @@
     python tools/alias_parity_report.py --module driver -n 20 # one module, more examples per line
     python tools/alias_parity_report.py --json diff.json      # everything, machine-readable
     python tools/alias_parity_report.py --path /tmp/standin --package fake.bindings   # any modules
-    python tools/alias_parity_report.py --draft-accepted tests/alias_parity_accepted.json
+    python tools/alias_parity_report.py --draft-accepted tests/oracles/alias_parity_accepted.json
 
 The oracle is NVIDIA's release for the CUDA version our alias was generated from (its coverage
 reports' `cuda_version`; `--oracle-version` or $CUDA_BINDINGS_ORACLE_VERSION override), described
-inside its side venv (tests/cuda_bindings_oracle.py, fetched and cached under
+inside its side venv (tests/oracles/cuda_bindings_oracle.py, fetched and cached under
 build/cuda-bindings-oracle/). Ours is described by the same code in a
 child interpreter (`--python`, default this one; `--path` dirs first on its sys.path), so both
 sides are read alike. Per module, the deviations by category (CATEGORIES); each deviation has
-a key (a function, `Enum.MEMBER`, `Class.member`, ...) that tests/alias_parity_accepted.json
-can accept with a reason (tests/test_alias_parity.py holds us to that file).
+a key (a function, `Enum.MEMBER`, `Class.member`, ...) that tests/oracles/alias_parity_accepted.json
+can accept with a reason (tests/alias/test_alias_parity.py holds us to that file).
 """
 from __future__ import annotations
 
@@ -27,11 +27,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "oracles"))
 
 import cuda_bindings_oracle as oracle  # noqa: E402
 
-ACCEPTED = os.path.join(ROOT, "tests", "alias_parity_accepted.json")
+ACCEPTED = os.path.join(ROOT, "tests", "oracles", "alias_parity_accepted.json")
 
 # What a program written for cuda-bindings would meet, in the order the table prints them.
 CATEGORIES = {
@@ -187,7 +187,7 @@ def print_report(R: dict, n_ex: int = 5, out=sys.stdout) -> None:
                 P(f"  ... {len(items) - n_ex} more")
 
 
-# -- accepted deviations (tests/alias_parity_accepted.json) ----------------------------------------
+# -- accepted deviations (tests/oracles/alias_parity_accepted.json) --------------------------------
 def load_accepted(path: str = ACCEPTED) -> dict:
     with open(path, encoding="utf-8") as f:
         return json.load(f)
@@ -241,7 +241,7 @@ def main(argv=None) -> int:
                     help="our package holding the modules (default cuda.bindings)")
     ap.add_argument("--python", help="interpreter that imports ours (default this one)")
     ap.add_argument("--path", action="append", default=[], help="put DIR first on that interpreter's sys.path")
-    ap.add_argument("--oracle", help="a JSON written by tests/cuda_bindings_oracle.py (default: fetch/cached)")
+    ap.add_argument("--oracle", help="a JSON written by tests/oracles/cuda_bindings_oracle.py (default: fetch/cached)")
     ap.add_argument("--cache", help="the oracle's cache dir (default <repo>/build/cuda-bindings-oracle)")
     ap.add_argument("--oracle-version", help="NVIDIA's release to compare with: X.Y (newest patch) or X.Y.Z"
                     f" (default ${oracle.VERSION_ENV}, else the CUDA version our alias was generated from)")

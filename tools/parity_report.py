@@ -6,7 +6,7 @@
     python tools/parity_report.py --rules                # only the parameter-classification tables
     python tools/parity_report.py --json diff.json       # everything, machine-readable
 
-Reads AMD's sources statically (tests/amd_hip_python.py), ours from the
+Reads AMD's sources statically (tests/oracles/amd_hip_python.py), ours from the
 generated .pyx plus an import of the built package (in a child interpreter),
 and the C declarations from the headers through codegen's IR (the same
 libclang reading the generator uses; the codegen next to the --ours package).
@@ -33,7 +33,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "oracles"))
 
 import amd_hip_python as amd  # noqa: E402
 

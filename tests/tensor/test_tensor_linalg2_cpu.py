@@ -1,0 +1,209 @@
+"""hip.tensor's hipSOLVER functions, einsum, dot/vdot/inner and the TF32 switch without a device:
+bad input raises a clear Python exception before any device call (the arrays describe memory at a
+fake address that is never touched), einsum's subscripts parse as NumPy's, and the switch is read
+from the environment at import."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import hip.tensor as ht
+from hip.tensor import _dtypes as dt
+
+from test_tensor_kernels_compile import check_hiprtc, check_nvrtc, no_disk_cache, nvrtc  # noqa: F401
+
+BASE = 1 << 32
+LA = ht.linalg
+
+
+def fake(shape, dtype="float32") -> ht.ndarray:
+    d = ht.dtype(dtype)
+    strides = np.empty(shape, np.uint16 if d is dt.bfloat16 else d.numpy).strides
+    return ht.ndarray._view_of(None, BASE, shape, strides, d, 0)
+
+
+SQ = fake((3, 3))
+RECT = fake((3, 4))
+V3 = fake((3,))
+
+
+@pytest.mark.parametrize("call,exc", [
+    (lambda: LA.solve(np.eye(3), V3), TypeError),
+    (lambda: LA.solve(SQ, np.ones(3)), TypeError),
+    (lambda: LA.solve(RECT, V3), LA.LinAlgError),
+    (lambda: LA.solve(V3, V3), LA.LinAlgError),
+    (lambda: LA.solve(SQ, fake((4,))), LA.LinAlgError),
+    (lambda: LA.solve(SQ, fake((4, 2))), LA.LinAlgError),
+    (lambda: LA.solve(SQ, fake(())), LA.LinAlgError),
+    (lambda: LA.solve(fake((3, 3), "float16"), V3), TypeError),
+    (lambda: LA.solve(fake((3, 3), "bfloat16"), fake((3,), "bfloat16")), TypeError),
+    (lambda: LA.solve(fake((2, 3, 3)), fake((4, 3, 1))), ValueError),
+    (lambda: LA.inv(RECT), LA.LinAlgError),
+    (lambda: LA.inv(V3), LA.LinAlgError),
+    (lambda: LA.inv(fake((3, 3), "float16")), TypeError),
+    (lambda: LA.det(RECT), LA.LinAlgError),
+    (lambda: LA.det([[1.0]]), TypeError),
+    (lambda: LA.slogdet(fake((2, 3, 2))), LA.LinAlgError),
+    (lambda: LA.slogdet(fake((2, 2), "bfloat16")), TypeError),
+    (lambda: LA.cholesky(RECT), LA.LinAlgError),
+    (lambda: LA.cholesky(SQ, upper=1), TypeError),
+    (lambda: LA.cholesky(fake((3, 3), "float16")), TypeError),
+    (lambda: LA.qr(V3), LA.LinAlgError),
+    (lambda: LA.qr(RECT, mode="raw"), ValueError),
+    (lambda: LA.qr(RECT, mode="economic"), ValueError),
+    (lambda: LA.svd(V3), LA.LinAlgError),
+    (lambda: LA.svd(RECT, full_matrices=None), TypeError),
+    (lambda: LA.svdvals(fake((3, 4), "float16")), TypeError),
+    (lambda: LA.eigh(RECT), LA.LinAlgError),
+    (lambda: LA.eigvalsh(fake((4,))), LA.LinAlgError),
+    (lambda: LA.eigh(fake((2, 2), "bfloat16")), TypeError),
+    (lambda: LA.lstsq(fake((2, 3, 4)), V3), LA.LinAlgError),
+    (lambda: LA.lstsq(RECT, fake((4,))), LA.LinAlgError),
+    (lambda: LA.lstsq(RECT, fake((3, 2, 2))), LA.LinAlgError),
+    (lambda: LA.lstsq(RECT, V3, rcond="small"), TypeError),
+    (lambda: LA.lstsq(RECT, np.ones(3)), TypeError),
+    (lambda: LA.lstsq(fake((3, 4), "float16"), fake((3,), "float16")), TypeError),
+    (lambda: LA.matrix_norm(fake((3, 4), "float16"), ord=-2), TypeError),
+    (lambda: LA.matrix_power(fake((3, 3), "bfloat16"), -2), TypeError),
+    (lambda: ht.dot(SQ, np.ones(3)), TypeError),
+    (lambda: ht.dot(RECT, fake((3,))), ValueError),
+    (lambda: ht.dot(fake((2, 4)), fake((2, 3, 4))), ValueError),
+    (lambda: ht.inner(RECT, fake((3,))), ValueError),
+    (lambda: ht.inner([1.0], V3), TypeError),
+    (lambda: ht.vdot(RECT, V3), ValueError),
+    (lambda: ht.vdot(RECT, np.ones(12)), TypeError),
+    (lambda: LA.pinv(V3), LA.LinAlgError),
+    (lambda: LA.pinv(np.eye(3)), TypeError),
+    (lambda: LA.pinv(fake((3, 4), "float16")), TypeError),
+    (lambda: LA.pinv(RECT, hermitian=True), LA.LinAlgError),            # eigh needs square matrices
+    (lambda: LA.pinv(SQ, hermitian=1), TypeError),
+    (lambda: LA.pinv(RECT, rtol="small"), TypeError),
+    (lambda: LA.pinv(RECT, 1e-3, rtol=1e-3), ValueError),               # NumPy: not both
+    (lambda: LA.matrix_rank(np.eye(3)), TypeError),
+    (lambda: LA.matrix_rank(fake((3, 4), "bfloat16")), TypeError),
+    (lambda: LA.matrix_rank(RECT, hermitian=True), LA.LinAlgError),
+    (lambda: LA.matrix_rank(RECT, tol=1e-3, rtol=1e-3), ValueError),
+    (lambda: LA.matrix_rank(RECT, tol="big"), TypeError),
+    (lambda: LA.matrix_rank(RECT, rtol=[1e-3]), TypeError),
+    (lambda: LA.eig(RECT), LA.LinAlgError),
+    (lambda: LA.eigvals(np.eye(3)), TypeError),
+], ids=lambda v: "" if callable(v) else v.__name__)
+def test_bad_input(call, exc):
+    with pytest.raises(exc):
+        call()
+
+
+def test_matrix_norm_refuses_half_as_numpy():
+    """matrix_norm 2, -2, 'nuc' of 2-byte floats: TypeError naming matrix_norm (not svdvals), as
+    NumPy's linalg raises TypeError for float16."""
+    for name in ("float16", "bfloat16"):
+        for ord_ in (2, -2, "nuc"):
+            with pytest.raises(TypeError, match=f"matrix_norm: {name} is not supported"):
+                LA.matrix_norm(fake((3, 4), name), ord=ord_)
+    with pytest.raises(TypeError, match="float16"):
+        np.linalg.matrix_norm(np.ones((3, 4), np.float16), ord=2)
+
+
+def test_pinv_matrix_rank_signatures_take_numpys_and_the_array_apis_arguments():
+    """Every argument NumPy's pinv/matrix_rank and the array API's take, by the same name and kind."""
+    import inspect
+    for ours, theirs in ((LA.pinv, np.linalg.pinv), (LA.matrix_rank, np.linalg.matrix_rank)):
+        o, t = inspect.signature(ours).parameters, inspect.signature(theirs).parameters
+        for name, p in list(t.items())[1:]:
+            assert name in o and o[name].kind == p.kind, (ours.__name__, name)
+        assert o["rtol"].kind is inspect.Parameter.KEYWORD_ONLY and o["rtol"].default is None   # array API
+
+
+def test_eig_raises_not_implemented_with_the_reason():
+    """hipSOLVER (ROCm 6.4) has no geev: eig/eigvals say so (after the argument checks)."""
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[2] / "build" / "rocm-sid" / "usr" / "include" / "hipsolver"
+    if root.is_dir():           # the headers the bindings were generated from have no general eigensolver
+        assert not [f for f in root.rglob("*.h") if "geev" in f.read_text(errors="replace").lower()]
+    for f in (LA.eig, LA.eigvals):
+        with pytest.raises(NotImplementedError, match="geev"):
+            f(SQ)
+
+
+def _zero_below_sources():
+    from hip.tensor import _decompositions as D
+    from hip.tensor import _elementwise_kernel as ek
+    out = []
+    for name in ("float32", "float64", "complex64", "complex128"):
+        d = ht.dtype(name)
+        spec, b = ek.spec_for(D._zero_below, (dt.int64, dt.int64, d), kinds=("scalar", "scalar", "array"), ndim=0)
+        out.append((f"zero_below[{name}]", D._zero_below.generate(spec, b)[0]))
+    return out
+
+
+@pytest.mark.runtime
+def test_cholesky_kernel_compiles_with_hiprtc(no_disk_cache):  # noqa: F811
+    check_hiprtc(_zero_below_sources())
+
+
+def test_cholesky_kernel_compiles_with_nvrtc(nvrtc):  # noqa: F811
+    check_nvrtc(nvrtc, _zero_below_sources())
+
+
+def test_linalg_error_is_numpys_kind():
+    assert issubclass(LA.LinAlgError, ValueError)
+    with pytest.raises(LA.LinAlgError, match="square"):
+        LA.solve(RECT, V3)
+
+
+@pytest.mark.parametrize("subscripts,shapes,exc,match", [
+    ("ij,jk->ik", [(3, 4)], ValueError, "operand subscripts"),
+    ("ij,jk->ik", [(3, 4), (5, 2)], ValueError, "sizes 4 and 5"),
+    ("ijk,jk->ik", [(3, 4), (4, 2)], ValueError, "dimensions"),
+    ("ii->i", [(3, 3)], NotImplementedError, "repeated"),
+    ("...ij,jk->ik", [(2, 3, 4), (4, 2)], ValueError, "no '...'"),
+    ("ij,jk->iik", [(3, 4), (4, 2)], ValueError, "repeat"),
+    ("ij,jk->iz", [(3, 4), (4, 2)], ValueError, "no operand"),
+    ("i1,1k->ik", [(3, 4), (4, 2)], ValueError, "invalid subscript"),
+    ("", [], ValueError, "no operands"),
+])
+def test_einsum_bad_subscripts(subscripts, shapes, exc, match):
+    with pytest.raises(exc, match=match):
+        ht.einsum(subscripts, *[fake(s) for s in shapes])
+
+
+def test_einsum_refuses_numpy_operands():
+    with pytest.raises(TypeError):
+        ht.einsum("ij->ji", np.ones((2, 2)))
+    with pytest.raises(TypeError):
+        ht.einsum(1, SQ)
+
+
+@pytest.mark.parametrize("subscripts", ["ij,jk", "i,i", "ij,kj", "bij,bjk", "ij", "ba,ab", "ab,cd"])
+def test_einsum_implicit_output_as_numpy(subscripts):
+    """The implicit output labels (once-only labels, sorted) agree with NumPy's result shape."""
+    from hip.tensor._einsum import _parse
+    sizes = dict(zip("abcdijk", (2, 3, 4, 5, 6, 7, 8)))
+    ins = subscripts.split(",")
+    ops = [fake(tuple(sizes[c] for c in t)) for t in ins]
+    want = np.einsum(subscripts, *[np.zeros(o.shape) for o in ops]).shape
+    _, out, _ = _parse(subscripts, ops)
+    assert tuple(sizes[c] for c in out) == want
+
+
+def test_tf32_switch_default_and_environment():
+    assert ht.backends.matmul.allow_tf32 is False
+    code = "import hip.tensor as ht; print(ht.backends.matmul.allow_tf32)"
+    env = dict(os.environ, HIP_TENSOR_ALLOW_TF32="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+    env["HIP_TENSOR_ALLOW_TF32"] = "0"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_namespace():
+    for name in ("solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh",
+                 "lstsq", "matrix_norm", "matrix_power", "pinv", "matrix_rank", "eig", "eigvals", "LinAlgError"):
+        assert name in LA.__all__ and callable(getattr(LA, name)), name
+    for name in ("dot", "vdot", "inner", "einsum"):
+        assert callable(getattr(ht, name)), name
