@@ -10,7 +10,8 @@
 # with the built modules as OUT_DIR/built.tgz. PREBUILT=FILE.tgz unpacks such an archive instead
 # of building the bindings (the layer is always rebuilt: it takes seconds), for a second run on a
 # fresh machine when only the layer, the tests or Python files changed (REBUILD=lib,lib rebuilds
-# those libraries' modules too). GPU_TESTS: the pytest targets (default: tests/gpu and the examples),
+# those libraries' modules too). GPU_TESTS: the pytest targets (default: the GPU test files,
+# tests/*/test_*_gpu.py, and the examples; `-m gpu tests` would add the few GPU tests of CPU files),
 # GPU_TESTS_TIMEOUT their time limit in s (900); SKIP_BENCH_NVIDIA / SKIP_BENCH_ALIAS skip a benchmark.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -65,14 +66,14 @@ python3 -m hip 2>&1 | tee -a "$OUT/summary.txt"
 
 step "GPU tests and examples"
 # GPU_TESTS: other pytest targets (a second run that checks only what changed)
-timeout ${GPU_TESTS_TIMEOUT:-900} python3 -m pytest -q -p no:cacheprovider -rs ${GPU_TESTS:-tests/gpu tests/test_examples.py} 2>&1 | tee "$OUT/pytest.log" | tail -60
+timeout ${GPU_TESTS_TIMEOUT:-900} python3 -m pytest -q -p no:cacheprovider -rs ${GPU_TESTS:-tests/*/test_*_gpu.py tests/package/test_examples.py} 2>&1 | tee "$OUT/pytest.log" | tail -60
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" >> "$OUT/summary.txt"
 PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} python3 examples/rccl_allreduce.py >> "$OUT/summary.txt" 2>&1
 
 if [ -z "${SKIP_ALIAS_TESTS:-}" ]; then
-step "the cuda alias (its CPU tests through python -m hip_as_cuda; its programs ran with tests/gpu)"
+step "the cuda alias (its CPU tests through python -m hip_as_cuda; its programs ran with the GPU tests)"
 python3 -m hip_as_cuda 2>&1 | tail -4 | tee -a "$OUT/summary.txt"
-python3 -m hip_as_cuda -m pytest -q -p no:cacheprovider -rs tests/test_alias.py 2>&1 | tee "$OUT/alias-pytest.log" | tail -30
+python3 -m hip_as_cuda -m pytest -q -p no:cacheprovider -rs tests/alias/test_alias.py 2>&1 | tee "$OUT/alias-pytest.log" | tail -30
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/alias-pytest.log" >> "$OUT/summary.txt"
 fi
 

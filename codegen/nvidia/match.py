@@ -27,7 +27,7 @@ types        the spec's `require` pairs (CUresult ~ hipError_t); the name withou
 
 Overrides are always written HIP -> CUDA (as in the specs); CUDA -> HIP reads
 them inverted. Pure functions over names: the rules are unit-tested without
-any header (tests/test_nvidia_layer.py, both directions, and round trips over
+any header (tests/codegen/test_nvidia_layer.py, both directions, and round trips over
 the real headers). `Matcher` binds them to one library's nvidia spec.
 """
 from __future__ import annotations
