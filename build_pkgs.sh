@@ -130,7 +130,7 @@ if [ $run_tests = 1 ]; then
   set +e
   HIP_PYTHON_INCLUDE=$include HIP_PYTHON_INCLUDE_ROCM5=$include52 HIP_PYTHON_INCLUDE_ROCM57=$include57 \
     HIP_PYTHON_CUDA_INCLUDE=$ROOT/build/cuda-pypi/include \
-    "$PY" -m pytest -q -p no:cacheprovider -n auto --dist loadscope --durations=10 tests/
+    "$PY" -m pytest -q -p no:cacheprovider -n auto --dist loadscope --no-loadscope-reorder --durations=10 tests/
   rc=$?
   set -e
   [ $rc = 5 ] && { echo "build_pkgs.sh: pytest collected no tests" >&2; exit 1; }

@@ -202,8 +202,9 @@ def runtime_available() -> tuple[bool, str]:
 
 
 # Test files that take minutes (builds, the kernel-compile matrices), run first: the test command
-# runs files on parallel workers (pytest-xdist, --dist loadscope: a file's tests on one worker,
-# its module fixtures made once), which then finish together instead of one waiting on the last.
+# runs files on parallel workers (pytest-xdist, --dist loadscope --no-loadscope-reorder: a file's
+# tests on one worker, its module fixtures made once, files in this order rather than by test
+# count), which then finish together instead of one waiting on the last.
 LONG_FILES = ("test_install", "test_tensor_kernels_compile", "test_rocm57_build", "test_nvidia_layer",
               "test_tensor_funcs_compile", "test_tensor_fusion", "test_tensor_nn_compile", "test_specs")
 
