@@ -2,6 +2,8 @@
 codegen.nvidia, and the coming `cuda` alias)."""
 from __future__ import annotations
 
+from . import runtime_api
+
 
 def write_if_changed(path: str, text: str, written: list[str] | None = None) -> bool:
     """Write `text` to `path` unless the file already holds exactly that text.
@@ -10,6 +12,8 @@ def write_if_changed(path: str, text: str, written: list[str] | None = None) -> 
     Cython step, gcc) do not redo work. `path` is appended to `written` either
     way (the list of files this run produced). Returns whether the file was written.
     """
+    if path.endswith(".pyx"):
+        runtime_api.check(text, path)       # every runtime entry point it names is declared
     try:
         with open(path) as f:
             same = f.read() == text
