@@ -336,7 +336,7 @@ def test_c_string_refusals_match_nvidia():
     """NVIDIA's cuda-bindings (the oracle) refuses the same calls with the same exception, no GPU
     or driver needed: the conversion comes first."""
     try:
-        python = oracle.ensure_venv(oracle.find_release(download=False))
+        python = oracle.ensure_venv(oracle.find_release())
     except oracle.NoRelease as e:
         pytest.skip(str(e))
     assert _exceptions([python, "-I"], BAD_STRINGS) == _exceptions([sys.executable], BAD_STRINGS)
@@ -359,7 +359,7 @@ def test_function_pointers_take_no_data():
 
 def test_function_pointer_refusals_match_nvidia():
     try:
-        python = oracle.ensure_venv(oracle.find_release(download=False))
+        python = oracle.ensure_venv(oracle.find_release())
     except oracle.NoRelease as e:
         pytest.skip(str(e))
     assert _exceptions([python, "-I"], BAD_FUNCTION_POINTERS) == _exceptions([sys.executable], BAD_FUNCTION_POINTERS)
