@@ -9,9 +9,10 @@ compiled, several hundred kernels per source, by the real ROCm hiprtc for gfx90a
 `_compiler.compile_code_object` (disk cache off: every run compiles; without LLVM's optimizations,
 MATRIX_OPTIONS below) and, where NVIDIA's NVRTC
 wheel is in build/cuda-pypi, by NVRTC for sm_90 with the HIP-on-CUDA layer's hip/hip_runtime.h:
-with the options kernels get there, to PTX for compute_90 (NVRTC's front end and optimizer, where a
-source fails for the layer's headers; assembling that PTX for sm_90 would take twice as long again
-and is what the GPU suite does with every kernel it launches).
+with the options kernels get there, to PTX for compute_90, unoptimised (`-G`; NVRTC's front end and
+code generation, where a source fails for the layer's headers: a sixth of the optimised compile's
+time, and assembling for sm_90 would double that again; the GPU suite compiles for sm_90, optimised,
+every kernel it launches).
 A failing batch is bisected to name the kernels that do not compile."""
 from __future__ import annotations
 
@@ -212,6 +213,7 @@ def no_disk_cache():
 # take four times as long (15 of the test command's minutes on 2 cores). -O3 itself is compiled by
 # test_tensor_compiler.py and test_tensor_fusion.py's FMA check, and is what runs on the GPUs.
 MATRIX_OPTIONS = ("-O0",)
+NVRTC_MATRIX_OPTIONS = ("-G",)       # NVRTC's unoptimised compile (device debug), for the same reason
 
 
 def check_hiprtc(batch, preamble=()) -> None:
@@ -283,7 +285,7 @@ def _nvrtc_compile(lib, src: str) -> None:
     prog = ctypes.c_void_p()
     assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"k.cu", 2, bodies, names) == 0
     try:
-        given = [o.encode() for o in C.std_options("compute_90")]   # sm_90's options, to PTX
+        given = [o.encode() for o in (*C.std_options("compute_90"), *NVRTC_MATRIX_OPTIONS)]   # sm_90's, to PTX
         opts = (ctypes.c_char_p * len(given))(*given)
         r = lib.nvrtcCompileProgram(prog, len(given), opts)
         if r != 0:
