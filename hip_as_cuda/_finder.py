@@ -28,6 +28,39 @@ class AliasFinder:
         return importlib.machinery.PathFinder.find_spec(fullname, where)
 
 
+    def find_distributions(self, context=None):
+        """importlib.metadata's question: the alias answers for `cuda-bindings` (the release it
+        follows), as programs and NVIDIA's cuda.core check `version("cuda-bindings")` before
+        using the bindings this process imports, which are ours. Other names (and the listing
+        of every distribution) are left to the other finders."""
+        name = getattr(context, "name", None)
+        if not name or name.replace("-", "_").replace(".", "_").lower() != "cuda_bindings":
+            return iter(())
+        return iter((_bindings_distribution(),))
+
+
+def _bindings_distribution():
+    """cuda-bindings' metadata as the alias has it: name and version (cuda/bindings/__init__.py's)."""
+    import importlib.metadata
+    import os
+    import re
+
+    with open(os.path.join(CUDA_DIR, "bindings", "__init__.py")) as f:
+        version = re.search(r'^__version__ = "([^"]+)"', f.read(), re.M).group(1)
+
+    class AliasBindings(importlib.metadata.Distribution):
+        def read_text(self, filename):
+            if filename == "METADATA":
+                return (f"Metadata-Version: 2.1\nName: cuda-bindings\nVersion: {version}\n"
+                        "Summary: the cuda alias of hip-bindings: cuda.bindings on HIP\n")
+            return None
+
+        def locate_file(self, path):
+            return os.path.join(CUDA_DIR, "bindings", str(path))
+
+    return AliasBindings()
+
+
 def install() -> None:
     """Put the finder first (once); NVIDIA's modules imported before stay as they are."""
     if not any(isinstance(f, AliasFinder) for f in sys.meta_path):
