@@ -13,7 +13,7 @@
         .venv/bin/python benchmarks/bench_tensor_launch.py
 
 Times are the thread's CPU time (the machine is shared). On the 2-core CPU machine (Python 3.11),
-same session: at bad372f (its HIP calls swapped for Python no-ops) x + y 27.8 us, x + 2.0 35 us,
+same day: at bad372f (its HIP calls swapped for Python no-ops) x + y 27.8 us, x + 2.0 35 us,
 Function.launch 0.99 us before the binding's own ~0.45 us; at 658ed2d x + y 4.3 us, x + 2.0
 5.1 us, Function.launch 0.34 us in all.
 """

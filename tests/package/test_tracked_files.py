@@ -15,8 +15,8 @@ from conftest import ROOT
 # An absolute path into one machine: a user's home (`/home/<user>/`, macOS's `/Users/<user>/`, root's
 # home) or the work tree a checkout was made in. System paths a build legitimately names (the
 # /usr and /opt prefixes, /dev/null, /tmp as a scratch default) are not in the pattern, so no
-# allow-list is needed. The lookbehind leaves relative paths (`src/work/`) and paths under a
-# variable (`$ROOT/work/`, `${X}/work`, `~/work`) alone, but not a compiler's `-I`/`-L` flag.
+# allow-list is needed. The lookbehind leaves relative paths (a `src` folder's `work` subfolder)
+# and paths under a variable (`$ROOT`, `${X}`, `~`) alone, but not a compiler's `-I`/`-L` flag.
 # Written as alternatives without their slashes so that this file does not match itself.
 _MACHINE_ROOTS = ("home/[A-Za-z0-9_.-]+/", "Users/[A-Za-z0-9_.-]+/", r"root\b", r"work\b", r"workspaces?\b")
 MACHINE_PATH = re.compile(r"(?:(?<![\w.~$})])|(?<=-[IL]))/(?:" + "|".join(_MACHINE_ROOTS) + ")")
