@@ -3,6 +3,7 @@
 from libc.string cimport memset
 
 ctypedef const char* (*_name_ref_t)(void*) noexcept nogil
+cdef void* _kernel_name_ref = NULL      # hipKernelNameRef, for cuFuncGetName
 
 
 cdef CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) except? <CUresult>-1 nogil:
@@ -65,11 +66,14 @@ cdef inline void _peer_as_3d(const CUDA_MEMCPY3D_PEER* p, CUDA_MEMCPY3D* c) noex
 cdef CUresult cuFuncGetName(const char** name, CUfunction hfunc) except? <CUresult>-1 nogil:
     """HIP returns a module function's name (hipKernelNameRef; NULL when it has none) where CUDA
     writes it through `name` and answers with a status."""
-    cdef void* f
+    global _kernel_name_ref
+    cdef void* f = _kernel_name_ref
     if name == NULL or hfunc == NULL:
         return CUDA_ERROR_INVALID_VALUE
-    f = hipcuda_resolve("hipKernelNameRef")
-    if f == NULL:
-        return <CUresult>-1
+    if f == NULL:             # resolved once, as the generated bridges resolve theirs
+        f = hipcuda_resolve("hipKernelNameRef")
+        if f == NULL:
+            return <CUresult>-1
+        _kernel_name_ref = f
     name[0] = (<_name_ref_t>f)(<void*>hfunc)
     return CUDA_SUCCESS if name[0] != NULL else CUDA_ERROR_INVALID_HANDLE
