@@ -136,6 +136,7 @@ RUNTIME_MODULES = ("_loader", "_pointer", "_struct", "tensor._launch")
 # tp_new (hip._pointer.wrap), ~30 instructions a call less (callgrind, cuCtxGetCurrent, H200);
 # Pointer(...) called from Python takes tp_new + tp_init instead.
 RUNTIME_MACROS = {"_pointer": [("CYTHON_VECTORCALL_TPNEW", "0")]}
+ALIAS_HAND_WRITTEN = ("cynvvm", "cynvjitlink")
 
 
 def extensions(include: str | None, libraries: list[str], cuda_include: str | None = None) -> list[Extension]:
@@ -168,6 +169,10 @@ def alias_extensions(cuda_include: str | None) -> list[Extension]:
                                   include_dirs=([cuda_include] if cuda_include else []) + ["hip_as_cuda/cuda/bindings"]
                                   + s.include_dirs,
                                   define_macros=[SMALL_CODE], extra_compile_args=CFLAGS, depends=depends))
+    # Hand-written cy modules of libraries HIP has no header for (cuda.bindings' cynvvm, cynvjitlink).
+    for mod in ALIAS_HAND_WRITTEN:
+        exts.append(Extension(f"cuda.bindings.{mod}", [f"hip_as_cuda/cuda/bindings/{mod}.pyx"],
+                              define_macros=[SMALL_CODE], extra_compile_args=CFLAGS))
     return exts
 
 

@@ -86,6 +86,7 @@ class Library:
     spec: specmod.Spec
     module: ir.Module
     types: TypeIndex
+    style: object = None     # codegen.emit.cdecl.Style: how the cimport layer spells its C API
 
 
 def load_specs(spec_dir: str = specmod.SPEC_DIR, rocm: str | None = None) -> dict[str, specmod.Spec]:

@@ -312,6 +312,17 @@ class Spec:
         "defaults": {str: str}, "param_names": {str: str}, "handle_classes": str, "handle_bases": str,
         "kernel_params": str, "text_results": str, "typed_values": {str: {str: str}}, "struct_lists": str,
         "strings": str, "struct_typedefs": str, "lazy_classes": str, "integers": str, "stream_classes": _STRS}))
+    # The cimport layer's C API where it follows another binding's (the `cuda` alias: cuda.bindings'
+    # cydriver, whose __pyx_capi__ compiled Cython such as cuda.core imports by name and signature):
+    # names 'api' (a function by the name its header's #define gives it: cuMemAlloc for
+    # cuMemAlloc_v2), sentinel (the `except?` value: CUDA_ERROR_NOT_FOUND), spelling 'cuda_bindings'
+    # (a pointer's own `const` dropped, a const pointee kept at the innermost level, an unnamed
+    # function-pointer parameter a `void*`), cython_level (headers, or folders ending in '/', whose
+    # types are declared in Cython, not `cdef extern`: the interop headers a Cython user need not
+    # have) and type_macros ('#define cudaStreamAttrID cudaLaunchAttributeID': a Cython typedef, and
+    # the parameters that spell it keep it).
+    cimport: dict = field(default_factory=dict, metadata=_key("cimport", {
+        "names": str, "sentinel": str, "spelling": str, "cython_level": _STRS, "type_macros": str}))
     # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
     package: str = field(default="hip", metadata=_key("package", str))
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's

@@ -319,6 +319,22 @@ class Bridge:
             return f"{{ {self.cv.cspell_c(cf.result, 'z')}; memset(&z, 0, sizeof z); return z; }}"
         return f"return ({self.cv.cspell_c(cf.result)})0;"
 
+    def _bridge_arg(self, style, fn: ir.Function, p: ir.Param) -> str:
+        """A cimport-layer parameter as the C bridge takes it: the header's type where the layer
+        spells it otherwise (cdecl.Style), void* where it points at a Cython-level type."""
+        t = style.param_type(fn, p)
+        if p.type.kind == "pointer" and style.mentions_cython_level(t):
+            return f"<void*>{p.name}"
+        return p.name if t == p.type else f"<{self.lib.types.cy(p.type)}>{p.name}"
+
+    def not_supported_value(self, fn: ir.Function) -> str:
+        """The not-supported status as a Cython expression, for a function the cimport layer
+        answers itself (one taking a Cython-level record by value: the C bridge cannot take it)."""
+        if self.coverage.get(fn.name, {}).get("status") != "not_supported":
+            raise ValueError(f"{fn.name} takes a type the spec's cimport.cython_level declares in Cython "
+                             "by value, and HIP has it: the bridge cannot be called")
+        return f"<{self.lib.types.cy(fn.result)}>{self.status_value(self.status_of(fn.result), 'not_supported')}"
+
     def stub(self, cf: ir.Function, reason: str) -> str:
         unused = " ".join(f"(void){p.name or f'a{i}'};" for i, p in enumerate(cf.params))
         return "\n".join([f"/* Not supported on HIP: {reason.replace('*/', '* /')} */", self.signature(cf) + " {",
@@ -567,7 +583,7 @@ class Bridge:
 
     def except_value(self, cf: ir.Function) -> str:
         fn = next(f for f in self.lib.module.functions if f.name == cf.name)
-        clause = cdecl.except_clause(fn, self.lib.types)
+        clause = cdecl.except_clause(fn, self.lib.types, self.lib.style)
         m = re.match(r"except\? (?:<[^>]*>)?(.+)", clause)
         if not m or m.group(1) == "NULL":
             return "0"
@@ -605,8 +621,18 @@ class Bridge:
                "",
                f'cdef extern from "_bridge_{spec.library}.c":',
                "    void* (*hipcuda_resolve)(const char*) noexcept nogil"]
+        style = self.lib.style or cdecl.Style()
+        direct = {}   # function -> the status it returns without a bridge call (see below)
         for fn in funcs:
-            params = ", ".join(types.cy(p.type) for p in fn.params)
+            # A type declared in Cython (style.cython_level) is not the C header's: a pointer to
+            # one reaches the bridge as void*; a function taking one by value that HIP lacks
+            # answers its not-supported status here.
+            if any(style.mentions_cython_level(style.param_type(fn, p)) and p.type.kind != "pointer"
+                   and types.resolve(p.type).kind == "record" for p in fn.params):
+                direct[fn.name] = self.not_supported_value(fn)
+                continue
+            params = ", ".join("void*" if p.type.kind == "pointer" and style.mentions_cython_level(
+                style.param_type(fn, p)) else types.cy(p.type) for p in fn.params)
             out.append(f"    {types.cy(fn.result)} _b_{fn.name} \"hipcuda_{fn.name}\"({params}) nogil")
         out += ["",
                 "cdef Library _lib = _hip_c_layer.library",
@@ -629,11 +655,14 @@ class Bridge:
                 "library = _Library()", ""]
         manual = self.cfg.get("manual", {})
         for fn in funcs:
-            if fn.name in manual:
+            if fn.name in manual or style.name(fn) in manual:
                 continue
-            args = ", ".join(p.name for p in fn.params)
+            if fn.name in direct:
+                out += [f"cdef {cdecl.prototype(fn, types, style=style)}:", f"    return {direct[fn.name]}", ""]
+                continue
+            args = ", ".join(self._bridge_arg(style, fn, p) for p in fn.params)
             ret = "" if types.resolve(fn.result).kind == "void" else "return "
-            out += [f"cdef {cdecl.prototype(fn, types)}:", f"    {ret}_b_{fn.name}({args})", ""]
+            out += [f"cdef {cdecl.prototype(fn, types, style=style)}:", f"    {ret}_b_{fn.name}({args})", ""]
         if manual:
             path = os.path.join(MANUAL_DIR, f"{spec.library}.pyx")
             text = open(path).read()

@@ -18,10 +18,11 @@ def load_specs(spec_dir: str = SPEC_DIR) -> dict[str, specmod.Spec]:
     return {n: specmod.load(n, spec_dir) for n in specmod.all_libraries(spec_dir)}
 
 
-def build_ir(spec: specmod.Spec, cuda_include: str) -> ir.Module:
+def build_ir(spec: specmod.Spec, cuda_include: str) -> tuple[ir.Module, list]:
     """The module's IR: every declaration in the files the spec owns (paths under cuda_include),
     and the types of those it owns_types (its include_dirs' stand-ins: EGL/, GL/, vdpau/). The
-    headers are one translation unit, in the spec's order, as the compiled module includes them."""
+    headers are one translation unit, in the spec's order, as the compiled module includes them.
+    Returned with the parsed translation units."""
     dirs = [cuda_include, *spec.include_paths()]
     paths = [cuda_ir.find_header(dirs, h) for h in spec.headers]
     tus = [clang_parse.parse_together(paths, dirs, spec.defines, spec.language)]
@@ -30,28 +31,80 @@ def build_ir(spec: specmod.Spec, cuda_include: str) -> ir.Module:
         tus, spec.headers, cuda_ir.cuda_version([cuda_include]), spec.language)
     mod.api = "CUDA"
     cuda_ir.add_wrapped_aliases(mod, tus)
-    return mod
+    return mod, tus
+
+
+def _parameter_tokens(tokens: list[str]) -> list[list[str]]:
+    """A function declaration's tokens split into its parameters' (after the first '(')."""
+    out, depth, cur = [], 0, None
+    for t in tokens:
+        if cur is None:
+            if t == "(":
+                cur, depth = [], 1
+            continue
+        if t in "([":
+            depth += 1
+        elif t in ")]":
+            depth -= 1
+            if depth == 0:
+                break
+        if t == "," and depth == 1:
+            out.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    return out + ([cur] if cur else [])
+
+
+def type_spellings(mod: ir.Module, tus) -> tuple[dict, dict]:
+    """The header's type macros (`#define cudaStreamAttrID cudaLaunchAttributeID`: name -> the
+    type), and (function, parameter) -> the macro a parameter's declaration spells (the IR has the
+    type it expands to)."""
+    names = {t.name for t in mod.typedefs} | {e.name for e in mod.enums} | {r.name for r in mod.records}
+    macros = {}
+    for tu in tus:
+        for name, toks in clang_parse.macro_definitions(tu):
+            if len(toks) == 2 and toks[1] in names and name not in names:
+                macros[name] = ir.CType("typedef", toks[1]) if any(t.name == toks[1] for t in mod.typedefs) \
+                    else ir.CType("enum" if any(e.name == toks[1] for e in mod.enums) else "record", toks[1])
+    functions = {f.name for f in mod.functions}
+    spelled = {}
+    for tu in tus:
+        for c in tu.cursor.get_children():
+            if c.kind.name != "FUNCTION_DECL" or c.spelling not in functions:
+                continue
+            # The declaration's tokens, not each parameter's: a parameter whose type is a macro
+            # has an extent libclang gives no tokens for.
+            for p, words in zip(c.get_arguments(), _parameter_tokens([t.spelling for t in c.get_tokens()])):
+                words = [w for w in words if w not in ("const", "struct", "enum")]
+                if words and words[0] in macros:
+                    spelled[(c.spelling, p.spelling)] = words[0]
+    used = set(spelled.values())
+    return {k: v for k, v in macros.items() if k in used}, spelled
 
 
 def analyse(spec: specmod.Spec, cuda_include: str) -> hipgen.Library:
-    module = build_ir(spec, cuda_include)
+    module, tus = build_ir(spec, cuda_include)
     # Python names cuda.bindings gives C parameters that clash with Python's (`type` -> `typename`):
     # renamed in the IR, before the spec's intents (which use the new names) apply.
     renames = spec.conventions.get("param_names", {})
+    macros, spelled = type_spellings(module, tus) if spec.cimport.get("type_macros") == "typedef" else ({}, {})
+    spelled = {(f, renames.get(p, p)): m for (f, p), m in spelled.items()}
     for f in module.functions:
         for p in f.params:
             p.name = renames.get(p.name, p.name)
-    if spec.conventions.get("handle_classes") == "typedef":
-        name_struct_handles(module)
+    header_types = name_struct_handles(module) if spec.conventions.get("handle_classes") == "typedef" else {}
     types = hipgen.analyse(module, spec, [], {spec.library: spec})
-    return hipgen.Library(spec, module, types)
+    from ..emit import cdecl
+    return hipgen.Library(spec, module, types, cdecl.Style.of(module, spec, macros, spelled, header_types))
 
 
-def name_struct_handles(module: ir.Module) -> None:
+def name_struct_handles(module: ir.Module) -> dict:
     """A parameter written `struct X*` (`struct cudaGraphicsResource **resource` of the runtime's
     interop registrations) where one typedef of the module names that opaque struct's pointer
     (cudaGraphicsResource_t) is that typedef, the same C type: the call takes and returns the
-    typedef's handle class, as cuda.bindings' does."""
+    typedef's handle class, as cuda.bindings' does. Returns (function, parameter) -> the type the
+    header wrote, which the cimport layer keeps."""
     names: dict[str, list[str]] = {}
     opaque = {r.name for r in module.records if r.size < 0}
     for td in module.typedefs:
@@ -66,9 +119,13 @@ def name_struct_handles(module: ir.Module) -> None:
         if t.kind == "pointer":
             return ir.CType("pointer", t.name, t.const, named(t.pointee))
         return t
+    header = {}
     for f in module.functions:
         for p in f.params:
-            p.type = named(p.type)
+            t = named(p.type)
+            if t != p.type:
+                header[(f.name, p.name)], p.type = p.type, t
+    return header
 
 
 def handle_bases(spec: specmod.Spec, libs: dict, all_specs: dict, cuda_include: str) -> dict[str, str]:
@@ -98,6 +155,13 @@ def python_manual(module: str, ext: str) -> str:
     if not os.path.exists(path):
         return ""
     return f"\n# ---- hand-written: hip_as_cuda/manual/py_{module}.{ext} " + "-" * 30 + "\n" + open(path).read()
+
+
+def cimport_manual(library: str) -> str:
+    """The hand-written end of a cimport layer's .pxd (hip_as_cuda/manual/<library>.pxd): functions
+    cuda.bindings' cy* module has that its header does not declare (cyruntime's make_cudaPos)."""
+    path = os.path.join(ROOT, "hip_as_cuda", "manual", f"{library}.pxd")
+    return open(path).read() if os.path.exists(path) else ""
 
 
 def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
@@ -131,7 +195,7 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
         bridge_c = b.c_source()   # first: it decides which functions are not supported
         plans = plan.build(lib.module, spec, lib.types, frozenset(
             n for n, cov in b.coverage.items() if cov["status"] == "not_supported"))
-        write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(lib.module, spec, lib.types, all_specs), written)
+        write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(lib.module, spec, lib.types, all_specs, lib.style) + cimport_manual(spec.library), written)
         write_if_changed(os.path.join(out_dir, f"_bridge_{spec.library}.c"), bridge_c, written)
         write_if_changed(os.path.join(out_dir, f"{c}.pyx"), b.cy_source(), written)
         bases = handle_bases(spec, libs, all_specs, cuda_include)
@@ -139,7 +203,7 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
                          pylayer.declarations(lib.module, spec, lib.types, bases), written)
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
                          pylayer.emit(lib.module, spec, lib.types, all_specs, plans, bases,
-                                      python_manual(spec.python_module, "pyx")), written)
+                                      python_manual(spec.python_module, "pyx"), lib.style), written)
         write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
                          stubs.emit(lib.module, spec, lib.types, plans) + python_manual(spec.python_module, "pyi"),
                          written)

@@ -123,6 +123,21 @@ def bound_functions(module: ir.Module) -> list[ir.Function]:
     return [f for f in module.functions if not f.skip]
 
 
+def cimport_names(module: ir.Module, spec) -> dict[str, str]:
+    """Function -> the name its cimport layer gives it, where the spec's `cimport.names` is 'api':
+    the header's #define naming it that its name extends (cuMemAlloc for cuMemAlloc_v2,
+    cuGraphInstantiate for cuGraphInstantiateWithFlags), the shortest of them."""
+    if spec.cimport.get("names") != "api":
+        return {}
+    functions = {f.name for f in module.functions}
+    out: dict[str, str] = {}
+    for alias, target in module.aliases.items():
+        if target in functions and alias not in functions and target.startswith(alias) \
+                and len(alias) < len(out.get(target, target)):
+            out[target] = alias
+    return out
+
+
 _DOXYGEN_GROUPING = re.compile(r"^\s*([@\\](\{|\}|addtogroup|ingroup|defgroup|name)\b.*|[@\\][{}])\s*$")
 
 

@@ -12,7 +12,7 @@ import dataclasses
 from .. import ir, plan
 from ..spec import Spec
 from ..types import TypeIndex
-from . import common, records
+from . import cdecl, common, records
 from .lazy import LazyClasses
 
 
@@ -23,6 +23,7 @@ class FunctionEmitter:
         self.spec, self.types = spec, types
         self.names = common.PyxNames(spec, types)
         self.trampolines: dict[str, str] = {}
+        self.style = cdecl.Style()   # how the cimport layer names and spells the functions called
 
     def trampoline(self, t: ir.CType) -> None:
         """A C function with the callback's signature that calls the Python callable."""
@@ -58,6 +59,12 @@ class FunctionEmitter:
                  f"        if _ctx[2]:",
                  f"            Py_DECREF(_ctx)"]
         self.trampolines[name] = "\n".join(lines)
+
+    def cimport_arg(self, fn: ir.Function, p: ir.Param, arg: str) -> str:
+        """An argument cast to the cimport layer's spelling of its parameter where that is not
+        the header's (cdecl.Style: `const char**` for `const char* const*`)."""
+        t = self.style.param_type(fn, p, macros=False)   # a type macro is a typedef of the type: no cast
+        return arg if t == p.type else f"<{self.names.cy(t)}>{arg}"
 
     def local(self, pp: plan.ParamPlan) -> str:
         """Declaration of the typed local `_a<i>` holding a C argument."""
@@ -99,7 +106,7 @@ class FunctionEmitter:
         body = ["_keep = []"] if fp.keep else []
         body += pre
         body += self.guard(fp, cargs)
-        call = f"_cl.{fn.name}({', '.join(cargs)})"
+        call = f"_cl.{self.style.name(fn)}({', '.join(self.cimport_arg(fn, pp.param, a) for pp, a in zip(fp.params, cargs))})"
         void = fp.result.kind == "void"
         if not void:
             body.append(f"cdef {self.names.cy(fn.result, '_r')}")
@@ -293,12 +300,13 @@ def declarations(module: ir.Module, spec: Spec, types: TypeIndex, handle_bases: 
 
 
 def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans: list[plan.FunctionPlan],
-         handle_bases: dict[str, str] | None = None, manual: str = "") -> str:
+         handle_bases: dict[str, str] | None = None, manual: str = "", cimport_style=None) -> str:
     """`handle_bases`: struct tag -> the class of the module the spec's conventions.handle_bases
     names whose handles of that struct this module's derive from (runtime's cudaStream_t from
     driver's CUstream). `manual`: hand-written code appended to the module (every class it names
     is made at import)."""
     fe = FunctionEmitter(spec, types)
+    fe.style = cimport_style or cdecl.Style()
     names = fe.names
     # Which enum classes and typedef subclasses are made at import (spec conventions.lazy_classes)
     lazy = LazyClasses(names.lazy)

@@ -6,7 +6,7 @@ ctypedef const char* (*_name_ref_t)(void*) noexcept nogil
 cdef void* _kernel_name_ref = NULL      # hipKernelNameRef, for cuFuncGetName
 
 
-cdef CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) except? <CUresult>-1 nogil:
+cdef CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) except? CUDA_ERROR_NOT_FOUND nogil:
     """HIP 6.4 has no launch taking attributes (hipDrvLaunchKernelEx came later); what HIP's two
     module launches express is bridged to them: no attribute (or IGNORE entries, or COOPERATIVE 0)
     is cuLaunchKernel's launch, COOPERATIVE nonzero is cuLaunchCooperativeKernel's (which takes no
@@ -33,7 +33,7 @@ cdef CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void*
                              kernelParams, extra)
 
 
-cdef CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER* pCopy) except? <CUresult>-1 nogil:
+cdef CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER* pCopy) except? CUDA_ERROR_NOT_FOUND nogil:
     """HIP 6.4 has no peer 3D copy, but its 3D copy takes any two addresses of the unified
     address space (CUDA's contexts only say whose they are): the same copy through cuMemcpy3D."""
     cdef CUDA_MEMCPY3D c
@@ -43,7 +43,7 @@ cdef CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER* pCopy) except? <CUresult>
     return _b_cuMemcpy3D_v2(&c)
 
 
-cdef CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER* pCopy, CUstream hStream) except? <CUresult>-1 nogil:
+cdef CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER* pCopy, CUstream hStream) except? CUDA_ERROR_NOT_FOUND nogil:
     """cuMemcpy3DPeer's copy, through cuMemcpy3DAsync on hStream."""
     cdef CUDA_MEMCPY3D c
     if pCopy == NULL:
@@ -63,7 +63,7 @@ cdef inline void _peer_as_3d(const CUDA_MEMCPY3D_PEER* p, CUDA_MEMCPY3D* c) noex
     c.WidthInBytes, c.Height, c.Depth = p.WidthInBytes, p.Height, p.Depth
 
 
-cdef CUresult cuFuncGetName(const char** name, CUfunction hfunc) except? <CUresult>-1 nogil:
+cdef CUresult cuFuncGetName(const char** name, CUfunction hfunc) except? CUDA_ERROR_NOT_FOUND nogil:
     """HIP returns a module function's name (hipKernelNameRef; NULL when it has none) where CUDA
     writes it through `name` and answers with a status."""
     global _kernel_name_ref

@@ -74,7 +74,7 @@ cdef char** _translated_sources(const char* src, int n, const char* const* heade
     return _c_strings(out)
 
 
-cdef nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char* const* options) except? <nvrtcResult>-1 nogil:
+cdef nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char** options) except? NVRTC_ERROR_INVALID_INPUT nogil:
     cdef int n = 0
     cdef char** opts = _translated_options(numOptions, options, &n)
     cdef nvrtcResult r = _b_nvrtcCompileProgram(prog, n, opts)
@@ -82,7 +82,7 @@ cdef nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const ch
     return r
 
 
-cdef nvrtcResult nvrtcCreateProgram(nvrtcProgram* prog, const char* src, const char* name, int numHeaders, const char* const* headers, const char* const* includeNames) except? <nvrtcResult>-1 nogil:
+cdef nvrtcResult nvrtcCreateProgram(nvrtcProgram* prog, const char* src, const char* name, int numHeaders, const char** headers, const char** includeNames) except? NVRTC_ERROR_INVALID_INPUT nogil:
     if src == NULL or prog == NULL:   # NVRTC's answer; hiprtc (ROCm 5) aborts on a NULL source
         return NVRTC_ERROR_INVALID_INPUT
     cdef char** texts = _translated_sources(src, numHeaders, headers)

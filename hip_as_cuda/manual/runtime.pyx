@@ -3,7 +3,7 @@
 from libc.string cimport memset
 
 
-cdef cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms* p) except? <cudaError_t>-1 nogil:
+cdef cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms* p) except? cudaErrorCallRequiresNewerDriver nogil:
     """HIP 6.4 has no peer 3D copy, but its 3D copy takes any two addresses of the unified
     address space (CUDA's devices only say whose they are): the same copy through cudaMemcpy3D,
     of kind cudaMemcpyDefault."""
@@ -14,7 +14,7 @@ cdef cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms* p) except? <cudaE
     return _b_cudaMemcpy3D(&c)
 
 
-cdef cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms* p, cudaStream_t stream) except? <cudaError_t>-1 nogil:
+cdef cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms* p, cudaStream_t stream) except? cudaErrorCallRequiresNewerDriver nogil:
     """cudaMemcpy3DPeer's copy, through cudaMemcpy3DAsync on stream."""
     cdef cudaMemcpy3DParms c
     if p == NULL:
@@ -34,16 +34,41 @@ cdef inline void _peer_as_3d(const cudaMemcpy3DPeerParms* p, cudaMemcpy3DParms* 
 # synchronously or not at all: the 2D copy of one row `count` wide. A count past the row's end
 # (CUDA wraps to the next row) is refused by the 2D copy with cudaErrorInvalidValue, not copied
 # short.
-cdef cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, cudaMemcpyKind kind) except? <cudaError_t>-1 nogil:
+cdef cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, cudaMemcpyKind kind) except? cudaErrorCallRequiresNewerDriver nogil:
     """The 2D array-to-array copy of one row `count` bytes wide."""
     return _b_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, 1, kind)
 
 
-cdef cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except? <cudaError_t>-1 nogil:
+cdef cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except? cudaErrorCallRequiresNewerDriver nogil:
     """The 2D copy to an array of one row `count` bytes wide, on `stream`."""
     return _b_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, count, count, 1, kind, stream)
 
 
-cdef cudaError_t cudaMemcpyFromArrayAsync(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except? <cudaError_t>-1 nogil:
+cdef cudaError_t cudaMemcpyFromArrayAsync(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind, cudaStream_t stream) except? cudaErrorCallRequiresNewerDriver nogil:
     """The 2D copy from an array of one row `count` bytes wide, on `stream`."""
     return _b_cudaMemcpy2DFromArrayAsync(dst, count, src, wOffset, hOffset, count, 1, kind, stream)
+
+
+# driver_functions.h's inline constructors, which cuda.bindings' cyruntime exports as functions.
+cdef cudaPitchedPtr make_cudaPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) except* nogil:
+    cdef cudaPitchedPtr s
+    s.ptr, s.pitch, s.xsize, s.ysize = d, p, xsz, ysz
+    return s
+
+
+cdef cudaPos make_cudaPos(size_t x, size_t y, size_t z) except* nogil:
+    cdef cudaPos s
+    s.x, s.y, s.z = x, y, z
+    return s
+
+
+cdef cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) except* nogil:
+    cdef cudaExtent s
+    s.width, s.height, s.depth = w, h, d
+    return s
+
+
+cdef cudaError_t getLocalRuntimeVersion(int* runtimeVersion) except? cudaErrorCallRequiresNewerDriver nogil:
+    """cuda.bindings' version of the CUDA runtime library it loaded: here, the runtime the alias
+    answers as (cudaRuntimeGetVersion's)."""
+    return cudaRuntimeGetVersion(runtimeVersion)

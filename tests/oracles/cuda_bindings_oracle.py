@@ -78,7 +78,7 @@ def _cache_locked(fn):
 VERSION_ENV = "CUDA_BINDINGS_ORACLE_VERSION"   # '13.5' or '13.5.0': compare with that release instead
 ALIAS_BINDINGS = os.path.join(ROOT, "hip_as_cuda", "cuda", "bindings")   # our alias, with _coverage/
 PACKAGE = "cuda.bindings"
-MODULES = ("driver", "runtime", "nvrtc", "nvjitlink", "utils")   # the modules the alias has (issue 12: the first three)
+MODULES = ("driver", "runtime", "nvrtc", "nvjitlink", "nvvm", "utils")   # the modules the alias has (issue 12: the first three)
 
 
 class NoRelease(LookupError):
