@@ -26,6 +26,7 @@ def main(argv: list[str]) -> int:
         return 0
     from ._finder import install
     install()
+    children()
     if argv[0] == "-m":
         if len(argv) < 2:
             print("python -m hip_as_cuda -m: a module name is needed", file=sys.stderr)
@@ -40,6 +41,16 @@ def main(argv: list[str]) -> int:
         else:   # a directory or zip file with __main__.py
             runpy.run_path(argv[0], run_name="__main__")
     return 0
+
+
+def children() -> None:
+    """Python processes the program starts take the alias too (hip_as_cuda/_children)."""
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = [os.path.join(here, "_children"), os.path.dirname(here)]
+    old = os.environ.get("PYTHONPATH", "")
+    os.environ["PYTHONPATH"] = os.pathsep.join(path + ([old] if old else []))
+    os.environ["HIP_AS_CUDA_CHILDREN"] = "1"
 
 
 def run_script(path: str) -> None:

@@ -6,7 +6,8 @@ tests from a checkout or a bare clone of cuda-python that you name; `run` runs t
 one go, with NVIDIA's installed bindings and through `python -m hip_as_cuda`, and compares.
 
     python tools/cuda_suite.py prepare GIT_DIR DEST [--rev v13.1.1 --rev main]
-    python tools/cuda_suite.py run DEST/v13.1.1 OUT [--part bindings|core] [-k EXPR]
+    python tools/cuda_suite.py run DEST/v13.1.1 OUT [--part bindings|core] [--workers N] [--test-timeout S]
+                                              [--together] [-k EXPR]
     python tools/cuda_suite.py compare OUT
 
 `run` writes OUT/nvidia.xml, OUT/alias.xml (JUnit), both logs and OUT/compare.txt: every test
@@ -93,7 +94,8 @@ def compare(out: pathlib.Path) -> int:
     return 1 if regressions else 0
 
 
-def run(suite: str, out: str, part: str, extra: list[str], timeout: int) -> int:
+def run(suite: str, out: str, part: str, extra: list[str], timeout: int, workers: int = 0,
+        test_timeout: int = 0, together: bool = False) -> int:
     suite_dir = pathlib.Path(suite).resolve()
     folder, files = PARTS[part]
     tests = suite_dir / folder
@@ -105,14 +107,33 @@ def run(suite: str, out: str, part: str, extra: list[str], timeout: int) -> int:
     # -c: the suite's folder alone is the rootdir, our pytest configuration stays out of it
     common = ["-m", "pytest", "-q", "-rfEs", "-p", "no:cacheprovider", "-p", "no:randomly",
               "--continue-on-collection-errors", "--rootdir", str(tests), "-c", os.devnull, *targets, *extra]
+    if workers:      # pytest-xdist: cuda_core's ~3000 tests take NVIDIA's bindings ~20 minutes in one process
+        common += ["-n", str(workers)]
+    if test_timeout:   # pytest-timeout: a test that hangs fails, the run goes on
+        common += ["--timeout", str(test_timeout)]
+    runs = []
     for who, pre in (("nvidia", []), ("alias", ["-m", "hip_as_cuda"])):
         cmd = [sys.executable, *pre, *common, "--junitxml", str(outp / f"{who}.xml")]
-        with open(outp / f"{who}.log", "w") as log:
-            try:
-                subprocess.run(cmd, cwd=tests, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=timeout)
-            except subprocess.TimeoutExpired:
-                log.write(f"\ncuda_suite: timed out after {timeout} s\n")
+        log = open(outp / f"{who}.log", "w")
+        proc = subprocess.Popen(cmd, cwd=tests, env=env, stdout=log, stderr=subprocess.STDOUT)
+        runs.append((proc, log))
+        if not together:
+            _finish(proc, log, timeout)
+    for proc, log in runs:   # both at once with `together`: one GPU holds both runs' work
+        _finish(proc, log, timeout)
     return compare(outp)
+
+
+def _finish(proc: subprocess.Popen, log, timeout: int) -> None:
+    if proc.returncode is not None:
+        return
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        log.write(f"\ncuda_suite: timed out after {timeout} s\n")
+    log.close()
 
 
 def main(argv: list[str]) -> int:
@@ -126,7 +147,10 @@ def main(argv: list[str]) -> int:
     r.add_argument("suite")
     r.add_argument("out")
     r.add_argument("--part", choices=sorted(PARTS), default="bindings")
-    r.add_argument("--timeout", type=int, default=600)
+    r.add_argument("--timeout", type=int, default=600, help="seconds for each run")
+    r.add_argument("--workers", type=int, default=0, help="pytest-xdist workers for each run")
+    r.add_argument("--test-timeout", type=int, default=0, help="pytest-timeout seconds for each test")
+    r.add_argument("--together", action="store_true", help="NVIDIA's run and the alias's at the same time")
     c = sub.add_parser("compare")
     c.add_argument("out")
     a, extra = ap.parse_known_args(argv)
@@ -134,7 +158,7 @@ def main(argv: list[str]) -> int:
         prepare(a.git_dir, a.dest, a.rev or ["v13.1.1", "main"])
         return 0
     if a.cmd == "run":
-        return run(a.suite, a.out, a.part, extra, a.timeout)
+        return run(a.suite, a.out, a.part, extra, a.timeout, a.workers, a.test_timeout, a.together)
     return compare(pathlib.Path(a.out))
 
 

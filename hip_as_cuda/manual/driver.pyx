@@ -77,3 +77,81 @@ cdef CUresult cuFuncGetName(const char** name, CUfunction hfunc) except? CUDA_ER
         _kernel_name_ref = f
     name[0] = (<_name_ref_t>f)(<void*>hfunc)
     return CUDA_SUCCESS if name[0] != NULL else CUDA_ERROR_INVALID_HANDLE
+
+
+# -- libraries and kernels: a CUlibrary is a module, a CUkernel its function ------------------
+# HIP 6.4 has no context-independent loading (hipLibrary* came later): a library is loaded as a
+# module of the current context's device, and its kernels are that module's functions, which
+# every launch and attribute call takes as they are (CUDA takes a CUkernel where a CUfunction
+# goes, cast). Library options (the binary's lifetime, host-side tables) have no HIP counterpart
+# and change nothing a program can observe here; they are accepted and unused.
+cdef CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except? CUDA_ERROR_NOT_FOUND nogil:
+    if library == NULL or code == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    return cuModuleLoadDataEx(<CUmodule*>library, code, numJitOptions, jitOptions, jitOptionsValues)
+
+
+cdef CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_option* jitOptions, void** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption* libraryOptions, void** libraryOptionValues, unsigned int numLibraryOptions) except? CUDA_ERROR_NOT_FOUND nogil:
+    if library == NULL or fileName == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    return cuModuleLoad(<CUmodule*>library, fileName)
+
+
+cdef CUresult cuLibraryUnload(CUlibrary library) except? CUDA_ERROR_NOT_FOUND nogil:
+    if library == NULL:
+        return CUDA_ERROR_INVALID_HANDLE
+    return cuModuleUnload(<CUmodule>library)
+
+
+cdef CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) except? CUDA_ERROR_NOT_FOUND nogil:
+    if pKernel == NULL or name == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    if library == NULL:
+        return CUDA_ERROR_INVALID_HANDLE
+    return cuModuleGetFunction(<CUfunction*>pKernel, <CUmodule>library, name)
+
+
+cdef CUresult cuLibraryGetModule(CUmodule* pMod, CUlibrary library) except? CUDA_ERROR_NOT_FOUND nogil:
+    if pMod == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    if library == NULL:
+        return CUDA_ERROR_INVALID_HANDLE
+    pMod[0] = <CUmodule>library
+    return CUDA_SUCCESS
+
+
+cdef CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* numbytes, CUlibrary library, const char* name) except? CUDA_ERROR_NOT_FOUND nogil:
+    if library == NULL:
+        return CUDA_ERROR_INVALID_HANDLE
+    return cuModuleGetGlobal(dptr, numbytes, <CUmodule>library, name)
+
+
+cdef CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) except? CUDA_ERROR_NOT_FOUND nogil:
+    if pFunc == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    if kernel == NULL:
+        return CUDA_ERROR_INVALID_HANDLE
+    pFunc[0] = <CUfunction>kernel
+    return CUDA_SUCCESS
+
+
+cdef CUresult cuKernelGetAttribute(int* pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) except? CUDA_ERROR_NOT_FOUND nogil:
+    if kernel == NULL:
+        return CUDA_ERROR_INVALID_HANDLE
+    return cuFuncGetAttribute(pi, attrib, <CUfunction>kernel)
+
+
+cdef CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) except? CUDA_ERROR_NOT_FOUND nogil:
+    if kernel == NULL:
+        return CUDA_ERROR_INVALID_HANDLE
+    return cuFuncSetAttribute(<CUfunction>kernel, attrib, val)
+
+
+cdef CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) except? CUDA_ERROR_NOT_FOUND nogil:
+    if kernel == NULL:
+        return CUDA_ERROR_INVALID_HANDLE
+    return cuFuncSetCacheConfig(<CUfunction>kernel, config)
+
+
+cdef CUresult cuKernelGetName(const char** name, CUkernel hfunc) except? CUDA_ERROR_NOT_FOUND nogil:
+    return cuFuncGetName(name, <CUfunction>hfunc)

@@ -174,10 +174,11 @@ def test_null_handles_answer_the_status_cuda_bindings_returns():
     assert nvrtc.nvrtcGetLoweredName(0, b"x") == (nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_PROGRAM, None)
     assert driver.cuModuleGetFunction(None, b"f") == (driver.CUresult.CUDA_ERROR_INVALID_VALUE, None)
     assert driver.cuFuncGetName(0) == (driver.CUresult.CUDA_ERROR_INVALID_VALUE, None)
-    # a function HIP lacks checks its handles first too (NVIDIA's test_cuKernelGetName_failure),
-    # then answers not-supported
+    # NVIDIA's test_cuKernelGetName_failure (a kernel is its module's function here)
     assert driver.cuKernelGetName(None) == (driver.CUresult.CUDA_ERROR_INVALID_VALUE, None)
-    assert driver.cuKernelGetName(driver.CUkernel(8)) == (driver.CUresult.CUDA_ERROR_NOT_SUPPORTED, None)
+    # a function HIP lacks checks its handles first too, then answers not-supported
+    assert driver.cuKernelGetLibrary(None) == (driver.CUresult.CUDA_ERROR_INVALID_VALUE, None)
+    assert driver.cuKernelGetLibrary(driver.CUkernel(8)) == (driver.CUresult.CUDA_ERROR_NOT_SUPPORTED, None)
 
 
 def test_define_through_a_typedef_cast_is_a_constant():

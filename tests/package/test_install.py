@@ -207,3 +207,51 @@ def test_nvidia_layer_without_driver_says_so():
     assert r.returncode != 0
     assert "NVIDIA driver is not installed (libcuda.so.1 not found)" in r.stderr, r.stderr[-2000:]
     assert "undefined symbol" not in r.stderr
+
+
+# NVIDIA's pythonic layer and its path finder, as their PyPI wheels install them (issue: cuda.core
+# over the alias). Downloaded once into build/pypi-wheels; skipped where PyPI cannot be reached.
+CUDA_CORE = ("cuda-core==1.2.0", "cuda-pathfinder")
+
+
+def _pypi_wheels(names) -> list[str]:
+    from cache_lock import locked
+    d = ROOT / "build" / "pypi-wheels"
+    with locked(str(d)):
+        want = {n.split("==")[0].replace("-", "_") for n in names}
+        have = [p for p in glob.glob(str(d / "*.whl")) if os.path.basename(p).split("-")[0] in want]
+        if len(have) < len(want):
+            r = _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                      "-d", str(d), *names], timeout=600)
+            if r.returncode != 0:
+                pytest.skip(f"PyPI cannot be reached for {', '.join(names)}: {r.stderr.strip()[-300:]}")
+            have = [p for p in glob.glob(str(d / "*.whl")) if os.path.basename(p).split("-")[0] in want]
+    return sorted(have)
+
+
+def test_nvidias_cuda_core_runs_over_the_installed_alias(wheel, tmp_path):
+    """cuda-core 1.2.0 and cuda-pathfinder from PyPI, then our wheel, in one venv without NVIDIA's
+    cuda-bindings: the `cuda` namespace stays open (all three import), cuda.core's compiled modules
+    find our cy* functions, its version check finds our release, and Device() raises the CUDA error
+    cuInit answers through the alias (this machine has no GPU)."""
+    whl, _, _ = wheel
+    if not any(n.startswith("hip_as_cuda/cuda/bindings/cydriver") for n in zipfile.ZipFile(whl).namelist()):
+        pytest.skip("no CUDA headers here: the wheel was built without the alias")
+    py = _venv(tmp_path / "venv")
+    r = _run([py, "-m", "pip", "install", "-q", "--no-deps", *_pypi_wheels(CUDA_CORE)])
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert _run([py, "-m", "pip", "install", "-q", "--no-deps", whl]).returncode == 0
+    code = ("import importlib.metadata as md, cuda.pathfinder, cuda.core\n"
+            "from cuda.bindings import driver\n"
+            "assert 'hip_as_cuda' in driver.__file__ and ROOT not in driver.__file__, driver.__file__\n"
+            "print('core', cuda.core.__version__, 'bindings', md.version('cuda-bindings'))\n"
+            "err = driver.cuInit(0)[0]\n"
+            "try:\n"
+            "    cuda.core.Device()\n"
+            "except cuda.core._utils.cuda_utils.CUDAError as e:\n"
+            "    print('Device():', err.name in str(e), err.name)\n").replace("ROOT", repr(str(ROOT)))
+    r = _run([py, "-c", code], cwd=str(tmp_path), env=_clean_env())
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "core 1.2.0 bindings 13." in r.stdout and "Device(): True CUDA_ERROR_" in r.stdout, r.stdout
+    r = _run([py, "-m", "pip", "check"], env=_clean_env())
+    assert "cuda" not in r.stdout.lower(), r.stdout   # no distribution of the cuda namespace broken

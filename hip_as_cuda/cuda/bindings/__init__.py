@@ -8,6 +8,10 @@ try:
     _d = _os.path.join(_h.CUDA_DIR, "bindings")
     if _os.path.realpath(_d) not in map(_os.path.realpath, __path__):
         __path__.append(_d)
+        # the installed `cuda` package (not the checkout, not `python -m hip_as_cuda`): no
+        # distribution answers importlib.metadata's "cuda-bindings", which cuda.core asks
+        from hip_as_cuda._finder import install_metadata
+        install_metadata()
 except ImportError:
     pass
 
