@@ -21,27 +21,27 @@ Layout (one idea per module):
 The interfaces between these parts and the rules they keep: docs/design.rst, "hip.tensor:
 modules and contracts".
 """
-from ._device import *  # noqa: E402,F401,F403
-from ._memory import *  # noqa: E402,F401,F403
-from ._compiler import *  # noqa: E402,F401,F403
-from ._interop import *  # noqa: E402,F401,F403
-from ._dtypes import *  # noqa: E402,F401,F403
-from ._info import *  # noqa: E402,F401,F403
-from ._array import *  # noqa: E402,F401,F403
-from ._creation import *  # noqa: E402,F401,F403
-from ._manipulation import *  # noqa: E402,F401,F403
-from ._indexing import *  # noqa: E402,F401,F403
-from ._elementwise_kernel import *  # noqa: E402,F401,F403
-from ._reduction_kernel import *  # noqa: E402,F401,F403
-from ._raw import *  # noqa: E402,F401,F403
-from ._elementwise import *  # noqa: E402,F401,F403
-from ._statistical import *  # noqa: E402,F401,F403
-from ._sorting import *  # noqa: E402,F401,F403
-from ._fusion import *  # noqa: E402,F401,F403
-from ._searching import *  # noqa: E402,F401,F403
-from ._set import *  # noqa: E402,F401,F403
-from ._linalg import *  # noqa: E402,F401,F403
-from ._einsum import *  # noqa: E402,F401,F403
+from ._core.device import *  # noqa: E402,F401,F403
+from ._core.memory import *  # noqa: E402,F401,F403
+from ._kernels.compiler import *  # noqa: E402,F401,F403
+from ._core.interop import *  # noqa: E402,F401,F403
+from ._core.dtypes import *  # noqa: E402,F401,F403
+from ._api.info import *  # noqa: E402,F401,F403
+from ._core.array import *  # noqa: E402,F401,F403
+from ._api.creation import *  # noqa: E402,F401,F403
+from ._api.manipulation import *  # noqa: E402,F401,F403
+from ._api.indexing import *  # noqa: E402,F401,F403
+from ._kernels.elementwise import *  # noqa: E402,F401,F403
+from ._kernels.reduction import *  # noqa: E402,F401,F403
+from ._kernels.raw import *  # noqa: E402,F401,F403
+from ._api.elementwise import *  # noqa: E402,F401,F403
+from ._api.statistical import *  # noqa: E402,F401,F403
+from ._api.sorting import *  # noqa: E402,F401,F403
+from ._fusion.fuse import *  # noqa: E402,F401,F403
+from ._api.searching import *  # noqa: E402,F401,F403
+from ._api.sets import *  # noqa: E402,F401,F403
+from ._api.linalg import *  # noqa: E402,F401,F403
+from ._api.einsum import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402,F401
 from . import backends  # noqa: E402,F401
 from . import fft, random  # noqa: E402,F401

@@ -43,9 +43,9 @@ import numpy as np
 
 from hip.errors import HipError, check
 
-from . import _dtypes as _dt
-from ._array import ndarray
-from ._libraries import library
+from ._core import dtypes as _dt
+from ._core.array import ndarray
+from ._libs.loader import library
 
 __all__ = ["Communicator", "DistributedError", "get_unique_id", "init_process_group", "group",
            "UNIQUE_ID_BYTES", "ENV_ID", "ENV_ID_FILE", "ENV_TIMEOUT"]
@@ -256,7 +256,7 @@ def init_process_group(rank: int | None = None, world_size: int | None = None, u
     if device is None:
         device = _env_int("LOCAL_RANK")
     if device is None:
-        from ._device import device_count
+        from ._core.device import device_count
         device = rank % max(device_count(), 1)
     if uid is None:
         path = os.environ.get(ENV_ID_FILE)
@@ -292,8 +292,8 @@ class Communicator:
     @classmethod
     def init_rank(cls, unique_id, rank: int, world_size: int, *, device=None) -> "Communicator":
         """ncclCommInitRank on `device` (the current one by default); blocks until all ranks join."""
-        from ._creation import _device_id
-        from ._device import Device
+        from ._api.creation import _device_id
+        from ._core.device import Device
         uid_bytes = _as_id(unique_id)
         if not 0 <= int(rank) < int(world_size):
             raise ValueError(f"need 0 <= rank < world_size, got rank {rank} of {world_size}")
@@ -309,7 +309,7 @@ class Communicator:
     def init_all(cls, devices=None) -> list["Communicator"]:
         """One communicator per device of `devices` (default: every visible GPU), all in this
         process (ncclCommInitAll); rank i drives devices[i]. Issue their calls inside `group()`."""
-        from ._device import device_count
+        from ._core.device import device_count
         if devices is None:
             devices = list(range(device_count()))
         devices = [int(d) for d in devices]
@@ -325,7 +325,7 @@ class Communicator:
 
     @property
     def device(self):
-        from ._device import Device
+        from ._core.device import Device
         return Device(self.device_id)
 
     @property
@@ -373,8 +373,8 @@ class Communicator:
 
     def _in_place(self, x: ndarray, call) -> ndarray:
         """call(contiguous buffer, stream) on x's memory, or on a copy written back afterwards."""
-        from ._device import current_stream
-        from ._elementwise_kernel import _on_device
+        from ._core.device import current_stream
+        from ._kernels.elementwise import _on_device
         self._handle()
         with _on_device(self.device_id):
             stream = current_stream(self.device_id)
@@ -422,8 +422,8 @@ class Communicator:
 
     def all_gather(self, x, out=None) -> ndarray:
         """Every rank's x stacked: an array of shape (world_size, *x.shape); out= receives it."""
-        from ._device import current_stream
-        from ._elementwise_kernel import _on_device
+        from ._core.device import current_stream
+        from ._kernels.elementwise import _on_device
         x = self._array(x, "all_gather's array")
         shape = (self.world_size,) + x.shape
         out = self._out(out, shape, x.dtype, "all_gather's out")
@@ -440,8 +440,8 @@ class Communicator:
     def reduce_scatter(self, x, op: str = "sum", out=None) -> ndarray:
         """op over all ranks of x, split along axis 0 into world_size blocks: rank r gets block r
         (shape (x.shape[0] // world_size, *x.shape[1:])); out= receives it."""
-        from ._device import current_stream
-        from ._elementwise_kernel import _on_device
+        from ._core.device import current_stream
+        from ._kernels.elementwise import _on_device
         x = self._array(x, "reduce_scatter's array")
         if x.ndim == 0 or x.shape[0] % self.world_size:
             raise ValueError(f"reduce_scatter needs an array whose first axis divides by {self.world_size} "
@@ -460,8 +460,8 @@ class Communicator:
 
     def send(self, x, peer: int) -> None:
         """Send x to rank `peer` (which calls recv with an array of the same size and dtype)."""
-        from ._device import current_stream
-        from ._elementwise_kernel import _on_device
+        from ._core.device import current_stream
+        from ._kernels.elementwise import _on_device
         x = self._array(x, "send's array")
         peer = self._peer(peer)
         t, k = _movement(x.dtype)
@@ -484,7 +484,7 @@ class Communicator:
 
     def barrier(self) -> None:
         """Wait (on the host) until every rank has reached this point."""
-        from ._creation import zeros
+        from ._api.creation import zeros
         x = zeros((1,), dtype=_dt.float32, device=self.device_id)
         self.all_reduce(x)
         x.get()

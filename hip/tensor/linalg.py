@@ -14,15 +14,15 @@ from __future__ import annotations
 import math
 import operator
 
-from . import _dtypes as _dt
-from ._array import ndarray
-from ._elementwise import math_dtype
-from ._decompositions import (EighResult, LinAlgError, QRResult, SlogdetResult, SVDResult, _solver_dtype, cholesky,
-                              det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank, pinv, qr, slogdet, solve,
-                              svd, svdvals)
-from ._linalg import matmul, matrix_transpose, tensordot, vecdot
-from ._reduction_kernel import ReductionKernel
-from ._shapes import broadcast_shapes, normalize_axes, normalize_axis
+from ._core import dtypes as _dt
+from ._core.array import ndarray
+from ._api.elementwise import math_dtype
+from ._api.decompositions import (EighResult, LinAlgError, QRResult, SlogdetResult, SVDResult, _solver_dtype, cholesky,
+                                  det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank, pinv, qr, slogdet, solve,
+                                  svd, svdvals)
+from ._api.linalg import matmul, matrix_transpose, tensordot, vecdot
+from ._kernels.reduction import ReductionKernel
+from ._core.shapes import broadcast_shapes, normalize_axes, normalize_axis
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "cross", "diagonal", "outer", "trace",
            "vector_norm", "matrix_norm", "matrix_power", "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
@@ -53,13 +53,13 @@ def diagonal(x, /, *, offset: int = 0) -> ndarray:
 
 def trace(x, /, *, offset: int = 0, dtype=None) -> ndarray:
     """Sums of the `offset` diagonals of the last two axes (dtype as `sum`'s)."""
-    from ._statistical import sum as _sum
+    from ._api.statistical import sum as _sum
     return _sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
 def outer(x1, x2, /) -> ndarray:
     """The outer product of two 1-d arrays."""
-    from ._elementwise import multiply
+    from ._api.elementwise import multiply
     _need_array(x1, "outer")
     _need_array(x2, "outer")
     if x1.ndim != 1 or x2.ndim != 1:
@@ -71,8 +71,8 @@ def outer(x1, x2, /) -> ndarray:
 
 def cross(x1, x2, /, *, axis: int = -1) -> ndarray:
     """Cross products of 3-element vectors along `axis` (of the broadcast shape)."""
-    from ._elementwise import multiply, subtract
-    from ._manipulation import broadcast_to, moveaxis, stack
+    from ._api.elementwise import multiply, subtract
+    from ._api.manipulation import broadcast_to, moveaxis, stack
     _need_array(x1, "cross")
     _need_array(x2, "cross")
     d = _dt.result_type(x1.dtype, x2.dtype)
@@ -145,8 +145,8 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2) -> ndarray:
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro") -> ndarray:
     """Norms of the matrices in the last two axes: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (2, -2
     and 'nuc' from the singular values)."""
-    from ._manipulation import squeeze
-    from ._statistical import max as _max, min as _min, sum as _sum
+    from ._api.manipulation import squeeze
+    from ._api.statistical import max as _max, min as _min, sum as _sum
     _need_array(x, "matrix_norm")
     if x.ndim < 2:
         raise ValueError(f"matrix_norm needs at least 2 dimensions, got {x.ndim}")
@@ -170,8 +170,8 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro") -> ndarray:
 
 def _singular_norm(x, reduce, keepdims: bool) -> ndarray:
     """max, min or sum of the singular values (matrix_norm's 2, -2, 'nuc'); integers as float64."""
-    from ._manipulation import expand_dims
-    from ._statistical import sum as _sum
+    from ._api.manipulation import expand_dims
+    from ._api.statistical import sum as _sum
     _solver_dtype("matrix_norm", x.dtype)      # float16/bfloat16: TypeError naming this function
     s = svdvals(x)
     if s.shape[-1] == 0 and reduce is not _sum:
@@ -183,8 +183,8 @@ def _singular_norm(x, reduce, keepdims: bool) -> ndarray:
 def matrix_power(x, n: int, /) -> ndarray:
     """x (square matrices in the last two axes) to the integer power n by squaring (n < 0: of
     inv(x), which raises LinAlgError for a singular matrix; integer x with n < 0 gives float64)."""
-    from ._creation import eye
-    from ._manipulation import broadcast_to
+    from ._api.creation import eye
+    from ._api.manipulation import broadcast_to
     _need_array(x, "matrix_power")
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError(f"matrix_power needs square matrices in the last two axes, got shape {x.shape}")

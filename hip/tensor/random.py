@@ -32,10 +32,10 @@ import numpy as np
 
 from hip.errors import HipError, check
 
-from . import _dtypes as _dt
-from ._array import ndarray
-from ._libraries import library
-from ._shapes import as_shape, normalize_axis, prod
+from ._core import dtypes as _dt
+from ._core.array import ndarray
+from ._libs.loader import library
+from ._core.shapes import as_shape, normalize_axis, prod
 
 __all__ = ["Generator", "default_rng", "seed", "get_default_generator", "random", "random_sample", "rand",
            "randn", "uniform", "standard_normal", "normal", "lognormal", "poisson", "integers", "randint",
@@ -147,7 +147,7 @@ def _unit_kernel(d: _dt.DType):
     p = _UNIT_BITS[d.name]
     k = _kernels.get(("unit", p))
     if k is None:
-        from ._elementwise_kernel import ElementwiseKernel
+        from ._kernels.elementwise import ElementwiseKernel
         word = "ht_word64(b, i) >> 11" if p == 53 else f"b[i] >> {32 - p}"
         k = _kernels[("unit", p)] = ElementwiseKernel(
             "raw uint32 b, float64 lo, float64 span", "Y y",
@@ -163,7 +163,7 @@ def words_per_value(d: _dt.DType) -> int:
 def _integers_kernel():
     k = _kernels.get("integers")
     if k is None:
-        from ._elementwise_kernel import ElementwiseKernel
+        from ._kernels.elementwise import ElementwiseKernel
         k = _kernels["integers"] = ElementwiseKernel(
             "raw uint32 b, uint64 lo, uint64 span_m1", "Y y",
             "const unsigned long long r = ht_word64(b, i);\n"
@@ -219,8 +219,8 @@ class Generator:
 
     def _fill(self, fn: str, out, n: int, *args) -> None:
         """hiprand `fn` writing n values at `out` (an ndarray) on the current stream of its device."""
-        from ._device import current_stream
-        from ._elementwise_kernel import _on_device
+        from ._core.device import current_stream
+        from ._kernels.elementwise import _on_device
         R = _lib()
         dev = out.device_id
         stream = current_stream(dev).ptr
@@ -292,7 +292,7 @@ class Generator:
     # -- discrete distributions --------------------------------------------------------------------
     def poisson(self, lam=1.0, size=None, *, dtype=_dt.int64) -> ndarray:
         """Poisson counts of mean `lam` (>= 0) as `dtype` (int64 by default, as NumPy)."""
-        from ._creation import zeros
+        from ._api.creation import zeros
         shape = _size(size)
         d = _dt.dtype(dtype)
         if d.kind not in "iu":
@@ -325,7 +325,7 @@ class Generator:
     # -- permutations --------------------------------------------------------------------------------
     def _order(self, n: int) -> ndarray:
         """A random permutation of range(n) as int64 (argsort of random 64-bit keys)."""
-        from ._sorting import argsort
+        from ._api.sorting import argsort
         w = self._words(2 * n)
         keys = w._view(w.ptr, (n,), (8,), _dt.uint64)      # the words' bytes read as n uint64
         return argsort(keys)
@@ -345,7 +345,7 @@ class Generator:
         if n < 0:
             raise ValueError(f"permutation: x must be >= 0, got {n}")
         if n == 0:
-            from ._creation import empty
+            from ._api.creation import empty
             return empty((0,), dtype=_dt.int64)
         return self._order(n)
 

@@ -23,8 +23,8 @@ import numbers
 
 import numpy as np
 
-from . import _dtypes as _dt
-from ._array import ndarray
+from ._core import dtypes as _dt
+from ._core.array import ndarray
 
 __all__ = ["csr_matrix", "coo_matrix", "issparse", "isspmatrix_csr", "isspmatrix_coo"]
 
@@ -124,19 +124,19 @@ def _host_csr(arg, shape, what):
 
 def _where(device, arrays) -> int:
     """The device id: `device`, else that of the first hip.tensor array of `arrays`, else the current."""
-    from ._creation import _device_id
+    from ._api.creation import _device_id
     if device is None:
         device = next((a.device_id for a in arrays if isinstance(a, ndarray)), None)
     return _device_id(device)
 
 
 def _upload(host: np.ndarray, d: _dt.DType, device_id: int) -> ndarray:
-    from ._creation import asarray
+    from ._api.creation import asarray
     return asarray(host, dtype=d, device=device_id)
 
 
 def _stream(device_id: int):
-    from ._device import current_stream
+    from ._core.device import current_stream
     return current_stream(device_id)
 
 
@@ -145,13 +145,13 @@ def _empty(shape, d: _dt.DType, device_id: int) -> ndarray:
 
 
 def _zeros(shape, d: _dt.DType, device_id: int) -> ndarray:
-    from ._creation import zeros
+    from ._api.creation import zeros
     return zeros(shape, dtype=d, device=device_id)
 
 
 def _device_array(x, what: str, device_id: int | None, dtype=None) -> ndarray:
     """A contiguous 1-D ht array of `x` (kept as is when it already is one)."""
-    from ._creation import asarray
+    from ._api.creation import asarray
     a = asarray(x, dtype=dtype, device=device_id)
     if a.ndim != 1:
         raise ValueError(f"{what} must be 1-D, got shape {a.shape}")
@@ -288,9 +288,9 @@ class _SparseBase:
         return self @ other
 
     def __matmul__(self, other):
-        from ._creation import asarray
-        from ._elementwise_kernel import _on_device
-        from . import _sparse_lib as L
+        from ._api.creation import asarray
+        from ._kernels.elementwise import _on_device
+        from ._libs import sparse as L
         if isinstance(other, _SparseBase):
             raise TypeError("sparse @ sparse (SpGEMM) is not supported: convert one operand with .toarray()")
         if isinstance(other, (numbers.Number, np.number)):
@@ -324,7 +324,7 @@ class _SparseBase:
 
     def __rmatmul__(self, other):
         """other @ A = (A^T other^T)^T for a vector or a matrix `other`."""
-        from ._creation import asarray
+        from ._api.creation import asarray
         if isinstance(other, (numbers.Number, np.number)):
             raise ValueError("matmul: a scalar operand is not allowed, use *")
         x = asarray(other, device=self.data.device_id)
@@ -384,7 +384,7 @@ class csr_matrix(_SparseBase):
         return self.copy() if copy else self
 
     def tocoo(self, copy=False) -> "coo_matrix":
-        from . import _sparse_lib as L
+        from ._libs import sparse as L
         dev = self.data.device_id
         row = _empty((self.nnz,), _dt.int32, dev)
         if self.nnz:
@@ -394,7 +394,7 @@ class csr_matrix(_SparseBase):
 
     def toarray(self) -> ndarray:
         """The dense matrix (C order, a hip.tensor ndarray)."""
-        from . import _sparse_lib as L
+        from ._libs import sparse as L
         dev = self.data.device_id
         out = _zeros(self.shape, self.dtype, dev)
         if self.nnz and out.size:
@@ -403,8 +403,8 @@ class csr_matrix(_SparseBase):
 
     def transpose(self) -> "csr_matrix":
         """A^T as a CSR matrix (hipsparseCsr2cscEx2: A's CSC arrays are A^T's CSR arrays)."""
-        from . import _sparse_lib as L
-        from ._elementwise_kernel import _on_device
+        from ._libs import sparse as L
+        from ._kernels.elementwise import _on_device
         m, n = self.shape
         dev = self.data.device_id
         if self.nnz == 0:
@@ -475,7 +475,7 @@ class coo_matrix(_SparseBase):
         return self.copy() if copy else self
 
     def tocsr(self, copy=False) -> "csr_matrix":
-        from . import _sparse_lib as L
+        from ._libs import sparse as L
         dev = self.data.device_id
         indptr = _empty((self.shape[0] + 1,), _dt.int32, dev)
         L.indptr_of(self.row, indptr, self.nnz, self.shape[0], dev, _stream(dev))

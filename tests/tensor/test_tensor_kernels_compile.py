@@ -24,17 +24,17 @@ from pathlib import Path
 
 import pytest
 
-from hip.tensor import _compiler as C
-from hip.tensor import _dtypes as dt
-from hip.tensor import _elementwise as ew
-from hip.tensor import _elementwise_kernel as ek
-from hip.tensor import _elementwise_source as es
-from hip.tensor import _kernel_source as ks
-from hip.tensor import _reduction_kernel as rk
-from hip.tensor import _statistical as st
-from hip.tensor import _creation as cr
-from hip.tensor import _indexing as ix
-from hip.tensor._array import copy_kernel
+from hip.tensor._kernels import compiler as C
+from hip.tensor._core import dtypes as dt
+from hip.tensor._api import elementwise as ew
+from hip.tensor._kernels import elementwise as ek
+from hip.tensor._kernels import elementwise_source as es
+from hip.tensor._kernels import source as ks
+from hip.tensor._kernels import reduction as rk
+from hip.tensor._api import statistical as st
+from hip.tensor._api import creation as cr
+from hip.tensor._api import indexing as ix
+from hip.tensor._core.array import copy_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 BATCH = 400

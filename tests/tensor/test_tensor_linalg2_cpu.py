@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _dtypes as dt
+from hip.tensor._core import dtypes as dt
 
 from test_tensor_kernels_compile import check_hiprtc, check_nvrtc, no_disk_cache, nvrtc  # noqa: F401
 
@@ -130,8 +130,8 @@ def test_eig_raises_not_implemented_with_the_reason():
 
 
 def _zero_below_sources():
-    from hip.tensor import _decompositions as D
-    from hip.tensor import _elementwise_kernel as ek
+    from hip.tensor._api import decompositions as D
+    from hip.tensor._kernels import elementwise as ek
     out = []
     for name in ("float32", "float64", "complex64", "complex128"):
         d = ht.dtype(name)
@@ -181,7 +181,7 @@ def test_einsum_refuses_numpy_operands():
 @pytest.mark.parametrize("subscripts", ["ij,jk", "i,i", "ij,kj", "bij,bjk", "ij", "ba,ab", "ab,cd"])
 def test_einsum_implicit_output_as_numpy(subscripts):
     """The implicit output labels (once-only labels, sorted) agree with NumPy's result shape."""
-    from hip.tensor._einsum import _parse
+    from hip.tensor._api.einsum import _parse
     sizes = dict(zip("abcdijk", (2, 3, 4, 5, 6, 7, 8)))
     ins = subscripts.split(",")
     ops = [fake(tuple(sizes[c] for c in t)) for t in ins]

@@ -1,12 +1,12 @@
-"""hip.tensor._memory without a GPU: PyTorch's size classes, argument checks and the statistics of
+"""hip.tensor._core.memory without a GPU: PyTorch's size classes, argument checks and the statistics of
 an unused device. The allocator itself (reuse, streams, OOM, no leak over 1e5 cycles) runs in
 tests/tensor/test_tensor_runtime_gpu.py: without a device there is no hipMalloc to exercise."""
 from __future__ import annotations
 
 import pytest
 
-from hip.tensor import _memory as M
-from hip.tensor._device import Stream
+from hip.tensor._core import memory as M
+from hip.tensor._core.device import Stream
 
 KiB, MiB = 1 << 10, 1 << 20
 

@@ -20,7 +20,8 @@ import pytest
 
 import hip
 from conftest import run_python
-from hip.tensor import _compiler as C, _device as D, _interop as I, _memory as M
+from hip.tensor._kernels import compiler as C
+from hip.tensor._core import device as D, interop as I, memory as M
 
 pytestmark = pytest.mark.gpu
 

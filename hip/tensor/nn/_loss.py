@@ -10,9 +10,9 @@ import numbers
 
 import numpy as np
 
-from .._array import ndarray
-from .._elementwise_kernel import ElementwiseKernel
-from .._shapes import prod
+from .._core.array import ndarray
+from .._kernels.elementwise import ElementwiseKernel
+from .._core.shapes import prod
 from ._common import check_reduction, compute_dtype, contiguous, need_array, need_float, same_device
 
 __all__ = ["mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy", "bce_loss"]
@@ -36,7 +36,7 @@ _BCE = ElementwiseKernel(
 
 
 def _reduce(loss: ndarray, reduction: str, dtype) -> ndarray:
-    from .._statistical import mean, sum as _sum
+    from .._api.statistical import mean, sum as _sum
     if reduction == "none":
         return loss.astype(dtype, copy=False)
     return (_sum(loss) if reduction == "sum" else mean(loss)).astype(dtype, copy=False)
@@ -61,7 +61,7 @@ def mse_loss(input, target, reduction: str = "mean") -> ndarray:
 
 
 def _class_weight(name, weight, C, input):
-    from .._creation import ones
+    from .._api.creation import ones
     if weight is None:
         return ones((C,), dtype=compute_dtype(input.dtype), device=input.device_id)
     need_float(weight, name, "weight")
@@ -99,7 +99,7 @@ def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: st
     if target.size and bool(bad.any()):
         raise IndexError(f"nll_loss: a target is out of bounds for {C} classes (and not ignore_index)")
     if reduction == "mean":
-        from .._statistical import sum as _sum
+        from .._api.statistical import sum as _sum
         return (_sum(loss) / _sum(wsum)).astype(input.dtype, copy=False)
     return _reduce(loss, reduction, input.dtype)
 
@@ -108,7 +108,7 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
                   label_smoothing: float = 0.0) -> ndarray:
     """nll_loss(log_softmax(input, dim=1), target) for integer targets; for a float target of the
     input's shape (class probabilities), -sum over classes of weight * target * log_softmax."""
-    from .._statistical import sum as _sum
+    from .._api.statistical import sum as _sum
     from ._softmax import log_softmax
     need_float(input, "cross_entropy")
     need_array(target, "cross_entropy", "target")
@@ -148,7 +148,7 @@ def binary_cross_entropy(input, target, weight=None, reduction: str = "mean") ->
         b = {"A": a, "W": a}
     else:
         need_float(weight, "binary_cross_entropy", "weight")
-        from .._shapes import broadcast_shapes
+        from .._core.shapes import broadcast_shapes
         try:
             ok = broadcast_shapes(weight.shape, input.shape) == input.shape
         except ValueError:

@@ -14,8 +14,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _dtypes as _dt
-from .._array import ndarray
+from .._core import dtypes as _dt
+from .._core.array import ndarray
 from . import functional as F
 
 __all__ = ["Module", "Linear", "Conv1d", "Conv2d", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax",
@@ -30,7 +30,7 @@ _GPU_DLPACK = (2, 3, 10, 11)            # kDLCUDA, kDLCUDAHost, kDLROCM, kDLROCM
 def _to_array(value, like: ndarray, key: str) -> ndarray:
     """`value` (a hip.tensor array, a PyTorch tensor or other DLPack producer, a NumPy array) as a
     fresh array of like's dtype on like's device."""
-    from .._creation import asarray, from_dlpack
+    from .._api.creation import asarray, from_dlpack
     if hasattr(value, "detach"):                     # a PyTorch tensor (autograd off)
         value = value.detach()
     if isinstance(value, ndarray):
@@ -173,7 +173,7 @@ class Module:
 
 
 def _uniform(shape, bound, dtype, device):
-    from .._creation import asarray
+    from .._api.creation import asarray
     return asarray(np.random.default_rng().uniform(-bound, bound, size=shape), dtype=dtype, device=device)
 
 
@@ -307,7 +307,7 @@ class Dropout(Module):
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
                  device=None, dtype=_dt.float32):
-        from .._creation import ones, zeros
+        from .._api.creation import ones, zeros
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -323,7 +323,7 @@ class LayerNorm(Module):
 class GroupNorm(Module):
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None,
                  dtype=_dt.float32):
-        from .._creation import ones, zeros
+        from .._api.creation import ones, zeros
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("GroupNorm: num_channels must be divisible by num_groups")
@@ -340,7 +340,7 @@ class _BatchNorm(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=_dt.float32):
-        from .._creation import ones, zeros
+        from .._api.creation import ones, zeros
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -415,7 +415,7 @@ class Flatten(Module):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def forward(self, x):
-        from .._shapes import normalize_axis, prod
+        from .._core.shapes import normalize_axis, prod
         if x.ndim == 0:
             return x.reshape((1,))
         s, e = normalize_axis(self.start_dim, x.ndim), normalize_axis(self.end_dim, x.ndim)
