@@ -21,6 +21,8 @@ Layout (one idea per module):
 The interfaces between these parts and the rules they keep: docs/design.rst, "hip.tensor:
 modules and contracts".
 """
+import sys as _sys
+
 from ._core.device import *  # noqa: E402,F401,F403
 from ._core.memory import *  # noqa: E402,F401,F403
 from ._kernels.compiler import *  # noqa: E402,F401,F403
@@ -46,6 +48,9 @@ from . import linalg  # noqa: E402,F401
 from . import backends  # noqa: E402,F401
 from . import fft, random  # noqa: E402,F401
 from . import sparse, distributed  # noqa: E402,F401
+from ._core.array import register as _register
+
+_register(namespace=_sys.modules[__name__])     # what an array's __array_namespace__() returns
 
 
 def __getattr__(name):

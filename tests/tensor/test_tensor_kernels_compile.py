@@ -34,7 +34,7 @@ from hip.tensor._kernels import reduction as rk
 from hip.tensor._api import statistical as st
 from hip.tensor._api import creation as cr
 from hip.tensor._api import indexing as ix
-from hip.tensor._core.array import copy_kernel
+from hip.tensor._kernels.copy import copy_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 BATCH = 400

@@ -12,7 +12,7 @@ import pytest
 from hip.tensor._core import dtypes as dt
 from hip.tensor._api import elementwise as ew
 from hip.tensor._kernels import elementwise_source as es
-from hip.tensor._core.array import copy_kernel
+from hip.tensor._kernels.copy import copy_kernel
 from hip.tensor._kernels.elementwise import ElementwiseKernel, one_c_layout
 from hip.tensor._core.shapes import broadcast_shapes, broadcast_strides, c_strides, collapse, is_c_contiguous, prod
 

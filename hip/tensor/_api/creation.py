@@ -7,7 +7,8 @@ import operator
 import numpy as np
 
 from .._core import dtypes as _dt
-from .._core.array import copy_kernel, ndarray
+from .._core.array import ndarray
+from .._kernels.copy import copy_kernel
 from .._kernels.elementwise import ElementwiseKernel, scalar_value
 from .._core.shapes import as_shape
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._core import dtypes as _dt
-from .._core.array import ndarray
+from .._core.array import ndarray, register
 from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
 
 _UNARY_FLOAT = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
@@ -333,3 +333,8 @@ def _inplace(name: str, x: ndarray, o):
             raise ValueError(f"operand of shape {o.shape} does not broadcast to the array's shape {x.shape}")
     op.kernel(x, o if isinstance(o, ndarray) else scalar_value(o, c), x, _bindings={"C": c, "Y": x.dtype})
     return x
+
+
+# ndarray's operators and methods (x + y, -x, x.real, x.clip, ...) call these
+register(binop=_binop, inplace=_inplace, negative=negative, positive=positive, abs=abs, bitwise_invert=bitwise_invert,
+         real=real, imag=imag, conj=conj, clip=clip)

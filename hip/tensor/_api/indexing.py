@@ -14,7 +14,8 @@ import operator
 import numpy as np
 
 from .._core import dtypes as _dt
-from .._core.array import copy_kernel, ndarray
+from .._core.array import ndarray, register
+from .._kernels.copy import copy_kernel
 from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
 from .._core.shapes import broadcast_shapes, normalize_axis
 
@@ -318,3 +319,7 @@ def take(x, indices, /, *, axis=None) -> ndarray:
     if indices.dtype.kind not in "iu":
         raise IndexError(f"take: indices must be integers, got {indices.dtype}")
     return getitem(x, (slice(None),) * axis + (indices,))
+
+
+# ndarray's x[key] and x[key] = value
+register(getitem=getitem, setitem=setitem)

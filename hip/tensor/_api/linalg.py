@@ -18,7 +18,7 @@ import operator
 import numpy as np
 
 from .._core import dtypes as _dt
-from .._core.array import ndarray
+from .._core.array import ndarray, register
 from .elementwise import math_dtype
 from .._kernels.reduction import ReductionKernel
 from .._core.shapes import broadcast_shapes, broadcast_strides, collapse, normalize_axis, prod
@@ -290,3 +290,7 @@ def vdot(a, b, /) -> ndarray:
     if a.size != b.size:
         raise ValueError(f"vdot: arrays of {a.size} and {b.size} elements")
     return vecdot(reshape(a, (a.size,)), reshape(b, (b.size,)))
+
+
+# ndarray's x @ y
+register(matmul=matmul)

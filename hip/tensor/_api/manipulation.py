@@ -8,7 +8,8 @@ import operator
 import numpy as np
 
 from .._core import dtypes as _dt
-from .._core.array import copy_kernel, ndarray
+from .._core.array import ndarray, register
+from .._kernels.copy import copy_kernel
 from .._core.shapes import broadcast_shapes, broadcast_strides, normalize_axes, normalize_axis, prod, reshape_strides
 
 __all__ = ["reshape", "permute_dims", "broadcast_to", "broadcast_arrays", "expand_dims", "squeeze",
@@ -298,3 +299,7 @@ def repeat(x, repeats, /, *, axis=None) -> ndarray:
     from .indexing import take
     idx = np.repeat(np.arange(n, dtype=np.int64), counts)
     return take(x, idx, axis=axis)
+
+
+# ndarray's reshape, transpose, ravel, flatten and squeeze call these
+register(reshape=reshape, permute_dims=permute_dims, squeeze=squeeze)

@@ -12,7 +12,7 @@ import operator
 import numpy as np
 
 from .._core import dtypes as _dt
-from .._core.array import ndarray
+from .._core.array import ndarray, register
 from .elementwise import math_dtype
 from .._kernels.source import PRELUDE
 from .._kernels.reduction import ReductionKernel
@@ -279,3 +279,7 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> nda
                                                                    np.int32(include_initial)], 0, stream)
     return moveaxis(out, -1, axis)
 
+
+# ndarray's reduction methods (x.sum(), x.max(), x.cumsum(), ...) call these
+register(sum=sum, prod=prod, mean=mean, var=var, std=std, max=max, min=min, any=any, all=all,
+         cumulative_sum=cumulative_sum)

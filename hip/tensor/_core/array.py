@@ -1,5 +1,10 @@
 """`ndarray`: an N-d view of device memory (owning or viewing), with NumPy-style byte strides
-(negative ones included), the array API's operators and NumPy/DLPack/CAI interchange."""
+(negative ones included), the array API's operators and NumPy/DLPack/CAI interchange.
+
+A leaf of hip.tensor's floors: it imports only `_core`. Its operators and the methods that need the
+floors above (arithmetic, reductions, indexing, reshape, matmul, the casting copy) call through
+the dispatch table `ops`, whose entries the modules defining those operations set at their import
+(`register`)."""
 from __future__ import annotations
 
 import operator
@@ -7,12 +12,55 @@ import operator
 import numpy as np
 
 from . import dtypes as _dt
+from . import interop as _interop
+from . import launch as _launch
+from .device import Device, current_stream, get_device_id
 from .dtypes import DType
-from .device import current_stream as _current_stream
-from .memory import alloc as _alloc
+from .memory import alloc as _alloc, memcpy
 from .shapes import as_shape, c_layout, c_strides, is_c_contiguous, is_f_contiguous, prod
 
 __all__ = ["ndarray"]
+
+
+class _Ops:
+    """ndarray's dispatch table: the operations its methods and operators take from the floors above
+    `_core`, which this module does not import. Each entry is set at import by the module that
+    defines the operation (`register`); until then it raises. hip.tensor imports them all."""
+
+    __slots__ = (
+        # _api.elementwise: binop(name, x1, x2) and inplace(name, x1, x2) by the function's name
+        "binop", "inplace", "negative", "positive", "abs", "bitwise_invert", "real", "imag", "conj", "clip",
+        # _api.statistical
+        "sum", "prod", "mean", "var", "std", "max", "min", "any", "all", "cumulative_sum",
+        "reshape", "permute_dims", "squeeze",      # _api.manipulation
+        "getitem", "setitem",                      # _api.indexing
+        "matmul",                                  # _api.linalg
+        "copy",                                    # _kernels.copy: copy(x, dtype), a C-contiguous copy
+        "namespace",                               # hip.tensor itself (__array_namespace__)
+    )
+
+    def __init__(self):
+        for name in self.__slots__:
+            setattr(self, name, _unregistered(name))
+
+
+def _unregistered(name: str):
+    def unregistered(*args, **kwargs):
+        raise RuntimeError(f"ndarray's operation {name!r} is not registered: the module defining it "
+                           "has not been imported (import hip.tensor)")
+    return unregistered
+
+
+ops = _Ops()
+
+
+def register(**entries) -> None:
+    """Set entries of `ops` (ndarray's dispatch table): called at import by the modules that
+    define the operations."""
+    for name, fn in entries.items():
+        if name not in _Ops.__slots__:
+            raise TypeError(f"ndarray's dispatch table has no entry {name!r}")
+        setattr(ops, name, fn)
 
 
 class Flags:
@@ -54,8 +102,7 @@ class ndarray:
         if memptr is None:
             if strides is not None:
                 raise ValueError("strides need memptr (memory to view)")
-            from .memory import alloc
-            memptr = alloc(prod(shape) * dtype.itemsize)
+            memptr = _alloc(prod(shape) * dtype.itemsize)
             strides = c_strides(shape, dtype.itemsize)
             base = None
         else:
@@ -67,7 +114,6 @@ class ndarray:
         self._data, self._ptr = memptr, int(memptr.ptr)
         self._device_id = getattr(memptr, "device_id", None)
         if self._device_id is None:
-            from .device import get_device_id
             self._device_id = get_device_id()
         self._base, self._readonly = base, False
 
@@ -78,7 +124,7 @@ class ndarray:
         if type(shape) is not tuple:
             shape = tuple(shape)
         strides, n = c_layout(shape, dtype.itemsize)
-        mem = _alloc(n * dtype.itemsize, stream if stream is not None else _current_stream(device_id))
+        mem = _alloc(n * dtype.itemsize, stream if stream is not None else current_stream(device_id))
         a = object.__new__(cls)
         a._shape, a._strides, a._dtype = shape, strides, dtype
         a._data, a._ptr, a._device_id, a._base, a._readonly = mem, mem.ptr, mem.device_id, None, False
@@ -146,7 +192,6 @@ class ndarray:
 
     @property
     def device(self):
-        from .device import Device
         return Device(self._device_id)
 
     @property
@@ -175,17 +220,15 @@ class ndarray:
 
     @property
     def real(self) -> "ndarray":
-        return _ew.real(self)
+        return ops.real(self)
 
     @property
     def imag(self) -> "ndarray":
-        return _ew.imag(self)
+        return ops.imag(self)
 
     # -- host transfers --------------------------------------------------------------------------
     def get(self, stream=None, out: np.ndarray | None = None) -> np.ndarray:
         """A NumPy copy (bfloat16 arrives as float32, NumPy having no bfloat16); waits for it."""
-        from .device import Device, current_stream
-        from .memory import memcpy
         src = self if self.is_c_contiguous else self.copy()
         host_dtype = src._dtype.numpy
         if out is not None:
@@ -266,14 +309,14 @@ class ndarray:
         """A C-contiguous copy on the same device."""
         if order not in ("C", "K", "A"):
             raise ValueError("only C-order copies are supported")
-        return _copy(self, self._dtype)
+        return ops.copy(self, self._dtype)
 
     def astype(self, dtype, copy: bool = True) -> "ndarray":
         """This array converted to `dtype` (complex to real drops the imaginary part, as NumPy)."""
         d = _dt.dtype(dtype)
         if d is self._dtype and not copy:
             return self
-        return _copy(self, d)
+        return ops.copy(self, d)
 
     def view(self, dtype=None) -> "ndarray":
         """The same memory read as another dtype of the same itemsize (bfloat16 <-> uint16 bits)."""
@@ -286,8 +329,6 @@ class ndarray:
 
     def to_device(self, device, /, *, stream=None) -> "ndarray":
         """This array on `device` (a Device or an ordinal); itself when already there."""
-        from .device import Device, current_stream
-        from .memory import memcpy
         if isinstance(device, str):
             raise ValueError(f"unknown device {device!r}: use an ordinal or a hip.tensor Device "
                              "(for the host, use .get())")
@@ -309,23 +350,23 @@ class ndarray:
     def reshape(self, *shape, copy=None) -> "ndarray":
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
-        return _mp.reshape(self, shape, copy=copy)
+        return ops.reshape(self, shape, copy=copy)
 
     def transpose(self, *axes) -> "ndarray":
         if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
             axes = axes[0]
         if not axes:
             axes = tuple(reversed(range(self.ndim)))
-        return _mp.permute_dims(self, tuple(axes))
+        return ops.permute_dims(self, tuple(axes))
 
     def ravel(self) -> "ndarray":
-        return _mp.reshape(self, (-1,))
+        return ops.reshape(self, (-1,))
 
     def flatten(self) -> "ndarray":
-        return _mp.reshape(self, (-1,), copy=True) if self.is_c_contiguous else _mp.reshape(self, (-1,))
+        return ops.reshape(self, (-1,), copy=True) if self.is_c_contiguous else ops.reshape(self, (-1,))
 
     def squeeze(self, axis=None) -> "ndarray":
-        return _mp.squeeze(self, axis)
+        return ops.squeeze(self, axis)
 
     def swapaxes(self, a, b) -> "ndarray":
         axes = list(range(self.ndim))
@@ -335,112 +376,109 @@ class ndarray:
 
     # -- reductions as methods ---------------------------------------------------------------------------
     def sum(self, axis=None, dtype=None, keepdims=False):
-        return _st.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+        return ops.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def prod(self, axis=None, dtype=None, keepdims=False):
-        return _st.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+        return ops.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def mean(self, axis=None, keepdims=False):
-        return _st.mean(self, axis=axis, keepdims=keepdims)
+        return ops.mean(self, axis=axis, keepdims=keepdims)
 
     def var(self, axis=None, correction=0.0, keepdims=False, ddof=None):
-        return _st.var(self, axis=axis, correction=correction if ddof is None else ddof, keepdims=keepdims)
+        return ops.var(self, axis=axis, correction=correction if ddof is None else ddof, keepdims=keepdims)
 
     def std(self, axis=None, correction=0.0, keepdims=False, ddof=None):
-        return _st.std(self, axis=axis, correction=correction if ddof is None else ddof, keepdims=keepdims)
+        return ops.std(self, axis=axis, correction=correction if ddof is None else ddof, keepdims=keepdims)
 
     def max(self, axis=None, keepdims=False):
-        return _st.max(self, axis=axis, keepdims=keepdims)
+        return ops.max(self, axis=axis, keepdims=keepdims)
 
     def min(self, axis=None, keepdims=False):
-        return _st.min(self, axis=axis, keepdims=keepdims)
+        return ops.min(self, axis=axis, keepdims=keepdims)
 
     def any(self, axis=None, keepdims=False):
-        return _st.any(self, axis=axis, keepdims=keepdims)
+        return ops.any(self, axis=axis, keepdims=keepdims)
 
     def all(self, axis=None, keepdims=False):
-        return _st.all(self, axis=axis, keepdims=keepdims)
+        return ops.all(self, axis=axis, keepdims=keepdims)
 
     def cumsum(self, axis=None, dtype=None):
-        return _st.cumulative_sum(self if axis is not None else _mp.reshape(self, (-1,)),
+        return ops.cumulative_sum(self if axis is not None else ops.reshape(self, (-1,)),
                                   axis=axis if axis is not None else 0, dtype=dtype)
 
     def conj(self):
-        return _ew.conj(self)
+        return ops.conj(self)
 
     def clip(self, min=None, max=None):
-        return _ew.clip(self, min, max)
+        return ops.clip(self, min, max)
 
     # -- indexing ------------------------------------------------------------------------------------------
     def __getitem__(self, key):
-        return _ix.getitem(self, key)
+        return ops.getitem(self, key)
 
     def __setitem__(self, key, value):
         if self._readonly:
             raise ValueError("assignment destination is read-only")
-        _ix.setitem(self, key, value)
+        ops.setitem(self, key, value)
 
     # -- operators ---------------------------------------------------------------------------------------
-    def __add__(self, o): return _ew._binop("add", self, o)
-    def __radd__(self, o): return _ew._binop("add", o, self)
-    def __iadd__(self, o): return _ew._inplace("add", self, o)
-    def __sub__(self, o): return _ew._binop("subtract", self, o)
-    def __rsub__(self, o): return _ew._binop("subtract", o, self)
-    def __isub__(self, o): return _ew._inplace("subtract", self, o)
-    def __mul__(self, o): return _ew._binop("multiply", self, o)
-    def __rmul__(self, o): return _ew._binop("multiply", o, self)
-    def __imul__(self, o): return _ew._inplace("multiply", self, o)
-    def __truediv__(self, o): return _ew._binop("divide", self, o)
-    def __rtruediv__(self, o): return _ew._binop("divide", o, self)
-    def __itruediv__(self, o): return _ew._inplace("divide", self, o)
-    def __floordiv__(self, o): return _ew._binop("floor_divide", self, o)
-    def __rfloordiv__(self, o): return _ew._binop("floor_divide", o, self)
-    def __ifloordiv__(self, o): return _ew._inplace("floor_divide", self, o)
-    def __mod__(self, o): return _ew._binop("remainder", self, o)
-    def __rmod__(self, o): return _ew._binop("remainder", o, self)
-    def __imod__(self, o): return _ew._inplace("remainder", self, o)
-    def __pow__(self, o): return _ew._binop("pow", self, o)
-    def __rpow__(self, o): return _ew._binop("pow", o, self)
-    def __ipow__(self, o): return _ew._inplace("pow", self, o)
-    def __and__(self, o): return _ew._binop("bitwise_and", self, o)
-    def __rand__(self, o): return _ew._binop("bitwise_and", o, self)
-    def __iand__(self, o): return _ew._inplace("bitwise_and", self, o)
-    def __or__(self, o): return _ew._binop("bitwise_or", self, o)
-    def __ror__(self, o): return _ew._binop("bitwise_or", o, self)
-    def __ior__(self, o): return _ew._inplace("bitwise_or", self, o)
-    def __xor__(self, o): return _ew._binop("bitwise_xor", self, o)
-    def __rxor__(self, o): return _ew._binop("bitwise_xor", o, self)
-    def __ixor__(self, o): return _ew._inplace("bitwise_xor", self, o)
-    def __lshift__(self, o): return _ew._binop("bitwise_left_shift", self, o)
-    def __rlshift__(self, o): return _ew._binop("bitwise_left_shift", o, self)
-    def __ilshift__(self, o): return _ew._inplace("bitwise_left_shift", self, o)
-    def __rshift__(self, o): return _ew._binop("bitwise_right_shift", self, o)
-    def __rrshift__(self, o): return _ew._binop("bitwise_right_shift", o, self)
-    def __irshift__(self, o): return _ew._inplace("bitwise_right_shift", self, o)
-    def __lt__(self, o): return _ew._binop("less", self, o)
-    def __le__(self, o): return _ew._binop("less_equal", self, o)
-    def __gt__(self, o): return _ew._binop("greater", self, o)
-    def __ge__(self, o): return _ew._binop("greater_equal", self, o)
-    def __eq__(self, o): return _ew._binop("equal", self, o)
-    def __ne__(self, o): return _ew._binop("not_equal", self, o)
-    def __neg__(self): return _ew.negative(self)
-    def __pos__(self): return _ew.positive(self)
-    def __abs__(self): return _ew.abs(self)
-    def __invert__(self): return _ew.bitwise_invert(self)
+    def __add__(self, o): return ops.binop("add", self, o)
+    def __radd__(self, o): return ops.binop("add", o, self)
+    def __iadd__(self, o): return ops.inplace("add", self, o)
+    def __sub__(self, o): return ops.binop("subtract", self, o)
+    def __rsub__(self, o): return ops.binop("subtract", o, self)
+    def __isub__(self, o): return ops.inplace("subtract", self, o)
+    def __mul__(self, o): return ops.binop("multiply", self, o)
+    def __rmul__(self, o): return ops.binop("multiply", o, self)
+    def __imul__(self, o): return ops.inplace("multiply", self, o)
+    def __truediv__(self, o): return ops.binop("divide", self, o)
+    def __rtruediv__(self, o): return ops.binop("divide", o, self)
+    def __itruediv__(self, o): return ops.inplace("divide", self, o)
+    def __floordiv__(self, o): return ops.binop("floor_divide", self, o)
+    def __rfloordiv__(self, o): return ops.binop("floor_divide", o, self)
+    def __ifloordiv__(self, o): return ops.inplace("floor_divide", self, o)
+    def __mod__(self, o): return ops.binop("remainder", self, o)
+    def __rmod__(self, o): return ops.binop("remainder", o, self)
+    def __imod__(self, o): return ops.inplace("remainder", self, o)
+    def __pow__(self, o): return ops.binop("pow", self, o)
+    def __rpow__(self, o): return ops.binop("pow", o, self)
+    def __ipow__(self, o): return ops.inplace("pow", self, o)
+    def __and__(self, o): return ops.binop("bitwise_and", self, o)
+    def __rand__(self, o): return ops.binop("bitwise_and", o, self)
+    def __iand__(self, o): return ops.inplace("bitwise_and", self, o)
+    def __or__(self, o): return ops.binop("bitwise_or", self, o)
+    def __ror__(self, o): return ops.binop("bitwise_or", o, self)
+    def __ior__(self, o): return ops.inplace("bitwise_or", self, o)
+    def __xor__(self, o): return ops.binop("bitwise_xor", self, o)
+    def __rxor__(self, o): return ops.binop("bitwise_xor", o, self)
+    def __ixor__(self, o): return ops.inplace("bitwise_xor", self, o)
+    def __lshift__(self, o): return ops.binop("bitwise_left_shift", self, o)
+    def __rlshift__(self, o): return ops.binop("bitwise_left_shift", o, self)
+    def __ilshift__(self, o): return ops.inplace("bitwise_left_shift", self, o)
+    def __rshift__(self, o): return ops.binop("bitwise_right_shift", self, o)
+    def __rrshift__(self, o): return ops.binop("bitwise_right_shift", o, self)
+    def __irshift__(self, o): return ops.inplace("bitwise_right_shift", self, o)
+    def __lt__(self, o): return ops.binop("less", self, o)
+    def __le__(self, o): return ops.binop("less_equal", self, o)
+    def __gt__(self, o): return ops.binop("greater", self, o)
+    def __ge__(self, o): return ops.binop("greater_equal", self, o)
+    def __eq__(self, o): return ops.binop("equal", self, o)
+    def __ne__(self, o): return ops.binop("not_equal", self, o)
+    def __neg__(self): return ops.negative(self)
+    def __pos__(self): return ops.positive(self)
+    def __abs__(self): return ops.abs(self)
+    def __invert__(self): return ops.bitwise_invert(self)
 
     def __matmul__(self, o):
-        from .._api.linalg import matmul
-        return matmul(self, o) if isinstance(o, ndarray) else NotImplemented
+        return ops.matmul(self, o) if isinstance(o, ndarray) else NotImplemented
 
     def __rmatmul__(self, o):
-        from .._api.linalg import matmul
-        return matmul(o, self) if isinstance(o, ndarray) else NotImplemented
+        return ops.matmul(o, self) if isinstance(o, ndarray) else NotImplemented
 
     def __imatmul__(self, o):
-        from .._api.linalg import matmul
         if not isinstance(o, ndarray):
             return NotImplemented
-        r = matmul(self, o)
+        r = ops.matmul(self, o)
         if r.shape != self.shape:
             raise ValueError(f"in-place matmul would change the shape {self.shape} to {r.shape}")
         self[...] = r
@@ -452,16 +490,13 @@ class ndarray:
     def __array_namespace__(self, /, *, api_version=None):
         if api_version not in (None, "2021.12", "2022.12", "2023.12"):
             raise ValueError(f"unsupported array API version {api_version!r}")
-        import hip.tensor
-        return hip.tensor
+        return ops.namespace
 
     def __dlpack_device__(self):
-        from . import interop as _interop
         return _interop.dlpack_device(self._device_id)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of this array (a copy when copy=True; the host's with dl_device=(1, 0))."""
-        from . import interop as _interop
         if dl_device is not None and tuple(dl_device) != tuple(self.__dlpack_device__()):
             if tuple(dl_device)[0] == 1:       # kDLCPU: the consumer wants host memory
                 if copy is False:
@@ -481,7 +516,6 @@ class ndarray:
     def __cuda_array_interface__(self) -> dict:
         if self._dtype is _dt.bfloat16:
             raise AttributeError("bfloat16 has no __cuda_array_interface__ type string; use __dlpack__")
-        from .device import current_stream
         s = current_stream(self._device_id).ptr
         return {"shape": self._shape, "typestr": self._dtype.numpy.str,
                 "data": (self._ptr if self.size else 0, self._readonly), "version": 3,
@@ -497,39 +531,8 @@ class ndarray:
         return np.array2string(self.get())
 
 
-def _copy(x: ndarray, dtype: DType) -> ndarray:
-    """A C-contiguous copy of `x` as `dtype`: a device memcpy when nothing changes, else the cast kernel."""
-    out = ndarray._empty(x.shape, dtype, x.device_id)
-    if out.size == 0:
-        return out
-    if dtype is x.dtype and x.is_c_contiguous:
-        from .device import current_stream
-        from .memory import memcpy
-        memcpy(out.ptr, x.ptr, out.nbytes, "d2d", current_stream(x.device_id))
-        return out
-    copy_kernel()(x, out)
-    return out
-
-
-_copy_kernel = None
-
-
-def copy_kernel():
-    """The casting copy kernel `y = x` (any dtypes, any layouts)."""
-    global _copy_kernel
-    if _copy_kernel is None:
-        from .._kernels.elementwise import ElementwiseKernel
-        _copy_kernel = ElementwiseKernel("X x", "Y y", "y = ht_cast<Y>(x)", "ht_copy", vectorize=True)
-    return _copy_kernel
-
-
 def _as_index(i) -> int:
     return operator.index(i)
 
 
-from . import launch as _launch  # noqa: E402
 _launch.bind_ndarray(ndarray)       # the launch packer reads an ndarray's address without `.ptr`
-from .._api import elementwise as _ew  # noqa: E402  (they use ndarray)
-from .._api import indexing as _ix  # noqa: E402
-from .._api import manipulation as _mp  # noqa: E402
-from .._api import statistical as _st  # noqa: E402
