@@ -20,7 +20,7 @@ from ._api.elementwise import math_dtype
 from ._api.decompositions import (EighResult, LinAlgError, QRResult, SlogdetResult, SVDResult, _solver_dtype, cholesky,
                                   det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank, pinv, qr, slogdet, solve,
                                   svd, svdvals)
-from ._api.linalg import matmul, matrix_transpose, tensordot, vecdot
+from ._api.linalg import diagonal, matmul, matrix_transpose, tensordot, vecdot
 from ._kernels.reduction import ReductionKernel
 from ._core.shapes import broadcast_shapes, normalize_axes, normalize_axis
 
@@ -33,22 +33,6 @@ __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "cross", "diagon
 def _need_array(x, name):
     if not isinstance(x, ndarray):
         raise TypeError(f"{name}: expected a hip.tensor array, got {type(x).__name__}")
-
-
-def diagonal(x, /, *, offset: int = 0) -> ndarray:
-    """A view of the `offset` diagonal of the last two axes (the diagonal is the last axis)."""
-    _need_array(x, "diagonal")
-    if x.ndim < 2:
-        raise ValueError(f"diagonal needs at least 2 dimensions, got {x.ndim}")
-    k = operator.index(offset)
-    m, n = x.shape[-2:]
-    s0, s1 = x.strides[-2:]
-    if k >= 0:
-        length, ptr = min(m, n - k), x.ptr + k * s1
-    else:
-        length, ptr = min(m + k, n), x.ptr - k * s0
-    length = max(0, length)
-    return x._view(ptr if length else x.ptr, x.shape[:-2] + (length,), x.strides[:-2] + (s0 + s1,))
 
 
 def trace(x, /, *, offset: int = 0, dtype=None) -> ndarray:

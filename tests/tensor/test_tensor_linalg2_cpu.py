@@ -129,24 +129,28 @@ def test_eig_raises_not_implemented_with_the_reason():
             f(SQ)
 
 
-def _zero_below_sources():
+def _solver_kernel_sources():
+    """cholesky's zeroing of the lower triangle, and the batched calls' pointer arrays."""
     from hip.tensor._api import decompositions as D
     from hip.tensor._kernels import elementwise as ek
+    from hip.tensor._libs import solver as S
     out = []
     for name in ("float32", "float64", "complex64", "complex128"):
         d = ht.dtype(name)
         spec, b = ek.spec_for(D._zero_below, (dt.int64, dt.int64, d), kinds=("scalar", "scalar", "array"), ndim=0)
         out.append((f"zero_below[{name}]", D._zero_below.generate(spec, b)[0]))
+    spec, b = ek.spec_for(S._pointers, (dt.uint64,) * 3, kinds=("scalar", "scalar", "array"), ndim=0)
+    out.append(("pointers", S._pointers.generate(spec, b)[0]))
     return out
 
 
 @pytest.mark.runtime
-def test_cholesky_kernel_compiles_with_hiprtc(no_disk_cache):  # noqa: F811
-    check_hiprtc(_zero_below_sources())
+def test_solver_kernels_compile_with_hiprtc(no_disk_cache):  # noqa: F811
+    check_hiprtc(_solver_kernel_sources())
 
 
-def test_cholesky_kernel_compiles_with_nvrtc(nvrtc):  # noqa: F811
-    check_nvrtc(nvrtc, _zero_below_sources())
+def test_solver_kernels_compile_with_nvrtc(nvrtc):  # noqa: F811
+    check_nvrtc(nvrtc, _solver_kernel_sources())
 
 
 def test_linalg_error_is_numpys_kind():

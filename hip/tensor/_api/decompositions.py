@@ -154,7 +154,7 @@ def _lu_diag(x, d: _dt.DType):
     """(diagonal of U, sign of the row permutation as dtype d) of each matrix of x."""
     from .creation import arange
     from .searching import count_nonzero
-    from ..linalg import diagonal
+    from .linalg import diagonal
     n = x.shape[-1]
     nb = prod(x.shape[:-2])
     a = x.astype(d)                           # x^T to LAPACK: det(x^T) = det(x)

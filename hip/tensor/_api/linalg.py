@@ -1,5 +1,5 @@
 """The array API's linear algebra functions of the main namespace (2023.12): matmul, tensordot,
-vecdot, matrix_transpose.
+vecdot, matrix_transpose; and the linalg extension's diagonal (a view, which the factorizations use).
 
 matmul: NumPy's rules (1-d operands gain and lose a dimension, batch dimensions broadcast), dtype
 `result_type(x1, x2)`. Floating and complex dtypes go to hipBLAS (`_blas`): row-major C = A B is
@@ -198,6 +198,22 @@ def matrix_transpose(x, /) -> ndarray:
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose needs at least 2 dimensions, got {x.ndim}")
     return x.mT
+
+
+def diagonal(x, /, *, offset: int = 0) -> ndarray:
+    """A view of the `offset` diagonal of the last two axes (the diagonal is the last axis)."""
+    _need_array(x, "diagonal")
+    if x.ndim < 2:
+        raise ValueError(f"diagonal needs at least 2 dimensions, got {x.ndim}")
+    k = operator.index(offset)
+    m, n = x.shape[-2:]
+    s0, s1 = x.strides[-2:]
+    if k >= 0:
+        length, ptr = min(m, n - k), x.ptr + k * s1
+    else:
+        length, ptr = min(m + k, n), x.ptr - k * s0
+    length = max(0, length)
+    return x._view(ptr if length else x.ptr, x.shape[:-2] + (length,), x.strides[:-2] + (s0 + s1,))
 
 
 def tensordot(x1, x2, /, *, axes=2) -> ndarray:

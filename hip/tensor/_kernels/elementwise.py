@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from .._core import dtypes as _dtypes
+from .._core.array import ndarray
 from .._core.dtypes import DType
 from . import elementwise_source as _src
 from .source import PRELUDE
@@ -80,17 +81,6 @@ def parse_params(text: str) -> tuple[Param, ...]:
     return tuple(out)
 
 
-_ND = None
-
-
-def _ndarray():
-    global _ND
-    if _ND is None:
-        from .._core.array import ndarray
-        _ND = ndarray
-    return _ND
-
-
 def scalar_dtype(v) -> DType:
     """The dtype a scalar argument takes when nothing binds its type (NumPy scalars keep theirs)."""
     if isinstance(v, np.generic):
@@ -117,7 +107,7 @@ def scalar_value(v, d: DType):
 def bind_types(params, args, bindings: dict) -> dict:
     """Placeholder -> DType from the arrays among `args` (then the scalars for still unbound ones).
     A placeholder bound twice to different dtypes raises TypeError, as CuPy."""
-    nd = _ndarray()
+    nd = ndarray
     for p, a in zip(params, args):
         if p.placeholder is None or not isinstance(a, nd):
             continue
@@ -229,7 +219,7 @@ class ElementwiseKernel:
         nargs = len(args)
         if nargs != nin and nargs != nin + nout:
             raise TypeError(f"{self.name}: takes {nin} inputs (and optionally {nout} outputs), got {nargs} arguments")
-        nd = _ND or _ndarray()
+        nd = ndarray
         outs = list(args[nin:]) if nargs > nin else [None] * nout
         bindings = dict(_bindings) if _bindings else {}
         shapes = []
@@ -292,7 +282,7 @@ class ElementwiseKernel:
 
     def _launch(self, ins, outs, shape, n, bindings, device_id, stream):
         """Pick the layout, fetch (or build) the kernel, launch it: the per-call hot path."""
-        nd = _ND
+        nd = ndarray
         params = self._params
         args = (*ins, *outs)
         arrays = [a for p, a in zip(params, args) if isinstance(a, nd) and not p.raw]
@@ -349,7 +339,7 @@ class ElementwiseKernel:
         """What every call on inputs of these types (arrays' dtypes, scalars' types) under
         `bindings` shares, for `call_contiguous`; None where the general path must decide (raw
         parameters, bad arguments, unbound types). Made once per signature by the caller."""
-        nd = _ND or _ndarray()
+        nd = ndarray
         if self._has_raw or len(args) != self.nin:
             return None
         b = dict(bindings) if bindings else {}
@@ -392,7 +382,7 @@ class ElementwiseKernel:
         """Run on inputs of `sig`'s types when they are C-contiguous arrays of one shape on the
         current device (and scalars) with a fresh output: the per-op hot path. None (nothing done)
         otherwise, and the caller takes the general path."""
-        nd = _ND
+        nd = ndarray
         first = args[sig.arrays[0]]
         shape, dev = first._shape, first._device_id
         n = one_c_layout(args, sig.arrays)
@@ -502,7 +492,7 @@ def spec_for(kernel: ElementwiseKernel, dtypes, kinds=None, ndim=0, index="unsig
 
 # -- helpers shared by the kernels of the layer --------------------------------------------------
 def _common_device(arrays) -> int:
-    nd = _ndarray()
+    nd = ndarray
     ids = {a.device_id for a in arrays if isinstance(a, nd)}
     if len(ids) > 1:
         raise ValueError(f"arrays on different devices ({sorted(ids)}): copy them to one with .to_device()")
@@ -515,7 +505,7 @@ def _common_device(arrays) -> int:
 def _resolve_overlap(in_params, ins, outs):
     """Copy an input that shares memory with an output in another layout (x[1:] += x[:-1]);
     the same layout is safe, each element being read before it is written."""
-    nd = _ND or _ndarray()
+    nd = ndarray
     from .._core.memory import MemoryPointer
     res = None
     for k, (p, a) in enumerate(zip(in_params, ins)):

@@ -30,8 +30,9 @@ import ctypes
 import numpy as np
 
 from .._core import dtypes as _dtypes
+from .._core.array import ndarray
 from .._core.device import current_stream
-from .elementwise import (_IDENT, _common_device, _digest, _ndarray, _on_device, bind_types, grid_for, is_scalar,
+from .elementwise import (_IDENT, _common_device, _digest, _on_device, bind_types, grid_for, is_scalar,
                           parse_params, scalar_dtype, scalar_value)
 from .source import PRELUDE
 from .._core.shapes import broadcast_shapes, broadcast_strides, collapse, normalize_axes, prod
@@ -115,7 +116,7 @@ class ReductionKernel:
                             "placeholder") from None
 
     def __call__(self, *args, axis=None, keepdims=False, stream=None, _bindings=None):
-        nd = _ndarray()
+        nd = ndarray
         try:                    # the per-call path: a call like an earlier one reuses its plan and kernel
             key = (tuple([(a._shape, a._strides, a._dtype, a._device_id, a._ptr & 63) if type(a) is nd
                           else (type(a), p.dtype or scalar_dtype(a)) for p, a in zip(self.in_params, args)]),
@@ -156,7 +157,7 @@ class ReductionKernel:
         nin = self.nin
         if len(args) != nin:
             raise TypeError(f"{self.name}: takes {nin} inputs, got {len(args)} (outputs are allocated)")
-        nd = _ndarray()
+        nd = ndarray
         ins = list(args)
         for p, a in zip(self.in_params, ins):
             if not isinstance(a, nd) and not is_scalar(a):
@@ -190,7 +191,7 @@ class ReductionKernel:
         return call
 
     def _plan_call(self, call, ins, out_types, shape, axes, kept_axes, M, R, rtype, bindings, device_id):
-        nd = _ndarray()
+        nd = ndarray
         arrays = [a for a in ins if isinstance(a, nd)]
         bstr = [broadcast_strides(a.shape, a.strides, shape) for a in arrays]
         kshape = tuple(shape[d] for d in kept_axes)

@@ -19,6 +19,7 @@ import numpy as np
 from hip.errors import HipPythonError, check
 
 from .._core import dtypes as _dt
+from .._kernels.elementwise import ElementwiseKernel
 from .blas import BlasError, solver_handle, solver_lib
 
 __all__ = ["LinAlgError"]
@@ -43,14 +44,14 @@ class Job:
 
     def __init__(self, d: _dt.DType, slots: int, device_id: int):
         from .._core.array import ndarray
-        from .._api.creation import _memset0
         from .._core.device import current_stream
+        from .._core.memory import memset
         self.S = solver_lib()
         self.p = _PREFIX[d.name]
         self.stream = current_stream(device_id)
         self.h = solver_handle(self.stream)
         self.info = ndarray._empty((max(slots, 1),), _dt.int32, device_id)
-        _memset0(self.info)        # a slot a call never writes reads 0
+        memset(self.info.ptr, 0, self.info.nbytes, self.stream)     # a slot a call never writes reads 0
 
     def name(self, op: str) -> str:
         return f"hipsolverDn{self.p}{op}"
@@ -115,11 +116,18 @@ def jacobi_params(kind: str, real: _dt.DType):
     return p
 
 
+_pointers = ElementwiseKernel("uint64 base, uint64 step", "uint64 p", "p = base + (unsigned long long)i * step",
+                              "ht_solver_pointers")
+
+
 def pointers(a, nb: int, step: int):
     """A device array of the addresses of the nb matrices of `a`, `step` bytes apart (the batched
     entry points take arrays of pointers); made on the device, no host copy."""
-    from .._api.creation import arange
-    return arange(nb, dtype=_dt.uint64, device=a.device_id) * np.uint64(step) + np.uint64(a.ptr)
+    from .._core.array import ndarray
+    out = ndarray._empty((nb,), _dt.uint64, a.device_id)
+    if nb:
+        _pointers(np.uint64(a.ptr), np.uint64(step), out)
+    return out
 
 
 def _blas(job: Job):
