@@ -7,17 +7,20 @@ import operator
 import numpy as np
 
 from .._core import dtypes as _dt
+from .._core import interop as _interop
 from .._core.array import ndarray
+from .._core.device import Device, current_stream, get_device_id
+from .._core.memory import memcpy, memset
+from .._core.shapes import as_shape
 from .._kernels.copy import copy_kernel
 from .._kernels.elementwise import ElementwiseKernel, scalar_value
-from .._core.shapes import as_shape
+from .manipulation import broadcast_to, reshape
 
 __all__ = ["empty", "zeros", "ones", "full", "arange", "linspace", "eye", "empty_like", "zeros_like",
            "ones_like", "full_like", "asarray", "from_dlpack", "asnumpy", "meshgrid", "tril", "triu"]
 
 
 def _device_id(device) -> int:
-    from .._core.device import Device, get_device_id
     if device is None:
         return get_device_id()
     if isinstance(device, str):
@@ -42,8 +45,6 @@ def zeros(shape, *, dtype=None, device=None) -> ndarray:
 
 def _memset0(a: ndarray) -> None:
     if a.nbytes:
-        from .._core.device import current_stream
-        from .._core.memory import memset
         memset(a.ptr, 0, a.nbytes, current_stream(a.device_id))
 
 
@@ -220,8 +221,6 @@ def _host_to_device(host: np.ndarray, d: _dt.DType, device_id: int) -> ndarray:
         host = host.copy()                  # (np.ascontiguousarray would make 0-d arrays 1-d)
     out = ndarray._empty(host.shape, d, device_id)
     if host.nbytes:
-        from .._core.device import current_stream
-        from .._core.memory import memcpy
         memcpy(out.ptr, host.ctypes.data, host.nbytes, "h2d", current_stream(device_id))
     return out
 
@@ -266,7 +265,6 @@ def _import_device_array(obj):
     """A view of another library's device array, or None for host data."""
     if isinstance(obj, np.ndarray) or not hasattr(obj, "__dlpack__") and not hasattr(obj, "__cuda_array_interface__"):
         return None
-    from .._core import interop as _interop
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
         dev_type = int(obj.__dlpack_device__()[0])
         if dev_type in _GPU_DLPACK:
@@ -281,7 +279,6 @@ def _import_device_array(obj):
 def from_dlpack(x, /, *, device=None, copy=None) -> ndarray:
     """An array from a DLPack producer: a view of device memory (a copy when copy=True or when
     the producer's memory is on the host)."""
-    from .._core import interop as _interop
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} has no __dlpack__")
     dev_type = int(x.__dlpack_device__()[0]) if hasattr(x, "__dlpack_device__") else None
@@ -302,7 +299,6 @@ def asnumpy(a, stream=None) -> np.ndarray:
 
 def meshgrid(*arrays, indexing: str = "xy") -> list[ndarray]:
     """Coordinate matrices from 1-d arrays ('xy': Cartesian, 'ij': matrix indexing)."""
-    from .manipulation import broadcast_to, reshape
     if indexing not in ("xy", "ij"):
         raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
     for a in arrays:

@@ -19,10 +19,16 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray
-from .._kernels.elementwise import ElementwiseKernel
 from .._core.shapes import broadcast_shapes, prod
+from .._kernels.elementwise import ElementwiseKernel, _on_device
 from .._libs.solver import (BATCHED_LU_MAX_N, JACOBI_BATCHED_MAX_N, Job, LinAlgError, enums, getrf_batched,
                             getri_batched, getrs_batched, jacobi_params, pointers)
+from .creation import arange, eye, ones, triu, zeros
+from .elementwise import abs as _abs, log
+from .linalg import diagonal, matmul
+from .manipulation import broadcast_to, reshape
+from .searching import count_nonzero, where
+from .statistical import any as _any, max as _max, prod as _prod, sum as _sum
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq",
            "pinv", "matrix_rank", "eig", "eigvals", "LinAlgError", "SlogdetResult", "QRResult", "SVDResult",
@@ -64,7 +70,6 @@ def _matrices(x, name: str, square: bool = True) -> _dt.DType:
 
 
 def _on(x):
-    from .._kernels.elementwise import _on_device
     return _on_device(x.device_id)
 
 
@@ -89,7 +94,6 @@ def _lu(job: Job, a: ndarray, nb: int, n: int, ipiv: ndarray):
 def solve(x1, x2, /) -> ndarray:
     """x solving x1 @ x = x2 (x2 of shape (M,) is one vector for every matrix, as the array API
     says; else (..., M, K)); batch dimensions broadcast. A singular x1 raises LinAlgError."""
-    from .manipulation import broadcast_to, reshape
     _need_array(x2, "solve")
     _matrices(x1, "solve")
     if x1.device_id != x2.device_id:
@@ -130,7 +134,6 @@ def solve(x1, x2, /) -> ndarray:
 def inv(x, /) -> ndarray:
     """The inverse of each square matrix; singular: LinAlgError. A batch of small matrices: one
     getrfBatched and one getriBatched; otherwise getrf/getrs against the identity."""
-    from .creation import eye
     d = _matrices(x, "inv")
     n = x.shape[-1]
     nb = prod(x.shape[:-2])
@@ -152,9 +155,6 @@ def inv(x, /) -> ndarray:
 
 def _lu_diag(x, d: _dt.DType):
     """(diagonal of U, sign of the row permutation as dtype d) of each matrix of x."""
-    from .creation import arange
-    from .searching import count_nonzero
-    from .linalg import diagonal
     n = x.shape[-1]
     nb = prod(x.shape[:-2])
     a = x.astype(d)                           # x^T to LAPACK: det(x^T) = det(x)
@@ -165,14 +165,12 @@ def _lu_diag(x, d: _dt.DType):
         swaps = count_nonzero(ipiv != arange(1, n + 1, dtype=_dt.int32, device=x.device_id), axis=-1)
         parity = (1 - 2 * (swaps % 2)).astype(d)
     else:
-        from .creation import ones
         parity = ones(x.shape[:-2], dtype=d, device=x.device_id)
     return diagonal(a), parity
 
 
 def det(x, /) -> ndarray:
     """The determinant of each square matrix (LU: product of U's diagonal, sign of the pivots)."""
-    from .statistical import prod as _prod
     d = _matrices(x, "det")
     with _on(x):
         diag, parity = _lu_diag(x, d)
@@ -181,9 +179,6 @@ def det(x, /) -> ndarray:
 
 def slogdet(x, /) -> SlogdetResult:
     """(sign, log |det|) of each square matrix; singular: sign 0, logabsdet -inf (as NumPy)."""
-    from .elementwise import abs as _abs, log
-    from .searching import where
-    from .statistical import prod as _prod, sum as _sum
     d = _matrices(x, "slogdet")
     with _on(x):
         diag, parity = _lu_diag(x, d)
@@ -239,8 +234,6 @@ def cholesky(x, /, *, upper: bool = False) -> ndarray:
 def qr(x, /, *, mode: str = "reduced"):
     """Q, R with x = Q @ R: mode 'reduced' (Q: (..., M, K), R: (..., K, N), K = min(M, N)),
     'complete' (Q: (..., M, M), R: (..., M, N)), or 'r' (R alone, as NumPy's mode='r')."""
-    from .creation import eye, triu, zeros
-    from .manipulation import broadcast_to
     d = _matrices(x, "qr", square=False)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
@@ -294,8 +287,6 @@ SVD_BATCHED = False
 
 
 def _svd(x, name: str, full_matrices: bool, compute_uv: bool):
-    from .creation import eye, zeros
-    from .manipulation import broadcast_to
     d = _matrices(x, name, square=False)
     if not isinstance(full_matrices, bool):
         raise TypeError(f"{name}: full_matrices must be a bool, got {full_matrices!r}")
@@ -438,10 +429,6 @@ def lstsq(a, b, /, rcond=None):
     zero; rcond None: eps * max(M, N)). residuals: squared 2-norms of b - a x per column when
     rank == N < M, else shape (0,); rank: a Python int (this waits for the SVD); s: a's singular
     values."""
-    from .elementwise import abs as _abs
-    from .linalg import matmul
-    from .searching import count_nonzero, where
-    from .statistical import max as _max, sum as _sum
     _need_array(a, "lstsq")
     _need_array(b, "lstsq")
     if a.ndim != 2:
@@ -501,11 +488,6 @@ def pinv(x, /, rcond=None, hermitian: bool = False, *, rtol=None) -> ndarray:
     """The Moore-Penrose pseudo-inverse of each matrix (..., M, N) -> (..., N, M), from the SVD
     (hermitian=True: from eigh, reading the lower triangle): singular values at most rtol times the
     largest count as zero (rtol None: max(M, N) * eps; NumPy's `rcond` is accepted instead)."""
-    from .creation import zeros
-    from .elementwise import abs as _abs
-    from .linalg import matmul
-    from .searching import where
-    from .statistical import max as _max
     d = _matrices(x, "pinv", square=hermitian)
     if not isinstance(hermitian, bool):
         raise TypeError(f"pinv: hermitian must be a bool, got {hermitian!r}")
@@ -529,9 +511,6 @@ def matrix_rank(x, /, tol=None, hermitian: bool = False, *, rtol=None) -> ndarra
     `tol` absolute, else rtol times the largest (rtol None: max(M, N) * eps), NumPy's and the
     array API's rules; hermitian=True: |eigenvalues| (lower triangle). A 0-d or 1-d x: NumPy's
     Python int, 1 unless every element is 0 (this waits for the GPU)."""
-    from .elementwise import abs as _abs
-    from .searching import count_nonzero
-    from .statistical import any as _any, max as _max
     _need_array(x, "matrix_rank")
     if not isinstance(hermitian, bool):
         raise TypeError(f"matrix_rank: hermitian must be a bool, got {hermitian!r}")

@@ -13,6 +13,9 @@ from __future__ import annotations
 from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .._core.shapes import prod
+from .linalg import matmul
+from .manipulation import permute_dims, reshape, squeeze
+from .statistical import sum as _sum
 
 __all__ = ["einsum"]
 
@@ -133,27 +136,22 @@ class _HT:
 
     @staticmethod
     def sum(x, axis, dtype):
-        from .statistical import sum as _sum
         return _sum(x, axis=axis, dtype=dtype)
 
     @staticmethod
     def matmul(a, b):
-        from .linalg import matmul
         return matmul(a, b)
 
     @staticmethod
     def permute_dims(x, axes):
-        from .manipulation import permute_dims
         return permute_dims(x, axes)
 
     @staticmethod
     def reshape(x, shape):
-        from .manipulation import reshape
         return reshape(x, shape)
 
     @staticmethod
     def squeeze(x, axis):
-        from .manipulation import squeeze
         return squeeze(x, axis=axis)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray, register
+from .._core.shapes import broadcast_shapes
 from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
 
 _UNARY_FLOAT = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
@@ -328,7 +329,6 @@ def _inplace(name: str, x: ndarray, o):
         raise TypeError(f"cannot cast the result of {name} ({y.name}) to the array's dtype {x.dtype.name} "
                         "in place (NumPy's same_kind rule)")
     if isinstance(o, ndarray):
-        from .._core.shapes import broadcast_shapes
         if broadcast_shapes(x.shape, o.shape) != x.shape:
             raise ValueError(f"operand of shape {o.shape} does not broadcast to the array's shape {x.shape}")
     op.kernel(x, o if isinstance(o, ndarray) else scalar_value(o, c), x, _bindings={"C": c, "Y": x.dtype})

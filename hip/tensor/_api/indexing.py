@@ -15,9 +15,11 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray, register
+from .._core.shapes import broadcast_shapes, broadcast_strides, normalize_axis, prod
 from .._kernels.copy import copy_kernel
 from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
-from .._core.shapes import broadcast_shapes, normalize_axis
+from .creation import _host_to_device, asarray
+from .statistical import max as _max, min as _min
 
 __all__ = ["take"]
 
@@ -165,7 +167,6 @@ def _check_bounds(adv: list[_Adv]) -> None:
                 bad = k[(k < -n) | (k >= n)].flat[0]
                 raise IndexError(f"index {bad} is out of bounds for axis with size {n}")
         elif k.size:
-            from .statistical import max as _max, min as _min
             lo, hi = int(_min(k)), int(_max(k))
             if lo < -n or hi >= n:
                 raise IndexError(f"index {hi if hi >= n else lo} is out of bounds for axis with size {n}")
@@ -174,7 +175,6 @@ def _check_bounds(adv: list[_Adv]) -> None:
 def _device_index(a: _Adv, device_id: int) -> ndarray:
     k = a.index
     if isinstance(k, np.ndarray):
-        from .creation import _host_to_device
         return _host_to_device(k.astype(np.int64, copy=False), _dt.int64, device_id)
     return k
 
@@ -199,7 +199,6 @@ def _advanced_plan(x: ndarray, ptr, shape, strides, adv):
 
 
 def _index_views(adv, device_id, res_shape, b0, idx_shape):
-    from .._core.shapes import broadcast_strides
     views = []
     for a in adv:
         k = _device_index(a, device_id)
@@ -271,7 +270,6 @@ def _value_scalar(value, d: _dt.DType):
 
 def setitem(x: ndarray, key, value) -> None:
     if not isinstance(value, ndarray) and not is_scalar(value):
-        from .creation import asarray
         value = asarray(value, device=x.device_id)
     mask = key[0] if isinstance(key, tuple) and len(key) == 1 else key
     if is_scalar(value) and isinstance(mask, ndarray) and mask.dtype is _dt.bool and mask.shape == x.shape:
@@ -292,7 +290,6 @@ def setitem(x: ndarray, key, value) -> None:
         return
     _check_bounds(adv)
     res_shape, dst_strides, b0, idx_shape = _advanced_plan(x, ptr, shape, strides, adv)
-    from .._core.shapes import prod
     if prod(res_shape) == 0:
         return
     dst = x._view(ptr, res_shape, dst_strides)

@@ -19,10 +19,15 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray, register
-from .elementwise import math_dtype
-from .._kernels.reduction import ReductionKernel
+from .._core.device import current_stream
 from .._core.shapes import broadcast_shapes, broadcast_strides, collapse, normalize_axis, prod
+from .._kernels.elementwise import _on_device
+from .._kernels.reduction import ReductionKernel
 from .._kernels.template import TemplateKernel, dims, launch_grid
+from .._libs import blas as B
+from .creation import _memset0
+from .elementwise import math_dtype, multiply
+from .manipulation import permute_dims, reshape
 
 __all__ = ["matmul", "tensordot", "vecdot", "matrix_transpose", "dot", "vdot", "inner"]
 
@@ -123,9 +128,6 @@ def _blas_operand(x: ndarray, rows: int, cols: int):
 
 
 def _blas(a: ndarray, b: ndarray, out: ndarray, batch) -> None:
-    from .._libs import blas as B
-    from .._core.device import current_stream
-    from .._kernels.elementwise import _on_device
     m, k = a.shape[-2:]
     n = b.shape[-1]
     if max(m, n, k) > _INT_MAX:
@@ -159,7 +161,6 @@ def _blas(a: ndarray, b: ndarray, out: ndarray, batch) -> None:
 # -- matmul ----------------------------------------------------------------------------------------------------
 def matmul(x1, x2, /) -> ndarray:
     """Matrix product with NumPy's rules for 1-d operands and broadcast batch dimensions."""
-    from .manipulation import reshape
     _need_array(x1, "matmul")
     _need_array(x2, "matmul")
     if x1.ndim == 0 or x2.ndim == 0:
@@ -179,7 +180,6 @@ def matmul(x1, x2, /) -> ndarray:
     out = ndarray._empty(batch + (m, n), d, dev)
     if out.size:
         if k == 0:
-            from .creation import _memset0
             _memset0(out)
         else:
             a = a.astype(d, copy=False)
@@ -219,7 +219,6 @@ def diagonal(x, /, *, offset: int = 0) -> ndarray:
 def tensordot(x1, x2, /, *, axes=2) -> ndarray:
     """Sum of products over `axes` (an int N: the last N of x1 with the first N of x2; or two
     sequences of axes), as one matmul of the permuted, reshaped operands."""
-    from .manipulation import permute_dims, reshape
     _need_array(x1, "tensordot")
     _need_array(x2, "tensordot")
     if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
@@ -280,7 +279,6 @@ def vecdot(x1, x2, /, *, axis=-1) -> ndarray:
 def dot(a, b, /) -> ndarray:
     """NumPy's dot: a product for a 0-d operand, else the sum over a's last axis and b's
     second-to-last (its only one when 1-d)."""
-    from .elementwise import multiply
     _need_array(a, "dot")
     _need_array(b, "dot")
     if a.ndim == 0 or b.ndim == 0:
@@ -290,7 +288,6 @@ def dot(a, b, /) -> ndarray:
 
 def inner(a, b, /) -> ndarray:
     """NumPy's inner: the sum over the last axes of a and b (no conjugation); 0-d: a product."""
-    from .elementwise import multiply
     _need_array(a, "inner")
     _need_array(b, "inner")
     if a.ndim == 0 or b.ndim == 0:
@@ -300,7 +297,6 @@ def inner(a, b, /) -> ndarray:
 
 def vdot(a, b, /) -> ndarray:
     """NumPy's vdot: the dot product of the flattened arrays, conjugating a (complex); a 0-d array."""
-    from .manipulation import reshape
     _need_array(a, "vdot")
     _need_array(b, "vdot")
     if a.size != b.size:

@@ -9,8 +9,9 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray, register
+from .._core.shapes import (broadcast_shapes, broadcast_strides, c_strides, normalize_axes, normalize_axis, prod,
+                            reshape_strides)
 from .._kernels.copy import copy_kernel
-from .._core.shapes import broadcast_shapes, broadcast_strides, normalize_axes, normalize_axis, prod, reshape_strides
 
 __all__ = ["reshape", "permute_dims", "broadcast_to", "broadcast_arrays", "expand_dims", "squeeze",
            "concat", "stack", "flip", "roll", "moveaxis", "tile", "repeat", "unstack", "broadcast_shapes", "astype"]
@@ -66,7 +67,6 @@ def reshape(x, /, shape, *, copy=None) -> ndarray:
 
 
 def _c_strides(shape, itemsize):
-    from .._core.shapes import c_strides
     return c_strides(shape, itemsize)
 
 

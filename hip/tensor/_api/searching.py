@@ -12,12 +12,15 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray
-from .elementwise import math_dtype
+from .._core.shapes import collapse, normalize_axes, normalize_axis, prod
 from .._kernels.elementwise import ElementwiseKernel, _common_device, grid_for, scalar_value
 from .._kernels.reduction import ReductionKernel
-from .._core.shapes import collapse, normalize_axis, prod
-from .sorting import SORT_KEYS
 from .._kernels.template import TemplateKernel, dims, launch_flat, launch_grid, pow2_ceil
+from .elementwise import math_dtype
+from .indexing import take
+from .manipulation import reshape
+from .sorting import SORT_KEYS
+from .statistical import cumulative_sum
 
 __all__ = ["argmax", "argmin", "nonzero", "searchsorted", "where", "count_nonzero"]
 
@@ -232,8 +235,6 @@ NONZERO = TemplateKernel("ht_nonzero", _nonzero_source)
 
 def nonzero(x, /) -> tuple[ndarray, ...]:
     """The coordinates of x's nonzero elements in C order: one int64 array per dimension."""
-    from .manipulation import reshape
-    from .statistical import cumulative_sum
     _need_array(x, "nonzero")
     if x.ndim == 0:
         raise ValueError("nonzero of a 0-d array is not defined (the array API and NumPy 2 refuse it)")
@@ -264,7 +265,6 @@ _search_k = {
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None) -> ndarray:
     """Insertion positions (int64, x2's shape) of x2's values in the sorted 1-d x1 (NaNs last)."""
-    from .indexing import take
     _need_array(x1, "searchsorted")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be 1-d, got {x1.ndim}-d")
@@ -293,7 +293,6 @@ _count_k = ReductionKernel("X x", "int64 y", "ht_cast<bool>(x) ? 1LL : 0LL", "a 
 
 def count_nonzero(x, /, *, axis=None, keepdims=False) -> ndarray:
     """Number of nonzero elements (int64) over `axis` (None: all)."""
-    from .._core.shapes import normalize_axes
     _need_array(x, "count_nonzero")
     normalize_axes(axis, x.ndim)
     return _count_k(x, axis=axis, keepdims=keepdims)

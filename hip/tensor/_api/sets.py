@@ -14,9 +14,12 @@ from collections import namedtuple
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray
-from .elementwise import math_dtype
 from .._kernels.elementwise import ElementwiseKernel
 from .._kernels.template import TemplateKernel, launch_flat
+from .elementwise import math_dtype
+from .manipulation import reshape
+from .sorting import sort_along
+from .statistical import cumulative_sum
 
 __all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values",
            "UniqueAllResult", "UniqueCountsResult", "UniqueInverseResult"]
@@ -66,9 +69,6 @@ COUNTS = TemplateKernel("ht_unique_counts", _counts_source)
 
 
 def _unique(x, name: str, want_indices: bool, want_inverse: bool, want_counts: bool):
-    from .manipulation import reshape
-    from .sorting import sort_along
-    from .statistical import cumulative_sum
     if not isinstance(x, ndarray):
         raise TypeError(f"{name}: expected a hip.tensor array, got {type(x).__name__}")
     dev = x.device_id

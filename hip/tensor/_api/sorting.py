@@ -20,8 +20,10 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray
+from .._core.memory import alloc
 from .._core.shapes import collapse, normalize_axis, prod
 from .._kernels.template import TemplateKernel, dims, launch_flat, launch_grid, pow2_ceil
+from .manipulation import moveaxis
 
 __all__ = ["sort", "argsort"]
 
@@ -257,8 +259,6 @@ def _check_flags(name, descending, stable):
 
 def sort_along(x: ndarray, axis: int, descending: bool, want_values: bool, want_indices: bool):
     """(sorted values or None, int64 positions or None), both C-contiguous of x's shape."""
-    from .._core.memory import alloc
-    from .manipulation import moveaxis
     dev = x.device_id
     vals = ndarray._empty(x.shape, x.dtype, dev) if want_values else None
     idx = ndarray._empty(x.shape, _dt.int64, dev) if want_indices else None

@@ -13,10 +13,14 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray, register
-from .elementwise import math_dtype
-from .._kernels.source import PRELUDE
-from .._kernels.reduction import ReductionKernel
+from .._core.device import current_stream
 from .._core.shapes import normalize_axes, normalize_axis, prod as _size_of
+from .._kernels import compiler as _compiler
+from .._kernels.elementwise import _on_device, grid_for
+from .._kernels.reduction import ReductionKernel
+from .._kernels.source import PRELUDE
+from .elementwise import math_dtype
+from .manipulation import moveaxis
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "cumulative_sum", "any", "all"]
 
@@ -222,7 +226,6 @@ def _scan_function(device_id, ndim, x, y, a):
     key = (device_id, ndim, x, y, a)
     fn = _scan_functions.get(key)
     if fn is None:
-        from .._kernels import compiler as _compiler
         body, name = scan_source(ndim, x, y, a)
         fn = _scan_functions[key] = _compiler.compile_module(PRELUDE + body).get_function(name)
     return fn
@@ -231,9 +234,6 @@ def _scan_function(device_id, ndim, x, y, a):
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> ndarray:
     """Cumulative sum along `axis` (optional for 1-d input); `include_initial` prepends a zero."""
     import ctypes
-    from .._core.device import current_stream
-    from .._kernels.elementwise import _on_device, grid_for
-    from .manipulation import moveaxis
     _need_array(x, "cumulative_sum")
     if axis is None:
         if x.ndim != 1:

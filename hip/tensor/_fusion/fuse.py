@@ -34,11 +34,12 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray
-from .._kernels.elementwise import ElementwiseKernel, scalar_value
-from .names import _retarget
-from .trace import _PY_SCALARS, FusedArray, FusedScalar, _error, _Node, _Trace, _trace_of
-from .._kernels.reduction import ReductionKernel
 from .._core.shapes import broadcast_shapes, prod
+from .._kernels.elementwise import ElementwiseKernel, scalar_value, spec_for as elementwise_spec
+from .._kernels.elementwise_source import tile_layout
+from .._kernels.reduction import ReductionKernel, spec_for as reduction_spec
+from .names import _retarget
+from .trace import FusedArray, FusedScalar, _Node, _PY_SCALARS, _Trace, _error, _trace_of
 
 __all__ = ["fuse"]
 
@@ -238,8 +239,6 @@ class _Plan:
         dtypes = [n.dtype for n in self.arrays + self.scalar_nodes]
         kinds = ("array",) * len(self.arrays) + ("scalar",) * len(self.scalar_nodes)
         if self.reduce is None:
-            from .._kernels.elementwise import spec_for
-            from .._kernels.elementwise_source import tile_layout
             out = []
             layouts = [("contiguous", 0, "unsigned int", None), ("strided2", 2, "unsigned int", None),
                        ("strided3-int64", 3, "long long", None)]
@@ -252,18 +251,17 @@ class _Plan:
                     tiled = (True,) + (False,) * (len(arrays) - 1)
                     layouts.append(("tile", 2, "unsigned int", tile_layout(tiled, False)))
             for label, nd, index, layout in layouts:
-                spec, b = spec_for(self.kernel, dtypes + self.out_dtypes, kinds + ("array",) * len(self.out_dtypes),
-                                   nd, index, layout=layout)
+                spec, b = elementwise_spec(self.kernel, dtypes + self.out_dtypes,
+                                           kinds + ("array",) * len(self.out_dtypes), nd, index, layout=layout)
                 out.append((label, self.kernel.generate(spec, b)[0]))
             return out
-        from .._kernels.reduction import spec_for
         out = []
         wide = tuple("c" for _ in self.arrays)
         for label, kn, rn, lane, split, vec in (("inner", 1, 1, True, False, wide), ("outer", 2, 1, False, False, None),
                                                 ("all-split", 1, 1, True, True, wide),
                                                 ("strided-split", 1, 2, True, True, None)):
-            spec, b = spec_for(self.kernel, dtypes + self.out_dtypes, kn, rn, lane, split, vec, bindings=self.bindings,
-                               kinds=kinds)
+            spec, b = reduction_spec(self.kernel, dtypes + self.out_dtypes, kn, rn, lane, split, vec,
+                                     bindings=self.bindings, kinds=kinds)
             out.append((label, self.kernel.generate(spec, b)[0]))
         return out
 

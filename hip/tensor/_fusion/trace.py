@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import dtypes as _dt
 from .._api import elementwise as _ew
 from .._api import statistical as _st
+from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .._core.shapes import normalize_axes
 

@@ -24,11 +24,13 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.array import ndarray
+from .._core.device import Device, current_stream as _current_stream, get_device_id as _get_device_id
 from .._core.dtypes import DType
+from .._core.memory import MemoryPointer
+from .._core.shapes import broadcast_shapes, broadcast_strides, c_layout, collapse, is_c_contiguous, memory_extent, prod
+from . import compiler as _compiler
 from . import elementwise_source as _src
 from .source import PRELUDE
-from .._core.device import current_stream as _current_stream, get_device_id as _get_device_id
-from .._core.shapes import broadcast_shapes, broadcast_strides, c_layout, collapse, is_c_contiguous, memory_extent, prod
 
 __all__ = ["ElementwiseKernel"]
 
@@ -260,8 +262,7 @@ class ElementwiseKernel:
         if devices:
             device_id = devices.pop()
         else:
-            from .._core.device import get_device_id
-            device_id = get_device_id()
+            device_id = _get_device_id()
         for k, (p, a) in enumerate(zip(self.out_params, outs)):
             if a is None:
                 t = p.dtype or bindings.get(p.placeholder)
@@ -443,7 +444,6 @@ class ElementwiseKernel:
         return src, fname
 
     def _compile(self, spec: _Spec, bindings: dict):
-        from . import compiler as _compiler
         body, fname = self.generate(spec, bindings)
         module = _compiler.compile_module(PRELUDE + "\n" + body, self.options)
         return module.get_function(fname)
@@ -498,15 +498,13 @@ def _common_device(arrays) -> int:
         raise ValueError(f"arrays on different devices ({sorted(ids)}): copy them to one with .to_device()")
     if ids:
         return ids.pop()
-    from .._core.device import get_device_id
-    return get_device_id()
+    return _get_device_id()
 
 
 def _resolve_overlap(in_params, ins, outs):
     """Copy an input that shares memory with an output in another layout (x[1:] += x[:-1]);
     the same layout is safe, each element being read before it is written."""
     nd = ndarray
-    from .._core.memory import MemoryPointer
     res = None
     for k, (p, a) in enumerate(zip(in_params, ins)):
         if not isinstance(a, nd) or p.raw:
@@ -545,8 +543,7 @@ _NOTHING = _Nothing()
 def _on_device(device_id: int):
     """`with` this around compiling and launching for arrays of `device_id`: makes it current
     when it is not (kernels are loaded per device)."""
-    from .._core.device import Device, get_device_id
-    return _NOTHING if get_device_id() == device_id else Device(device_id)
+    return _NOTHING if _get_device_id() == device_id else Device(device_id)
 
 
 _grid_cap: dict = {}
@@ -556,7 +553,6 @@ def grid_for(n: int, device_id: int, block: int = BLOCK) -> int:
     """Blocks for a grid-stride loop over n items: enough to fill the device, no more."""
     cap = _grid_cap.get(device_id)
     if cap is None:
-        from .._core.device import Device
         cap = _grid_cap[device_id] = max(1, Device(device_id).multiprocessor_count) * 32
     return max(1, min((n + block - 1) // block, cap))
 
@@ -564,9 +560,8 @@ def grid_for(n: int, device_id: int, block: int = BLOCK) -> int:
 def launch(fn, n: int, kargs, device_id: int, stream=None, block=BLOCK, grid=None):
     """Launch `fn` over n items on `stream` (the current one of the arrays' device): `grid` and
     `block` as given (3-tuples), else a grid-stride grid_for(n) of `block` threads."""
-    from .._core.device import current_stream
     if stream is None:
-        stream = current_stream(device_id)
+        stream = _current_stream(device_id)
     if grid is None:
         grid, block = (grid_for(n, device_id, block), 1, 1), (block, 1, 1)
     fn.launch(grid, block, kargs, 0, stream)

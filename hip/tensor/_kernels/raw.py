@@ -10,6 +10,8 @@ is prefixed with hip.tensor's prelude (ht_half, ht_bfloat16, ht_complex64/128, h
 """
 from __future__ import annotations
 
+from .._core.device import get_device_id
+from . import compiler as _compiler
 from .source import PRELUDE
 
 __all__ = ["RawKernel", "RawModule"]
@@ -27,8 +29,6 @@ class RawModule:
         self._modules: dict = {}
 
     def _module(self):
-        from . import compiler as _compiler
-        from .._core.device import get_device_id
         dev = get_device_id()
         m = self._modules.get(dev)
         if m is None:
@@ -65,7 +65,6 @@ class RawKernel:
         self._functions: dict = {}
 
     def _function(self):
-        from .._core.device import get_device_id
         dev = get_device_id()
         f = self._functions.get(dev)
         if f is None:

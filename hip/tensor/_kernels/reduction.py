@@ -30,12 +30,14 @@ import ctypes
 import numpy as np
 
 from .._core import dtypes as _dtypes
+from .._core import memory as _memory
 from .._core.array import ndarray
-from .._core.device import current_stream
-from .elementwise import (_IDENT, _common_device, _digest, _on_device, bind_types, grid_for, is_scalar,
-                          parse_params, scalar_dtype, scalar_value)
-from .source import PRELUDE
+from .._core.device import Device, Stream, current_stream
 from .._core.shapes import broadcast_shapes, broadcast_strides, collapse, normalize_axes, prod
+from . import compiler as _compiler
+from .elementwise import (_IDENT, _common_device, _digest, _on_device, bind_types, grid_for, is_scalar, parse_params,
+                          scalar_dtype, scalar_value)
+from .source import PRELUDE
 
 __all__ = ["ReductionKernel"]
 
@@ -252,7 +254,6 @@ class ReductionKernel:
         key = (device_id, spec.key, extra)
         fn = self._functions.get(key)
         if fn is None:
-            from . import compiler as _compiler
             body, fname = self.generate(spec, bindings)
             fn = self._functions[key] = _compiler.compile_module(PRELUDE + "\n" + body, self.options) \
                 .get_function(fname)
@@ -476,7 +477,6 @@ def _block_cap(device_id: int) -> int:
     """Threads of a reduction block: MAX_BLOCK, or the device's limit if lower (a power of two)."""
     cap = _caps.get(device_id)
     if cap is None:
-        from .._core.device import Device
         limit = Device(device_id).max_threads_per_block
         cap = MAX_BLOCK
         while cap > limit:
@@ -493,8 +493,6 @@ def _scratch(device_id: int, stream, groups: int, part_bytes: int):
     """(partials, counters) of a split reduction on `stream`: kept per stream (kernels of one stream
     run in order) for a few streams at a time, the counters zeroed once and left zero by every
     launch; grown on demand (a few KiB for a full reduction)."""
-    from .._core import memory as _memory
-    from .._core.device import Stream
     if isinstance(stream, Stream):
         key = (device_id, stream.uid)
     else:                               # a raw handle: from_handle makes a new uid per call

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import ctypes
 
+from .._core.device import current_stream
+from . import compiler as _compiler
+from .elementwise import _on_device, launch
 from .source import PRELUDE
 
 __all__: list[str] = []
@@ -35,8 +38,6 @@ class TemplateKernel:
         key = (device_id,) + spec
         fn = self._functions.get(key)
         if fn is None:
-            from . import compiler as _compiler
-            from .elementwise import _on_device
             body, fname = self.generate(*spec)
             with _on_device(device_id):
                 fn = _compiler.compile_module(PRELUDE + "\n" + body, self.options).get_function(fname)
@@ -52,14 +53,11 @@ def dims(values) -> ctypes.Array:
 
 def launch_flat(fn, n: int, args, device_id: int, block: int = 256, stream=None) -> None:
     """Launch a grid-stride kernel over n items on the current stream of `device_id`."""
-    from .elementwise import _on_device, launch
     with _on_device(device_id):
         launch(fn, n, args, device_id, stream, block)
 
 
 def launch_grid(fn, grid, block, args, device_id: int, shared_mem: int = 0, stream=None) -> None:
-    from .._core.device import current_stream
-    from .elementwise import _on_device
     with _on_device(device_id):
         fn.launch(grid, block, args, shared_mem, stream if stream is not None else current_stream(device_id))
 

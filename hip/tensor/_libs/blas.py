@@ -27,7 +27,9 @@ import numpy as np
 
 from hip.errors import HipError, check
 
+from .. import backends
 from .._core import dtypes as _dt
+from .._core.device import Device, platform
 from .loader import library
 
 __all__: list[str] = []
@@ -76,7 +78,6 @@ class _Handles:
             if pool:
                 h = pool.pop()
             else:
-                from .._core.device import Device
                 with Device(stream.device_id):
                     h = check(getattr(L, self.create)(), self.create, self.error)
             check(getattr(L, self.set_stream)(h, stream.ptr), self.set_stream, self.error)
@@ -133,10 +134,8 @@ def gemm_types(d: _dt.DType):
 
 
 def _tf32() -> bool:
-    from .. import backends
     if not backends.matmul.allow_tf32:
         return False
-    from .._core.device import platform
     return platform() == "nvidia"
 
 

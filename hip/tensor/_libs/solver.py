@@ -19,8 +19,11 @@ import numpy as np
 from hip.errors import HipPythonError, check
 
 from .._core import dtypes as _dt
+from .._core.array import ndarray
+from .._core.device import current_stream
+from .._core.memory import alloc, memset
 from .._kernels.elementwise import ElementwiseKernel
-from .blas import BlasError, solver_handle, solver_lib
+from .blas import BlasError, _lib, handle, solver_handle, solver_lib
 
 __all__ = ["LinAlgError"]
 
@@ -43,9 +46,6 @@ class Job:
     Build it inside `_on_device(device_id)`."""
 
     def __init__(self, d: _dt.DType, slots: int, device_id: int):
-        from .._core.array import ndarray
-        from .._core.device import current_stream
-        from .._core.memory import memset
         self.S = solver_lib()
         self.p = _PREFIX[d.name]
         self.stream = current_stream(device_id)
@@ -70,7 +70,6 @@ class Job:
         return size
 
     def work(self, nbytes: int):
-        from .._core.memory import alloc
         return alloc(max(int(nbytes), 1), self.stream)
 
     def info_ptr(self, slot: int) -> int:
@@ -123,7 +122,6 @@ _pointers = ElementwiseKernel("uint64 base, uint64 step", "uint64 p", "p = base 
 def pointers(a, nb: int, step: int):
     """A device array of the addresses of the nb matrices of `a`, `step` bytes apart (the batched
     entry points take arrays of pointers); made on the device, no host copy."""
-    from .._core.array import ndarray
     out = ndarray._empty((nb,), _dt.uint64, a.device_id)
     if nb:
         _pointers(np.uint64(a.ptr), np.uint64(step), out)
@@ -131,7 +129,6 @@ def pointers(a, nb: int, step: int):
 
 
 def _blas(job: Job):
-    from .blas import _lib, handle
     return _lib(), handle(job.stream)
 
 

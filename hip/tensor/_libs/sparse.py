@@ -18,6 +18,10 @@ import numpy as np
 from hip.errors import HipError, check
 
 from .._core import dtypes as _dt
+from .._core.memory import alloc
+from .._kernels.compiler import compile_module
+from .._kernels.elementwise import _on_device, launch
+from .blas import _Handles
 from .loader import library
 
 __all__: list[str] = []
@@ -40,7 +44,6 @@ def handle(stream):
     """The hipSPARSE handle bound to `stream` (a hip.tensor Stream)."""
     global _handles
     if _handles is None:
-        from .blas import _Handles
         _handles = _Handles(lib, "hipsparseCreate", "hipsparseSetStream", SparseError)
     return _handles.get(stream)
 
@@ -80,7 +83,6 @@ def _scalars(d: _dt.DType):
 
 
 def _buffer(size, stream):
-    from .._core.memory import alloc
     return alloc(max(int(size[0]), 1), stream)
 
 
@@ -177,14 +179,11 @@ HT_SP_DENSE(ht_sp_dense_f64, double)
 
 
 def _function(name: str, device_id: int):
-    from .._kernels.compiler import compile_module
-    from .._kernels.elementwise import _on_device
     with _on_device(device_id):
         return compile_module(KERNELS).get_function(name)
 
 
 def _launch(name: str, n: int, args, device_id: int, stream) -> None:
-    from .._kernels.elementwise import _on_device, launch
     with _on_device(device_id):
         launch(_function(name, device_id), n, args, device_id, stream)
 
