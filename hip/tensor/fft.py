@@ -11,7 +11,7 @@ stays float16, integers give float64). `norm` is "backward" (default), "ortho" o
 How: the input is cast, cropped or zero-padded to `n`/`s` along the transformed axes; the transform
 is one batched hipFFT plan (hipfftMakePlanMany, rank <= 3: more axes take several passes), out of
 place, on the input as it lies in memory: hipFFT's advanced layout (strides, distances, embeds:
-`_fft_layout`) addresses any axis of a C-contiguous array and most strided views, with one call
+`_libs.fft_layout`) addresses any axis of a C-contiguous array and most strided views, with one call
 per index of a batch axis that does not fold into the plan's batch (a few calls at most). The
 output is allocated in the input's memory order (C-contiguous for C-contiguous input). Layouts it
 cannot express (reversed axes, many calls, misaligned addresses) and c2r inputs (hipFFT overwrites

@@ -1,6 +1,6 @@
 """`hip.tensor.linalg`: the array API's linear algebra extension (2023.12): matmul,
 matrix_transpose, tensordot, vecdot (the main namespace's), cross, diagonal, outer, trace,
-vector_norm, matrix_norm, matrix_power; through hipSOLVER (`_decompositions`): solve, inv, det,
+vector_norm, matrix_norm, matrix_power; through hipSOLVER (`_api.decompositions`): solve, inv, det,
 slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, pinv, matrix_rank (from svd or eigh), and
 NumPy's lstsq; LinAlgError (a ValueError, as NumPy's) for singular or non-positive-definite matrices
 and non-matrix shapes. eig and eigvals raise NotImplementedError: hipSOLVER (ROCm 6.4) has no

@@ -1,4 +1,4 @@
-"""The factorizations of `hip.tensor.linalg` through hipSOLVER (`_solver.Job`) and hipBLAS's batched
+"""The factorizations of `hip.tensor.linalg` through hipSOLVER (`_libs.solver.Job`) and hipBLAS's batched
 LU: solve, inv, det, slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, lstsq, and from them
 pinv and matrix_rank; eig/eigvals raise NotImplementedError (hipSOLVER 6.4 has no geev).
 

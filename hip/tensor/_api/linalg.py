@@ -2,13 +2,13 @@
 vecdot, matrix_transpose; and the linalg extension's diagonal (a view, which the factorizations use).
 
 matmul: NumPy's rules (1-d operands gain and lose a dimension, batch dimensions broadcast), dtype
-`result_type(x1, x2)`. Floating and complex dtypes go to hipBLAS (`_blas`): row-major C = A B is
+`result_type(x1, x2)`. Floating and complex dtypes go to hipBLAS (`_libs.blas`): row-major C = A B is
 column-major C^T = B^T A^T, so B is BLAS's first operand; each operand is used in place when its
 matrices are row- or column-major with a positive leading dimension (transposed views included),
 else copied; batch dimensions that collapse to one stride make one strided-batched call, others a
 call per outer batch index. Integer and bool dtypes use a 16x16 shared-memory tiled kernel that
 reads any strides (wrap-around arithmetic as NumPy; bool: or of ands). NumPy's dot, inner (through
-tensordot) and vdot (through vecdot) complete the main namespace; einsum is in `_einsum`.
+tensordot) and vdot (through vecdot) complete the main namespace; einsum is in `_api.einsum`.
 """
 from __future__ import annotations
 

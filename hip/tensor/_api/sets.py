@@ -1,7 +1,7 @@
 """The array API's set functions (2023.12): unique_all, unique_counts, unique_inverse,
 unique_values, sort-based.
 
-x is flattened (C order) and sorted stably (`_sorting.sort_along`); a group starts where a value
+x is flattened (C order) and sorted stably (`_api.sorting.sort_along`); a group starts where a value
 differs from the one before it (`!=`, so every NaN is its own group, as the standard says and
 NumPy 2 does; -0.0 and +0.0 are one group); a scan of the group starts numbers the groups, and one
 scatter writes values, first positions, inverse indices and group starts. Values come out sorted

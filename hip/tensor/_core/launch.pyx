@@ -1,6 +1,6 @@
 # cython: language_level=3
 """hip.tensor's per-op hot path in C: kernel-argument packing and the hipModuleLaunchKernel call
-(`Function.launch` calls `launch`), and hipGetDevice (`_device.get_device_id` calls
+(`Function.launch` calls `launch`), and hipGetDevice (`_core.device.get_device_id` calls
 `current_device`).
 
 Arguments are packed by CuPy's RawKernel convention (a Python int is an int64 value, a bool one

@@ -17,7 +17,7 @@ with axis/keepdims) which only scalar operations may follow. Anything else raise
 naming the operation (no silent fallback to eager evaluation).
 
 Results equal eager evaluation exactly, dtype and bits: every step uses the eager function's own
-type rules (`_elementwise._Op.resolve`, the `_statistical` helpers) and C++ expression, scalars
+type rules (`_api.elementwise._Op.resolve`, the `_api.statistical` helpers) and C++ expression, scalars
 are converted on the host as eager does, every intermediate is rounded to its eager dtype, and an
 empty inline-asm barrier after each floating value stops the compiler from contracting a multiply
 of one operation with an add of the next into an FMA (eager kernels cannot).

@@ -1,6 +1,6 @@
 """The tracing half of `ht.fuse`: proxy values (`FusedArray`, `FusedScalar`) that record each
 operation of a fused function as a node of a `_Trace`, with eager evaluation's type rules
-(`_elementwise._OPS[...].resolve`, `_dtypes.result_type`, the `_statistical` helpers), so that
+(`_api.elementwise._OPS[...].resolve`, `_core.dtypes.result_type`, the `_api.statistical` helpers), so that
 every node carries the dtype eager evaluation would give it."""
 from __future__ import annotations
 

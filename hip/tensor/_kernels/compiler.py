@@ -465,7 +465,7 @@ class Function:
 
         `stream` is a Stream (or an int handle). Arguments of the common kinds (Python scalars,
         None, ndarrays, NumPy scalars, ctypes numbers and arrays of numbers, objects with an int
-        `.ptr`) are packed and launched in C (`_launch.launch`, no hip.hip call); others go
+        `.ptr`) are packed and launched in C (`_core.launch.launch`, no hip.hip call); others go
         through a per-signature plan packed in Python and the binding. benchmarks/bench_tensor_launch.py measures the CPU cost.
         """
         if stream is None:

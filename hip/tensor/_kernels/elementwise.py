@@ -8,10 +8,10 @@ by the operation itself in C order; a non-contiguous array is copied first); TYP
 dtypes. In the operation, `i` is the flat index and `_ind.size()` the element count.
 
 Each call collapses the broadcast shape to the fewest dimensions and takes a layout from the
-strides (no copies; `_elementwise_source` chooses it, sets the launch geometry and writes the
+strides (no copies; `_kernels.elementwise_source` chooses it, sets the launch geometry and writes the
 loop): flat when every array is contiguous, wide loads along the rows for row/column broadcasts,
 a shared-memory tile for a transposed operand, else a strided N-d loop. A kernel is generated per
-(types, layout, index width), compiled through `_compiler.compile_module` and cached here per
+(types, layout, index width), compiled through `_kernels.compiler.compile_module` and cached here per
 device; `Function.launch` runs it.
 """
 from __future__ import annotations
@@ -140,7 +140,7 @@ def is_scalar(a) -> bool:
 
 class _Spec:
     """What a generated kernel depends on: every parameter's type and kind and the layout
-    (`_elementwise_source`'s layout tuple; by default the one `ndim` stands for)."""
+    (`_kernels.elementwise_source`'s layout tuple; by default the one `ndim` stands for)."""
 
     __slots__ = ("types", "kinds", "mem", "ndim", "index", "layout", "key")
 
@@ -420,7 +420,7 @@ class ElementwiseKernel:
 
     def generate(self, spec: _Spec, bindings: dict) -> tuple[str, str]:
         """(kernel source without the prelude, kernel name) for one specialization (its layout's
-        loop from `_elementwise_source`)."""
+        loop from `_kernels.elementwise_source`)."""
         params = self.in_params + self.out_params
         fname = self.kernel_name(spec, bindings)
         idx = spec.index
@@ -472,7 +472,7 @@ def spec_for(kernel: ElementwiseKernel, dtypes, kinds=None, ndim=0, index="unsig
              layout=None):
     """A specialization without arrays (the CPU compile check): `dtypes` per parameter (inputs
     then outputs: the arrays' dtypes), `kinds` 'array'/'scalar'/'raw', `ndim` 0 for contiguous,
-    -V contiguous with V-element loads, N strided; `layout` one of `_elementwise_source`'s (it
+    -V contiguous with V-element loads, N strided; `layout` one of `_kernels.elementwise_source`'s (it
     overrides ndim)."""
     params = kernel.in_params + kernel.out_params
     kinds = kinds or tuple("raw" if p.raw else "array" for p in params)

@@ -1,4 +1,4 @@
-"""`RawKernel` and `RawModule`: user HIP C++ source compiled through `_compiler` (cached) and
+"""`RawKernel` and `RawModule`: user HIP C++ source compiled through `_kernels.compiler` (cached) and
 launched through `Function.launch`, as CuPy's.
 
     k = RawKernel(r'extern "C" __global__ void scale(float* x, float a, int n) {...}', "scale")

@@ -1,5 +1,5 @@
 """`TemplateKernel`: a kernel whose C++ source a Python function writes for each specialization
-(dtypes, dimension counts, modes), compiled through `_compiler.compile_module` on first use and
+(dtypes, dimension counts, modes), compiled through `_kernels.compiler.compile_module` on first use and
 cached here per device. The searching, sorting, set and linear-algebra functions use it for the
 kernels that are neither element-wise nor reductions (sort networks, merges, scatters, tiles).
 

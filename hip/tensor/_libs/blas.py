@@ -9,7 +9,7 @@ its handles go back to a pool of the device and are bound to the next new stream
 no hipblasSetWorkspace (and our bindings therefore none): the library (rocBLAS or cuBLAS
 underneath) allocates and keeps the workspace of each handle itself, outside hip.tensor's caching
 allocator; on the nvidia platform cuBLAS reads `CUBLAS_WORKSPACE_CONFIG` (as PyTorch documents),
-on AMD rocBLAS sizes it itself. hipSOLVER's workspaces are ours: `_solver` takes them from the
+on AMD rocBLAS sizes it itself. hipSOLVER's workspaces are ours: `_libs.solver` takes them from the
 caching allocator on the handle's stream.
 
 gemm: `hipblasGemmStridedBatchedEx_v2` (hipDataType and hipblasComputeType_t, HIPBLAS_V2 API)

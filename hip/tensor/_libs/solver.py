@@ -3,7 +3,7 @@
 We call the hipsolverDn* entry points (cuSOLVER's signatures): on the nvidia platform they map one
 to one to cusolverDn*, whereas several hipsolver* ones (gesvd_bufferSize, potrfBatched, the gels
 sizes) are not bridged there (codegen/specs/nvidia/hipsolver.yaml). LAPACK is column-major: the
-callers (`_decompositions`) hand in C-ordered (..., cols, rows) buffers whose matrices are the
+callers (`_api.decompositions`) hand in C-ordered (..., cols, rows) buffers whose matrices are the
 column-major ones, and matrices i of a batch at `base + i * stride` bytes.
 
 Per call a Job costs its info slots (one allocation, one memset) and the factorizations; the

@@ -1,7 +1,7 @@
 """hipSPARSE for hip.tensor's sparse matrices: handles, descriptors, SpMV, SpMM, csr2csc, and the
 few index kernels the formats need (CSR <-> COO row indices, CSR -> dense).
 
-Handles: one per (device, stream), from `_blas._Handles` (the one handle cache of the layer; see
+Handles: one per (device, stream), from `_libs.blas._Handles` (the one handle cache of the layer; see
 there why per stream). Host pointer mode (hipSPARSE's default): alpha and beta are host scalars
 read during the call. Work buffers come from the caching allocator on the call's stream, so they
 may be reused by the next call on that stream at once (stream order keeps that safe).
