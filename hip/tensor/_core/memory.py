@@ -19,6 +19,13 @@ Allocator (one per device):
 * statistics change where blocks change hands; `memory_stats()` reads them.
 * `HIP_TENSOR_NO_MEMORY_CACHING=1` (read when a device's allocator is made): hipMalloc/hipFree
   each time, for debugging.
+
+Backends (`Allocator`, as PyTorch's CUDAAllocator and CuPy's allocators): `alloc` asks the current
+one (`get_allocator()`, `set_allocator(a)`), which makes one device allocator per device on first
+use. `CachingAllocator` is the allocator above (the default), `NoCachingAllocator` calls
+hipMalloc/hipFree for every block, `AsyncPoolAllocator` takes stream-ordered memory
+(hipMallocAsync/hipFreeAsync) from each device's default memory pool. Memory goes back to the
+backend that gave it, whichever is current by then. Each reports its pools in `memory_stats()`.
 """
 from __future__ import annotations
 
@@ -34,7 +41,8 @@ from .device import Device, Stream, _error, current_stream, get_device_id, null_
 
 __all__ = ["MemoryPointer", "PinnedMemory", "OutOfMemoryError", "alloc", "alloc_pinned", "memcpy", "memset",
            "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
-           "reset_peak_memory_stats", "memory_stats", "empty_cache", "pinned_memory_stats"]
+           "reset_peak_memory_stats", "memory_stats", "empty_cache", "pinned_memory_stats", "Allocator",
+           "CachingAllocator", "NoCachingAllocator", "AsyncPoolAllocator", "get_allocator", "set_allocator"]
 
 _MIN_BLOCK = 512                # every size rounds up to a multiple of this
 _SMALL = 1 << 20                # the small pool serves requests up to this
@@ -43,6 +51,7 @@ _MIN_LARGE_ALLOC = 10 << 20     # large requests under this share ...
 _LARGE_SEGMENT = 20 << 20       # ... a segment of this size
 _ROUND_LARGE = 2 << 20          # larger ones round up to this
 _ANY = -1                       # stream key of a free block every stream may take (sorts first)
+_KEEP_ALL = (1 << 64) - 1       # a memory pool's release threshold that keeps everything
 _OOM = (int(h.hipError_t.hipErrorOutOfMemory), int(h.hipError_t.hipErrorMemoryAllocation))
 
 
@@ -80,9 +89,11 @@ class _DeviceAllocator:
     """The caching allocator of one device. All state changes hold `lock`; a free that finds it
     taken (another thread, or a garbage collection inside the allocator) is deferred."""
 
-    def __init__(self, device_id: int):
+    def __init__(self, device_id: int, caching: bool | None = None):
         self.device_id = device_id
-        self.caching = os.environ.get("HIP_TENSOR_NO_MEMORY_CACHING", "") not in ("1", "true", "yes")
+        if caching is None:
+            caching = os.environ.get("HIP_TENSOR_NO_MEMORY_CACHING", "") not in ("1", "true", "yes")
+        self.caching = caching
         self.lock = threading.Lock()
         self.deferred: list[_Block] = []
         self.small: list = []           # free blocks as sorted (key, size, ptr, block)
@@ -103,6 +114,10 @@ class _DeviceAllocator:
         self.requested = self.requested_peak = 0
         self.allocations = self.allocations_peak = self.segments_peak = 0
         self.device_allocs = self.device_frees = self.retries = self.ooms = self.hits = self.syncs = 0
+        # per pool, indexed by `small` (0: large pool, 1: small pool); of the blocks handed out, the
+        # large pool's only (the small pool's are the rest: the per-op fast path counts nothing more)
+        self.pool_reserved, self.pool_reserved_peak, self.pool_segments = [0, 0], [0, 0], [0, 0]
+        self.large_allocated = self.large_allocations = 0
 
     # -- the two hot paths ------------------------------------------------------------------------
     def malloc(self, nbytes: int, stream: Stream) -> _Block:
@@ -139,6 +154,9 @@ class _DeviceAllocator:
             block.stream = stream
             block.requested = nbytes
             self.allocated += block.size
+            if not small:
+                self.large_allocated += block.size
+                self.large_allocations += 1
             if self.allocated > self.allocated_peak:
                 self.allocated_peak = self.allocated
             self.requested += nbytes
@@ -189,11 +207,24 @@ class _DeviceAllocator:
         while self.deferred:
             self._free(self.deferred.pop())
 
+    def record_stream(self, block: _Block, stream: Stream) -> None:
+        if stream == block.stream:
+            return
+        if stream.device_id != self.device_id:
+            raise ValueError(f"stream of device {stream.device_id} used with memory of device {self.device_id}")
+        if block.uses is None:
+            block.uses = {stream}
+        else:
+            block.uses.add(stream)
+
     def _free(self, block: _Block) -> None:
         block.allocated = False
         self.allocated -= block.size
         self.requested -= block.requested
         self.allocations -= 1
+        if not block.small:
+            self.large_allocated -= block.size
+            self.large_allocations -= 1
         if not self.caching:
             self._release_segment(block)
             return
@@ -395,6 +426,10 @@ class _DeviceAllocator:
         self.segments += 1
         if self.segments > self.segments_peak:
             self.segments_peak = self.segments
+        self.pool_reserved[small] += size
+        self.pool_segments[small] += 1
+        if self.pool_reserved[small] > self.pool_reserved_peak[small]:
+            self.pool_reserved_peak[small] = self.pool_reserved[small]
         b = _Block(int(r[1]), size, small, stream.uid)
         b.stream = stream
         return b
@@ -404,6 +439,8 @@ class _DeviceAllocator:
         self.device_frees += 1
         self.reserved -= block.size
         self.segments -= 1
+        self.pool_reserved[block.small] -= block.size
+        self.pool_segments[block.small] -= 1
 
     def _release_cached(self) -> None:
         """Synchronize the device once, then hipFree every segment that is wholly free."""
@@ -446,6 +483,15 @@ class _DeviceAllocator:
                 "num_device_alloc": self.device_allocs, "num_device_free": self.device_frees,
                 "num_alloc_retries": self.retries, "num_ooms": self.ooms, "num_sync_all_streams": self.syncs,
                 "cache_hits": self.hits, "pending_frees": len(self.pending), "caching": self.caching,
+                "allocated_bytes.small_pool.current": self.allocated - self.large_allocated,
+                "allocated_bytes.large_pool.current": self.large_allocated,
+                "allocation.small_pool.current": self.allocations - self.large_allocations,
+                "allocation.large_pool.current": self.large_allocations,
+                **{f"{k}.{pool}_pool.{c}": v[i]
+                   for k, c, v in (("reserved_bytes", "current", self.pool_reserved),
+                                   ("reserved_bytes", "peak", self.pool_reserved_peak),
+                                   ("segment", "current", self.pool_segments))
+                   for i, pool in ((1, "small"), (0, "large"))},
             }
 
     def reset_peaks(self) -> None:
@@ -453,26 +499,316 @@ class _DeviceAllocator:
             self.allocated_peak, self.reserved_peak = self.allocated, self.reserved
             self.requested_peak, self.allocations_peak, self.segments_peak = \
                 self.requested, self.allocations, self.segments
+            self.pool_reserved_peak = list(self.pool_reserved)
 
 
-_allocators: dict[int, _DeviceAllocator] = {}
-_allocators_lock = threading.Lock()
+class _AsyncBlock:
+    __slots__ = ("ptr", "size", "stream", "uses")
+
+    def __init__(self, ptr, size, stream):
+        self.ptr, self.size, self.stream, self.uses = ptr, size, stream, None
 
 
-def _allocator(device_id: int) -> _DeviceAllocator:
-    a = _allocators.get(device_id)
-    if a is None:
-        with _allocators_lock:
-            a = _allocators.get(device_id)
-            if a is None:
-                a = _allocators[device_id] = _DeviceAllocator(device_id)
-    return a
+class _AsyncDeviceAllocator:
+    """One device's stream-ordered allocator: hipMallocAsync and hipFreeAsync on the block's stream,
+    in the device's default memory pool, which caches (its release threshold: what it keeps at a
+    synchronization; everything by default). A free waits on the streams `record_stream` named
+    (an event each, waited for by the allocation stream). The statistics count the blocks given
+    and the pool's own reserved and used bytes."""
+
+    def __init__(self, device_id: int, release_threshold: int = _KEEP_ALL):
+        self.device_id = device_id
+        self.release_threshold = release_threshold
+        self.caching = True
+        self.pool = None                # the device's default pool, configured on first use
+        self.lock = threading.Lock()
+        self.deferred: list[_AsyncBlock] = []
+        self.allocated = self.allocated_peak = self.requested = self.requested_peak = 0
+        self.allocations = self.allocations_peak = 0
+        self.device_allocs = self.device_frees = self.retries = self.ooms = self.syncs = 0
+
+    def _on_device(self):
+        return Device(self.device_id) if get_device_id() != self.device_id else _SAME_DEVICE
+
+    def _pool(self):
+        if self.pool is None:
+            pool = check(h.hipDeviceGetDefaultMemPool(self.device_id), "hipDeviceGetDefaultMemPool")
+            v = ctypes.c_uint64(self.release_threshold)
+            check(h.hipMemPoolSetAttribute(pool, h.hipMemPoolAttr.hipMemPoolAttrReleaseThreshold,
+                                           ctypes.addressof(v)), "hipMemPoolSetAttribute")
+            self.pool = pool
+        return self.pool
+
+    def _attribute(self, attr) -> int:
+        v = ctypes.c_uint64(0)
+        check(h.hipMemPoolGetAttribute(self.pool, attr, ctypes.addressof(v)), "hipMemPoolGetAttribute")
+        return v.value
+
+    def malloc(self, nbytes: int, stream: Stream) -> _AsyncBlock:
+        with self.lock:
+            if self.deferred:
+                self._drain_deferred()
+            pool = self.pool if self.pool is not None else self._pool()
+            with self._on_device():
+                r = h.hipMallocAsync(nbytes, stream.ptr)
+                if r[0]:
+                    if int(r[0]) not in _OOM:
+                        raise _error(r[0], "hipMallocAsync")
+                    h.hipGetLastError()
+                    self.retries += 1       # what the pool keeps goes back to the device, then once more
+                    check(h.hipDeviceSynchronize(), "hipDeviceSynchronize")
+                    self.syncs += 1
+                    check(h.hipMemPoolTrimTo(pool, 0), "hipMemPoolTrimTo")
+                    r = h.hipMallocAsync(nbytes, stream.ptr)
+                    if r[0]:
+                        h.hipGetLastError()
+                        self.ooms += 1
+                        free, total = Device(self.device_id).mem_info()
+                        raise OutOfMemoryError(
+                            r[0], f"hip.tensor: out of memory on device {self.device_id} trying to allocate {nbytes} "
+                            f"bytes (device: {free} of {total} bytes free; this allocator: {self.allocated} "
+                            "allocated, its pool trimmed)", "hipMallocAsync")
+            self.device_allocs += 1
+            self.allocated += nbytes
+            if self.allocated > self.allocated_peak:
+                self.allocated_peak = self.allocated
+            self.requested = self.allocated
+            self.requested_peak = self.allocated_peak
+            self.allocations += 1
+            if self.allocations > self.allocations_peak:
+                self.allocations_peak = self.allocations
+            return _AsyncBlock(int(r[1]), nbytes, stream)
+
+    def record_stream(self, block: _AsyncBlock, stream: Stream) -> None:
+        if stream == block.stream:
+            return
+        if stream.device_id != self.device_id:
+            raise ValueError(f"stream of device {stream.device_id} used with memory of device {self.device_id}")
+        if block.uses is None:
+            block.uses = {stream}
+        else:
+            block.uses.add(stream)
+
+    def free(self, block: _AsyncBlock) -> None:
+        if not self.lock.acquire(False):     # a garbage collection inside malloc, or another thread
+            self.deferred.append(block)
+            return
+        try:
+            if self.deferred:
+                self._drain_deferred()
+            self._free(block)
+        finally:
+            self.lock.release()
+
+    def _drain_deferred(self):
+        while self.deferred:
+            self._free(self.deferred.pop())
+
+    def _free(self, block: _AsyncBlock) -> None:
+        self.allocated -= block.size
+        self.requested = self.allocated
+        self.allocations -= 1
+        with self._on_device():
+            if block.uses:
+                for s in block.uses:
+                    ev = int(check(h.hipEventCreateWithFlags(h.hipEventDisableTiming), "hipEventCreateWithFlags"))
+                    try:
+                        check(h.hipEventRecord(ev, s.ptr), "hipEventRecord")
+                        check(h.hipStreamWaitEvent(block.stream.ptr, ev, 0), "hipStreamWaitEvent")
+                    finally:
+                        h.hipEventDestroy(ev)
+                block.uses = None
+            check(h.hipFreeAsync(block.ptr, block.stream.ptr), "hipFreeAsync")
+        self.device_frees += 1
+
+    def empty_cache(self) -> None:
+        """Synchronize the device, then return what the pool keeps (hipMemPoolTrimTo)."""
+        with self.lock:
+            if self.deferred:
+                self._drain_deferred()
+            if self.pool is None:
+                return
+            with self._on_device():
+                check(h.hipDeviceSynchronize(), "hipDeviceSynchronize")
+                self.syncs += 1
+                check(h.hipMemPoolTrimTo(self.pool, 0), "hipMemPoolTrimTo")
+
+    def stats(self) -> dict:
+        with self.lock:
+            if self.deferred:
+                self._drain_deferred()
+            a = h.hipMemPoolAttr
+            pool = [self._attribute(x) for x in (a.hipMemPoolAttrReservedMemCurrent, a.hipMemPoolAttrReservedMemHigh,
+                                                 a.hipMemPoolAttrUsedMemCurrent, a.hipMemPoolAttrUsedMemHigh)] \
+                if self.pool is not None else [0, 0, 0, 0]
+            return {
+                "allocated_bytes.all.current": self.allocated, "allocated_bytes.all.peak": self.allocated_peak,
+                "reserved_bytes.all.current": pool[0], "reserved_bytes.all.peak": pool[1],
+                "requested_bytes.all.current": self.requested, "requested_bytes.all.peak": self.requested_peak,
+                "allocation.all.current": self.allocations, "allocation.all.peak": self.allocations_peak,
+                "num_device_alloc": self.device_allocs, "num_device_free": self.device_frees,
+                "num_alloc_retries": self.retries, "num_ooms": self.ooms, "num_sync_all_streams": self.syncs,
+                "pool.reserved_bytes.current": pool[0], "pool.reserved_bytes.peak": pool[1],
+                "pool.used_bytes.current": pool[2], "pool.used_bytes.peak": pool[3],
+                "pool.release_threshold": self.release_threshold, "caching": True,
+            }
+
+    def reset_peaks(self) -> None:
+        with self.lock:
+            self.allocated_peak, self.requested_peak = self.allocated, self.requested
+            self.allocations_peak = self.allocations
+            if self.pool is not None:
+                zero = ctypes.c_uint64(0)
+                for x in (h.hipMemPoolAttr.hipMemPoolAttrReservedMemHigh, h.hipMemPoolAttr.hipMemPoolAttrUsedMemHigh):
+                    check(h.hipMemPoolSetAttribute(self.pool, x, ctypes.addressof(zero)), "hipMemPoolSetAttribute")
+
+
+class _SameDevice:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+
+_SAME_DEVICE = _SameDevice()
+
+
+# -- the backends -------------------------------------------------------------------------------------
+class Allocator:
+    """A device memory allocator: what `alloc` (so every array) takes memory from, the current one
+    being `get_allocator()` (`set_allocator`). One device allocator per device, made on first use
+    by `_make(device_id)`: `malloc(nbytes, stream) -> block` (`block.ptr`), `free(block)`,
+    `record_stream(block, stream)`, `stats() -> dict`, `empty_cache()`, `reset_peaks()`; a subclass
+    defines `_make`. Memory goes back to the allocator that gave it."""
+
+    name = "allocator"
+
+    def __init__(self):
+        self._devices: dict = {}
+        self._lock = threading.Lock()
+
+    def _make(self, device_id: int):
+        raise NotImplementedError(f"{type(self).__name__} makes no device allocator")
+
+    def device(self, device_id: int):
+        """The device allocator of `device_id` (made on first use)."""
+        a = self._devices.get(device_id)
+        if a is None:
+            with self._lock:
+                a = self._devices.get(device_id)
+                if a is None:
+                    a = self._devices[device_id] = self._make(device_id)
+        return a
+
+    def allocate(self, nbytes: int, stream: Stream | None = None) -> "MemoryPointer":
+        """`nbytes` of device memory for use on `stream` (the current one by default) from this
+        allocator, current or not; returned to it when the MemoryPointer is collected or freed."""
+        return _alloc(self, nbytes, stream)
+
+    def free(self, memory: "MemoryPointer") -> None:
+        """Give `memory` back now rather than when it is collected (its `.ptr` must not be used again)."""
+        b = memory._block
+        if b is not None:
+            memory._block = None
+            memory._allocator.free(b)
+
+    def record_stream(self, memory: "MemoryPointer", stream: Stream) -> None:
+        """Work queued on `stream` uses `memory`: its reuse waits for that work (torch's)."""
+        memory.record_stream(stream)
+
+    def stats(self, device=None) -> dict:
+        """The statistics of a device (the current one by default); zeros for one never used."""
+        a = self._devices.get(_device_id(device))
+        return (a if a is not None else self._make(-1)).stats()
+
+    def reset_peak_stats(self, device=None) -> None:
+        a = self._devices.get(_device_id(device))
+        if a is not None:
+            a.reset_peaks()
+
+    def empty_cache(self) -> None:
+        """Return what the allocator caches to the devices (synchronizes each device it caches for)."""
+        for a in list(self._devices.values()):
+            a.empty_cache()
+
+    def __repr__(self):
+        return f"<{type(self).__name__} ({len(self._devices)} device(s))>"
+
+
+class CachingAllocator(Allocator):
+    """The caching allocator (the module's doc; PyTorch's CUDACachingAllocator): small and large
+    pools per device, reported apart in `memory_stats()` (`*.small_pool.*`, `*.large_pool.*`).
+    `caching=False`, or HIP_TENSOR_NO_MEMORY_CACHING=1 where `caching` is None (read when a device's
+    allocator is made): hipMalloc and hipFree for every block."""
+
+    name = "caching"
+
+    def __init__(self, caching: bool | None = None):
+        super().__init__()
+        self.caching = caching
+
+    def _make(self, device_id: int) -> _DeviceAllocator:
+        return _DeviceAllocator(device_id, self.caching)
+
+
+class NoCachingAllocator(CachingAllocator):
+    """hipMalloc and hipFree for every block (for memory checkers; hipFree synchronizes)."""
+
+    name = "no-caching"
+
+    def __init__(self):
+        super().__init__(caching=False)
+
+
+class AsyncPoolAllocator(Allocator):
+    """Stream-ordered memory from each device's default memory pool (hipMallocAsync, hipFreeAsync:
+    PyTorch's cudaMallocAsync backend); the runtime caches. `release_threshold`: the bytes the pool
+    keeps when the device synchronizes (default: all). `memory_stats()` adds the pool's own
+    `pool.reserved_bytes.*` and `pool.used_bytes.*`; `reserved_bytes.all.*` are the pool's."""
+
+    name = "async"
+
+    def __init__(self, release_threshold: int | None = None):
+        super().__init__()
+        self.release_threshold = _KEEP_ALL if release_threshold is None else int(release_threshold)
+        if not 0 <= self.release_threshold <= _KEEP_ALL:
+            raise ValueError(f"release_threshold must be a byte count, got {release_threshold}")
+
+    def _make(self, device_id: int) -> _AsyncDeviceAllocator:
+        return _AsyncDeviceAllocator(device_id, self.release_threshold)
+
+
+_default = CachingAllocator()
+_current: Allocator = _default
+_devices = _current._devices              # the current allocator's device allocators (alloc's lookup)
+_allocators = _default._devices           # the default allocator's (the GPU tests reach in)
+_used: list[Allocator] = [_default]       # every allocator that was current (empty_cache empties them)
+
+
+def get_allocator() -> Allocator:
+    """The allocator `alloc` takes device memory from."""
+    return _current
+
+
+def set_allocator(allocator: Allocator | None = None) -> Allocator:
+    """Make `allocator` the one new memory comes from (None: the default CachingAllocator); returns
+    the previous one. Memory already allocated goes back to the allocator that gave it."""
+    global _current, _devices
+    if allocator is None:
+        allocator = _default
+    if not isinstance(allocator, Allocator):
+        raise TypeError(f"set_allocator takes a hip.tensor Allocator or None, got {type(allocator).__name__}")
+    prev, _current, _devices = _current, allocator, allocator._devices
+    if allocator not in _used:
+        _used.append(allocator)
+    return prev
 
 
 class MemoryPointer:
-    """Device memory from the caching allocator; the block returns to the cache when this object
-    is garbage collected. `ptr` is the address, `size` the bytes asked for, `stream` the stream it
-    was allocated on (reuse on it needs no synchronization)."""
+    """Device memory from an allocator (`get_allocator()` when it was made); the block returns to it
+    when this object is garbage collected. `ptr` is the address, `size` the bytes asked for, `stream`
+    the stream it was allocated on (reuse on it needs no synchronization)."""
 
     __slots__ = ("ptr", "size", "device_id", "stream", "_block", "_allocator", "__weakref__")
 
@@ -489,14 +825,8 @@ class MemoryPointer:
         """Work queued on `stream` uses this memory: its block is reused only after that work
         (as of the free) has completed (torch's Tensor.record_stream)."""
         b = self._block
-        if b is None or stream == b.stream:
-            return
-        if stream.device_id != self.device_id:
-            raise ValueError(f"stream of device {stream.device_id} used with memory of device {self.device_id}")
-        if b.uses is None:
-            b.uses = {stream}
-        else:
-            b.uses.add(stream)
+        if b is not None:
+            self._allocator.record_stream(b, stream)
 
     def __int__(self):
         return self.ptr
@@ -513,7 +843,8 @@ def _index(v, what: str) -> int:
 
 def alloc(nbytes: int, stream: Stream | None = None) -> MemoryPointer:
     """`nbytes` of device memory for use on `stream` (the current stream by default; the memory is
-    on the stream's device). 0 bytes gives a null pointer."""
+    on the stream's device) from the current allocator. 0 bytes gives a null pointer."""
+    # every array's path: _alloc's, with the current allocator's device allocators at hand
     if stream is None:
         stream = current_stream()
     if type(nbytes) is not int:
@@ -521,7 +852,26 @@ def alloc(nbytes: int, stream: Stream | None = None) -> MemoryPointer:
     if nbytes < 0:
         raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
     if nbytes:
-        a = _allocators.get(stream.device_id) or _allocator(stream.device_id)
+        a = _devices.get(stream.device_id) or _current.device(stream.device_id)
+        b = a.malloc(nbytes, stream)
+    else:
+        a = b = None
+    m = MemoryPointer.__new__(MemoryPointer)
+    m.size, m.device_id, m.stream, m._block, m._allocator = nbytes, stream.device_id, stream, b, a
+    m.ptr = b.ptr if b is not None else 0
+    return m
+
+
+def _alloc(allocator: Allocator, nbytes: int, stream: Stream | None) -> MemoryPointer:
+    """`nbytes` from `allocator` (Allocator.allocate), current or not."""
+    if stream is None:
+        stream = current_stream()
+    if type(nbytes) is not int:
+        nbytes = _index(nbytes, "nbytes")
+    if nbytes < 0:
+        raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
+    if nbytes:
+        a = allocator._devices.get(stream.device_id) or allocator.device(stream.device_id)
         b = a.malloc(nbytes, stream)
     else:
         a = b = None
@@ -538,10 +888,9 @@ def _device_id(device) -> int:
 
 
 def memory_stats(device=None) -> dict:
-    """The allocator's statistics for a device (current by default), PyTorch's key names plus
-    num_device_alloc/num_device_free (hipMalloc/hipFree calls) and cache_hits."""
-    a = _allocators.get(_device_id(device))
-    return (a or _DeviceAllocator(-1)).stats()
+    """The current allocator's statistics for a device (current by default), PyTorch's key names
+    plus num_device_alloc/num_device_free (hipMalloc/hipFree calls) and cache_hits."""
+    return _current.stats(device)
 
 
 def memory_allocated(device=None) -> int:
@@ -563,15 +912,14 @@ def max_memory_reserved(device=None) -> int:
 
 
 def reset_peak_memory_stats(device=None) -> None:
-    a = _allocators.get(_device_id(device))
-    if a is not None:
-        a.reset_peaks()
+    _current.reset_peak_stats(device)
 
 
 def empty_cache() -> None:
-    """Return every wholly free cached segment to the device (hipFree) on every device, and the
-    free blocks of the pinned pool (hipHostFree). Synchronizes each device that had a cache."""
-    for a in list(_allocators.values()):
+    """Return what every allocator that was current caches to the devices (the caching allocator:
+    every wholly free segment, hipFree), and the free blocks of the pinned pool (hipHostFree).
+    Synchronizes each device that had a cache."""
+    for a in list(_used):
         a.empty_cache()
     _pinned.empty_cache()
 
