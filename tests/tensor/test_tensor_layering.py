@@ -1,7 +1,8 @@
 """hip.tensor's import layering, read from the sources (ast; no import, no GPU): the modules sit on
 the floors of FLOORS and import only from their own floor or the floors below; no import cycle,
 function-level imports included; hip.tensor's own modules are imported at the top of a module,
-before its code. docs/design.rst ("hip.tensor: modules and contracts") describes the floors.
+before its code; no module reads a global it never binds (what a moved import leaves behind, on
+paths only a GPU runs). docs/design.rst ("hip.tensor: modules and contracts") describes the floors.
 
 The array object (_core/array.py) is a leaf of the floors above it: its operators and methods that
 need them (arithmetic, reductions, indexing, reshape, matmul, the casting copy) call through its
@@ -191,3 +192,38 @@ def test_the_array_dispatch_table_is_full_after_import():
     assert A.ops.namespace is ht
     with pytest.raises(TypeError, match="no entry"):
         A.register(no_such_entry=None)
+
+
+def _unbound_globals(source: str, filename: str) -> set[tuple[str, str]]:
+    """(scope, name) of the names a module reads as globals that it never binds (nor builtins)."""
+    import builtins
+    import symtable
+    top = symtable.symtable(source, filename, "exec")
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    known = bound | set(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__", "__class__"}
+    out = set()
+
+    def walk(t):
+        for s in t.get_symbols():
+            if s.is_referenced() and s.get_name() not in known and (
+                    s.is_global() or (t.get_type() == "module" and not s.is_assigned() and not s.is_imported())):
+                out.add((t.get_name(), s.get_name()))
+        for c in t.get_children():
+            walk(c)
+    walk(top)
+    return out
+
+
+@pytest.mark.parametrize("mod", [m for m in MODULES if MODULES[m].suffix == ".py"])
+def test_no_module_reads_a_global_it_never_binds(mod):
+    # a moved import leaves such a name behind; most of them sit on GPU-only paths the CPU tests miss
+    src = MODULES[mod].read_text()
+    if re.search(r"^from \S+ import \*", src, re.M):
+        return                      # star imports bind names this check cannot see
+    unbound = _unbound_globals(src, str(MODULES[mod]))
+    assert not unbound, f"{MODULES[mod].relative_to(ROOT)}: names read but never bound: {sorted(unbound)}"
+
+
+def test_the_unbound_global_check_sees_one():
+    src = "import numpy as np\n\ndef f(x):\n    return ndarray(x) + np.int64(len(x))\n"
+    assert _unbound_globals(src, "m.py") == {("f", "ndarray")}
