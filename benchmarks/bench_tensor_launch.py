@@ -1,12 +1,12 @@
 """CPU cost of hip.tensor's launch path and of a whole small `x + y` (no GPU needed).
 
-1. Function.launch up to the hipModuleLaunchKernel call: the C function it calls (hip.tensor._launch)
+1. Function.launch up to the hipModuleLaunchKernel call: the C function it calls (hip.tensor._core.launch)
    is swapped for a C no-op, so the figure is what the layer adds per kernel launch.
 2. `x + y` on 1000-element float32 arrays (made by ndarray._empty at fake device addresses): the whole
    Python path of one small op (checks, promotion, kernel lookup, allocation from the caching
    allocator and the free of the result, argument packing) with the three HIP calls it makes
    swapped for no-ops: hipGetDevice (answers device 0) and the launch (C no-ops in
-   hip.tensor._launch), hipMalloc (a fake address; called once, for the first segment); the
+   hip.tensor._core.launch), hipMalloc (a fake address; called once, for the first segment); the
    kernel's compile and load are swapped for a fake Function.
 
     LD_LIBRARY_PATH=build/rocm-runtime/usr/lib/x86_64-linux-gnu \
@@ -37,7 +37,8 @@ def per_call(fn, n=200_000) -> float:
 
 
 def main() -> None:
-    from hip.tensor import _compiler, _device, _launch
+    from hip.tensor._kernels import compiler as _compiler
+    from hip.tensor._core import device as _device, launch as _launch
 
     class Arr:                      # stands for an ndarray: an int .ptr
         __slots__ = ("ptr",)
@@ -64,8 +65,9 @@ def small_op() -> None:
     """`x + y` (and `x + 2.0`) on 1000 float32 with the HIP calls swapped for no-ops."""
     from hip import hip as h
     import hip.tensor as ht
-    from hip.tensor import _compiler, _dtypes, _elementwise_kernel as ek, _launch
-    from hip.tensor._array import ndarray
+    from hip.tensor._kernels import compiler as _compiler, elementwise as ek
+    from hip.tensor._core import dtypes as _dtypes, launch as _launch
+    from hip.tensor._core.array import ndarray
 
     swaps = [(h, "hipMalloc", lambda size: (0, 0x7e0000000000)),
              (ek.ElementwiseKernel, "_compile", lambda self, *a: _compiler.Function(None, "k", 0x1234, 0))]

@@ -41,7 +41,7 @@ def main() -> int:
     except Exception as e:          # no runtime or no device
         print(f"skipped: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         return 77
-    from hip.tensor import _elementwise_source as es
+    from hip.tensor._kernels import elementwise_source as es
     from bench_tensor import gpu_ms, peak_bandwidth
     peak, text = peak_bandwidth()
     print(f"peak: {text}")

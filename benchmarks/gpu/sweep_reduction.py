@@ -19,7 +19,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 def main() -> int:
     import numpy as np
     import hip.tensor as ht
-    from hip.tensor import _reduction_kernel as rk, _statistical as st
+    from hip.tensor._kernels import reduction as rk
+    from hip.tensor._api import statistical as st
     try:
         import torch
     except ImportError:

@@ -8,44 +8,51 @@ where it is silent, NumPy.
 
 Importing loads no HIP library (NumPy is imported); the first array or kernel does.
 
-Layout (one idea per module):
-  runtime substrate   _device (Device, Stream, Event), _memory (caching allocator, pinned pool,
-                      statistics), _compiler (hiprtc, kernel cache in memory and on disk, launch),
-                      _interop (DLPack and __cuda_array_interface__ primitives)
-  arrays              _dtypes (dtypes, promotion table), _array (ndarray), _creation,
-                      _manipulation, _indexing
-  kernels             _elementwise_kernel (ElementwiseKernel), _reduction_kernel (ReductionKernel),
-                      _raw (RawKernel, RawModule), _kernel_source (the C++ prelude and templates)
-  array API functions _elementwise, _statistical, _searching, _sorting, _set, _linalg, _fusion
+Layout: subpackages by role on floors, each importing only from its own floor and those below
+(tests/tensor/test_tensor_layering.py checks it), bottom up:
+  _core      the runtime substrate and the array: launch (the C launch path), dtypes, shapes,
+             device (Device, Stream, Event), memory (caching allocator, pinned pool, statistics),
+             interop (DLPack and __cuda_array_interface__), array (ndarray: a leaf, whose operators
+             call the floors above through its dispatch table, filled at their import)
+  _kernels   compiler (hiprtc, kernel caches, launch), source (the C++ prelude), elementwise
+             (ElementwiseKernel), reduction (ReductionKernel), template, raw (RawKernel,
+             RawModule), copy (the casting copy)
+  _libs      loader, blas (hipBLAS, hipSOLVER handles), solver, sparse (hipSPARSE), fft_layout
+  _api       the array API's sections: creation, elementwise, statistical, manipulation, indexing,
+             searching, sorting, sets, linalg, einsum, info; decompositions (linalg's hipSOLVER half)
+  _fusion    ht.fuse: trace, names, fuse
+  public     linalg, fft, random, sparse, distributed, nn (imported on first use), backends
 
 The interfaces between these parts and the rules they keep: docs/design.rst, "hip.tensor:
 modules and contracts".
 """
-from ._device import *  # noqa: E402,F401,F403
-from ._memory import *  # noqa: E402,F401,F403
-from ._compiler import *  # noqa: E402,F401,F403
-from ._interop import *  # noqa: E402,F401,F403
-from ._dtypes import *  # noqa: E402,F401,F403
-from ._info import *  # noqa: E402,F401,F403
-from ._array import *  # noqa: E402,F401,F403
-from ._creation import *  # noqa: E402,F401,F403
-from ._manipulation import *  # noqa: E402,F401,F403
-from ._indexing import *  # noqa: E402,F401,F403
-from ._elementwise_kernel import *  # noqa: E402,F401,F403
-from ._reduction_kernel import *  # noqa: E402,F401,F403
-from ._raw import *  # noqa: E402,F401,F403
-from ._elementwise import *  # noqa: E402,F401,F403
-from ._statistical import *  # noqa: E402,F401,F403
-from ._sorting import *  # noqa: E402,F401,F403
-from ._fusion import *  # noqa: E402,F401,F403
-from ._searching import *  # noqa: E402,F401,F403
-from ._set import *  # noqa: E402,F401,F403
-from ._linalg import *  # noqa: E402,F401,F403
-from ._einsum import *  # noqa: E402,F401,F403
-from . import linalg  # noqa: E402,F401
-from . import backends  # noqa: E402,F401
-from . import fft, random  # noqa: E402,F401
-from . import sparse, distributed  # noqa: E402,F401
+import sys as _sys
+
+from ._core.device import *  # noqa: F401,F403
+from ._core.memory import *  # noqa: F401,F403
+from ._core.interop import *  # noqa: F401,F403
+from ._core.dtypes import *  # noqa: F401,F403
+from ._core.array import *  # noqa: F401,F403
+from ._kernels.compiler import *  # noqa: F401,F403
+from ._kernels.elementwise import *  # noqa: F401,F403
+from ._kernels.reduction import *  # noqa: F401,F403
+from ._kernels.raw import *  # noqa: F401,F403
+from ._api.info import *  # noqa: F401,F403
+from ._api.creation import *  # noqa: F401,F403
+from ._api.manipulation import *  # noqa: F401,F403
+from ._api.indexing import *  # noqa: F401,F403
+from ._api.elementwise import *  # noqa: F401,F403
+from ._api.statistical import *  # noqa: F401,F403
+from ._api.sorting import *  # noqa: F401,F403
+from ._api.searching import *  # noqa: F401,F403
+from ._api.sets import *  # noqa: F401,F403
+from ._api.linalg import *  # noqa: F401,F403
+from ._api.einsum import *  # noqa: F401,F403
+from ._fusion.fuse import *  # noqa: F401,F403
+from . import backends, distributed, fft, linalg, random, sparse  # noqa: F401
+from ._core.array import register as _register
+
+_register(namespace=_sys.modules[__name__])     # what an array's __array_namespace__() returns
 
 
 def __getattr__(name):

@@ -11,7 +11,7 @@ stays float16, integers give float64). `norm` is "backward" (default), "ortho" o
 How: the input is cast, cropped or zero-padded to `n`/`s` along the transformed axes; the transform
 is one batched hipFFT plan (hipfftMakePlanMany, rank <= 3: more axes take several passes), out of
 place, on the input as it lies in memory: hipFFT's advanced layout (strides, distances, embeds:
-`_fft_layout`) addresses any axis of a C-contiguous array and most strided views, with one call
+`_libs.fft_layout`) addresses any axis of a C-contiguous array and most strided views, with one call
 per index of a batch axis that does not fold into the plan's batch (a few calls at most). The
 output is allocated in the input's memory order (C-contiguous for C-contiguous input). Layouts it
 cannot express (reversed axes, many calls, misaligned addresses) and c2r inputs (hipFFT overwrites
@@ -35,15 +35,17 @@ from collections import OrderedDict
 
 from hip.errors import HipError, check
 
-from . import _dtypes as _dt
-from ._array import ndarray
-from ._device import current_stream
-from ._elementwise_kernel import _on_device
-from ._fft_layout import plan_layout
-from ._libraries import library
-from ._manipulation import permute_dims
-from ._memory import alloc
-from ._shapes import normalize_axis, prod
+from ._api.creation import asarray as _asarray, zeros as _zeros
+from ._api.elementwise import conj as _conj
+from ._api.manipulation import permute_dims, roll as _roll
+from ._core import dtypes as _dt
+from ._core.array import ndarray
+from ._core.device import current_stream
+from ._core.memory import alloc
+from ._core.shapes import normalize_axis, prod
+from ._kernels.elementwise import _on_device
+from ._libs.fft_layout import plan_layout
+from ._libs.loader import library
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
            "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "clear_plan_cache", "plan_cache_info"]
@@ -270,10 +272,9 @@ def _resize(x, axis: int, n: int):
         return x
     if n < m:
         return x[(slice(None),) * axis + (slice(0, n),)]
-    from ._creation import zeros
     shape = list(x.shape)
     shape[axis] = n
-    out = zeros(tuple(shape), dtype=x.dtype, device=x.device_id)
+    out = _zeros(tuple(shape), dtype=x.dtype, device=x.device_id)
     out[(slice(None),) * axis + (slice(0, m),)] = x
     return out
 
@@ -431,16 +432,14 @@ _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 def hfft(a, n=None, axis=-1, norm="backward") -> ndarray:
     """Transform of a Hermitian-symmetric signal given by its first half: n real values."""
-    from ._elementwise import conj
     _need_array(a, "hfft")
-    return irfft(conj(a), n, axis, _SWAP[norm_mode(norm)])
+    return irfft(_conj(a), n, axis, _SWAP[norm_mode(norm)])
 
 
 def ihfft(a, n=None, axis=-1, norm="backward") -> ndarray:
     """Inverse of hfft: the first n//2 + 1 values of a Hermitian spectrum, from real input."""
-    from ._elementwise import conj
     _need_array(a, "ihfft")
-    return conj(rfft(a, n, axis, _SWAP[norm_mode(norm)]))
+    return _conj(rfft(a, n, axis, _SWAP[norm_mode(norm)]))
 
 
 def fftn(a, s=None, axes=None, norm="backward") -> ndarray:
@@ -491,23 +490,20 @@ def irfft2(a, s=None, axes=(-2, -1), norm="backward") -> ndarray:
 # -- frequencies and shifts ---------------------------------------------------------------------------
 def fftfreq(n, d=1.0, *, dtype=None, device=None) -> ndarray:
     """Sample frequencies of an n-point transform: [0, 1, ..., -1] / (d * n)."""
-    from ._creation import asarray
     import numpy as np
     n = _length(n)
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
-    return asarray(k / (float(d) * n), dtype=dtype or _dt.float64, device=device)
+    return _asarray(k / (float(d) * n), dtype=dtype or _dt.float64, device=device)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None) -> ndarray:
     """Sample frequencies of rfft's n//2 + 1 outputs."""
-    from ._creation import asarray
     import numpy as np
     n = _length(n)
-    return asarray(np.arange(0, n // 2 + 1) / (float(d) * n), dtype=dtype or _dt.float64, device=device)
+    return _asarray(np.arange(0, n // 2 + 1) / (float(d) * n), dtype=dtype or _dt.float64, device=device)
 
 
 def _shift(x, axes, sign: int, what: str):
-    from ._manipulation import roll
     _need_array(x, what)
     if axes is None:
         axes = tuple(range(x.ndim))
@@ -517,7 +513,7 @@ def _shift(x, axes, sign: int, what: str):
     if not axes:
         return x.copy()
     shifts = tuple(sign * (x.shape[a] // 2) for a in axes)
-    return roll(x, shifts, axis=axes)
+    return _roll(x, shifts, axis=axes)
 
 
 def fftshift(x, axes=None) -> ndarray:

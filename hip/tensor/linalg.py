@@ -1,6 +1,6 @@
 """`hip.tensor.linalg`: the array API's linear algebra extension (2023.12): matmul,
 matrix_transpose, tensordot, vecdot (the main namespace's), cross, diagonal, outer, trace,
-vector_norm, matrix_norm, matrix_power; through hipSOLVER (`_decompositions`): solve, inv, det,
+vector_norm, matrix_norm, matrix_power; through hipSOLVER (`_api.decompositions`): solve, inv, det,
 slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, pinv, matrix_rank (from svd or eigh), and
 NumPy's lstsq; LinAlgError (a ValueError, as NumPy's) for singular or non-positive-definite matrices
 and non-matrix shapes. eig and eigvals raise NotImplementedError: hipSOLVER (ROCm 6.4) has no
@@ -14,15 +14,19 @@ from __future__ import annotations
 import math
 import operator
 
-from . import _dtypes as _dt
-from ._array import ndarray
-from ._elementwise import math_dtype
-from ._decompositions import (EighResult, LinAlgError, QRResult, SlogdetResult, SVDResult, _solver_dtype, cholesky,
-                              det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank, pinv, qr, slogdet, solve,
-                              svd, svdvals)
-from ._linalg import matmul, matrix_transpose, tensordot, vecdot
-from ._reduction_kernel import ReductionKernel
-from ._shapes import broadcast_shapes, normalize_axes, normalize_axis
+from ._api.creation import eye as _eye
+from ._api.decompositions import (EighResult, LinAlgError, QRResult, SVDResult, SlogdetResult, _solver_dtype, cholesky,
+                                  det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank, pinv, qr, slogdet, solve,
+                                  svd, svdvals)
+from ._api.elementwise import math_dtype, multiply as _multiply, subtract as _subtract
+from ._api.linalg import diagonal, matmul, matrix_transpose, tensordot, vecdot
+from ._api.manipulation import (broadcast_to as _broadcast_to, expand_dims as _expand_dims, moveaxis as _moveaxis,
+                                squeeze as _squeeze, stack as _stack)
+from ._api.statistical import max as _max, min as _min, sum as _sum
+from ._core import dtypes as _dt
+from ._core.array import ndarray
+from ._core.shapes import broadcast_shapes, normalize_axes, normalize_axis
+from ._kernels.reduction import ReductionKernel
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "cross", "diagonal", "outer", "trace",
            "vector_norm", "matrix_norm", "matrix_power", "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
@@ -35,44 +39,24 @@ def _need_array(x, name):
         raise TypeError(f"{name}: expected a hip.tensor array, got {type(x).__name__}")
 
 
-def diagonal(x, /, *, offset: int = 0) -> ndarray:
-    """A view of the `offset` diagonal of the last two axes (the diagonal is the last axis)."""
-    _need_array(x, "diagonal")
-    if x.ndim < 2:
-        raise ValueError(f"diagonal needs at least 2 dimensions, got {x.ndim}")
-    k = operator.index(offset)
-    m, n = x.shape[-2:]
-    s0, s1 = x.strides[-2:]
-    if k >= 0:
-        length, ptr = min(m, n - k), x.ptr + k * s1
-    else:
-        length, ptr = min(m + k, n), x.ptr - k * s0
-    length = max(0, length)
-    return x._view(ptr if length else x.ptr, x.shape[:-2] + (length,), x.strides[:-2] + (s0 + s1,))
-
-
 def trace(x, /, *, offset: int = 0, dtype=None) -> ndarray:
     """Sums of the `offset` diagonals of the last two axes (dtype as `sum`'s)."""
-    from ._statistical import sum as _sum
     return _sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
 def outer(x1, x2, /) -> ndarray:
     """The outer product of two 1-d arrays."""
-    from ._elementwise import multiply
     _need_array(x1, "outer")
     _need_array(x2, "outer")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer needs 1-d arrays, got {x1.ndim}-d and {x2.ndim}-d")
     a = x1._view(x1.ptr, (x1.shape[0], 1), (x1.strides[0], 0))
     b = x2._view(x2.ptr, (1, x2.shape[0]), (0, x2.strides[0]))
-    return multiply(a, b)
+    return _multiply(a, b)
 
 
 def cross(x1, x2, /, *, axis: int = -1) -> ndarray:
     """Cross products of 3-element vectors along `axis` (of the broadcast shape)."""
-    from ._elementwise import multiply, subtract
-    from ._manipulation import broadcast_to, moveaxis, stack
     _need_array(x1, "cross")
     _need_array(x2, "cross")
     d = _dt.result_type(x1.dtype, x2.dtype)
@@ -86,13 +70,13 @@ def cross(x1, x2, /, *, axis: int = -1) -> ndarray:
         i = ax - (len(shape) - x.ndim)
         if i < 0 or x.shape[i] != 3:
             raise ValueError(f"cross: both arrays need size 3 along axis {axis}, got {x1.shape} and {x2.shape}")
-    a = moveaxis(broadcast_to(x1, shape), ax, -1)
-    b = moveaxis(broadcast_to(x2, shape), ax, -1)
+    a = _moveaxis(_broadcast_to(x1, shape), ax, -1)
+    b = _moveaxis(_broadcast_to(x2, shape), ax, -1)
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    c = [subtract(multiply(a1, b2), multiply(a2, b1)), subtract(multiply(a2, b0), multiply(a0, b2)),
-         subtract(multiply(a0, b1), multiply(a1, b0))]
-    return stack([v.astype(d, copy=False) for v in c], axis=ax)
+    c = [_subtract(_multiply(a1, b2), _multiply(a2, b1)), _subtract(_multiply(a2, b0), _multiply(a0, b2)),
+         _subtract(_multiply(a0, b1), _multiply(a1, b0))]
+    return _stack([v.astype(d, copy=False) for v in c], axis=ax)
 
 
 # -- norms ------------------------------------------------------------------------------------------------
@@ -145,8 +129,6 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2) -> ndarray:
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro") -> ndarray:
     """Norms of the matrices in the last two axes: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (2, -2
     and 'nuc' from the singular values)."""
-    from ._manipulation import squeeze
-    from ._statistical import max as _max, min as _min, sum as _sum
     _need_array(x, "matrix_norm")
     if x.ndim < 2:
         raise ValueError(f"matrix_norm needs at least 2 dimensions, got {x.ndim}")
@@ -165,26 +147,22 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro") -> ndarray:
     else:
         raise ValueError(f"matrix_norm: unsupported ord {ord!r}")
     r = (_max if ord > 0 else _min)(sums, axis=over, keepdims=True)
-    return r if keepdims else squeeze(r, axis=(-2, -1))
+    return r if keepdims else _squeeze(r, axis=(-2, -1))
 
 
 def _singular_norm(x, reduce, keepdims: bool) -> ndarray:
     """max, min or sum of the singular values (matrix_norm's 2, -2, 'nuc'); integers as float64."""
-    from ._manipulation import expand_dims
-    from ._statistical import sum as _sum
     _solver_dtype("matrix_norm", x.dtype)      # float16/bfloat16: TypeError naming this function
     s = svdvals(x)
     if s.shape[-1] == 0 and reduce is not _sum:
         raise ValueError(f"matrix_norm: empty matrices of shape {x.shape} have no largest or smallest singular value")
     r = reduce(s, axis=-1)
-    return expand_dims(expand_dims(r, axis=-1), axis=-1) if keepdims else r
+    return _expand_dims(_expand_dims(r, axis=-1), axis=-1) if keepdims else r
 
 
 def matrix_power(x, n: int, /) -> ndarray:
     """x (square matrices in the last two axes) to the integer power n by squaring (n < 0: of
     inv(x), which raises LinAlgError for a singular matrix; integer x with n < 0 gives float64)."""
-    from ._creation import eye
-    from ._manipulation import broadcast_to
     _need_array(x, "matrix_power")
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError(f"matrix_power needs square matrices in the last two axes, got shape {x.shape}")
@@ -193,8 +171,8 @@ def matrix_power(x, n: int, /) -> ndarray:
     if n < 0:
         x, n = inv(x), -n
     if n == 0:
-        e = eye(x.shape[-1], dtype=x.dtype, device=x.device_id)
-        return broadcast_to(e, x.shape).copy()
+        e = _eye(x.shape[-1], dtype=x.dtype, device=x.device_id)
+        return _broadcast_to(e, x.shape).copy()
     result, base = None, x
     while n:
         if n & 1:

@@ -32,10 +32,14 @@ import numpy as np
 
 from hip.errors import HipError, check
 
-from . import _dtypes as _dt
-from ._array import ndarray
-from ._libraries import library
-from ._shapes import as_shape, normalize_axis, prod
+from ._api.creation import empty as _empty, zeros as _zeros
+from ._api.sorting import argsort as _argsort
+from ._core import dtypes as _dt
+from ._core.array import ndarray
+from ._core.device import current_stream as _current_stream
+from ._core.shapes import as_shape, normalize_axis, prod
+from ._kernels.elementwise import ElementwiseKernel as _ElementwiseKernel, _on_device
+from ._libs.loader import library
 
 __all__ = ["Generator", "default_rng", "seed", "get_default_generator", "random", "random_sample", "rand",
            "randn", "uniform", "standard_normal", "normal", "lognormal", "poisson", "integers", "randint",
@@ -147,9 +151,8 @@ def _unit_kernel(d: _dt.DType):
     p = _UNIT_BITS[d.name]
     k = _kernels.get(("unit", p))
     if k is None:
-        from ._elementwise_kernel import ElementwiseKernel
         word = "ht_word64(b, i) >> 11" if p == 53 else f"b[i] >> {32 - p}"
-        k = _kernels[("unit", p)] = ElementwiseKernel(
+        k = _kernels[("unit", p)] = _ElementwiseKernel(
             "raw uint32 b, float64 lo, float64 span", "Y y",
             f"y = ht_cast<Y>(lo + span * ((double)({word}) * {1.0 / 2 ** p!r}));",
             f"ht_random_unit{p}", preamble=_PREAMBLE)
@@ -163,8 +166,7 @@ def words_per_value(d: _dt.DType) -> int:
 def _integers_kernel():
     k = _kernels.get("integers")
     if k is None:
-        from ._elementwise_kernel import ElementwiseKernel
-        k = _kernels["integers"] = ElementwiseKernel(
+        k = _kernels["integers"] = _ElementwiseKernel(
             "raw uint32 b, uint64 lo, uint64 span_m1", "Y y",
             "const unsigned long long r = ht_word64(b, i);\n"
             "        const unsigned long long off = span_m1 == ~0ull ? r : ht_mulhi64(r, span_m1 + 1ull);\n"
@@ -219,11 +221,9 @@ class Generator:
 
     def _fill(self, fn: str, out, n: int, *args) -> None:
         """hiprand `fn` writing n values at `out` (an ndarray) on the current stream of its device."""
-        from ._device import current_stream
-        from ._elementwise_kernel import _on_device
         R = _lib()
         dev = out.device_id
-        stream = current_stream(dev).ptr
+        stream = _current_stream(dev).ptr
         with self._lock, _on_device(dev):
             g = self._handles.get(dev)
             if g is None:
@@ -292,7 +292,6 @@ class Generator:
     # -- discrete distributions --------------------------------------------------------------------
     def poisson(self, lam=1.0, size=None, *, dtype=_dt.int64) -> ndarray:
         """Poisson counts of mean `lam` (>= 0) as `dtype` (int64 by default, as NumPy)."""
-        from ._creation import zeros
         shape = _size(size)
         d = _dt.dtype(dtype)
         if d.kind not in "iu":
@@ -304,7 +303,7 @@ class Generator:
             raise ValueError(f"poisson: lam {lam} is too large (hipRAND counts in 32 bits)")
         n = prod(shape)
         if lam == 0 or n == 0:          # hipRAND refuses lambda 0; every count is 0
-            return zeros(shape, dtype=d)
+            return _zeros(shape, dtype=d)
         buf = ndarray._empty(shape, _dt.uint32)
         self._fill("hiprandGeneratePoisson", buf, n, lam)
         return buf if d is _dt.uint32 else buf.astype(d)
@@ -325,10 +324,9 @@ class Generator:
     # -- permutations --------------------------------------------------------------------------------
     def _order(self, n: int) -> ndarray:
         """A random permutation of range(n) as int64 (argsort of random 64-bit keys)."""
-        from ._sorting import argsort
         w = self._words(2 * n)
         keys = w._view(w.ptr, (n,), (8,), _dt.uint64)      # the words' bytes read as n uint64
-        return argsort(keys)
+        return _argsort(keys)
 
     def permutation(self, x, axis: int = 0) -> ndarray:
         """A permuted range(x) (x an int), or a copy of the array x shuffled along `axis`."""
@@ -345,8 +343,7 @@ class Generator:
         if n < 0:
             raise ValueError(f"permutation: x must be >= 0, got {n}")
         if n == 0:
-            from ._creation import empty
-            return empty((0,), dtype=_dt.int64)
+            return _empty((0,), dtype=_dt.int64)
         return self._order(n)
 
     def shuffle(self, x, axis: int = 0) -> None:

@@ -23,8 +23,12 @@ import numbers
 
 import numpy as np
 
-from . import _dtypes as _dt
-from ._array import ndarray
+from ._api.creation import _device_id, asarray as _asarray, zeros as _zeros_array
+from ._core import dtypes as _dt
+from ._core.array import ndarray
+from ._core.device import current_stream as _current_stream
+from ._kernels.elementwise import _on_device
+from ._libs import sparse as _L
 
 __all__ = ["csr_matrix", "coo_matrix", "issparse", "isspmatrix_csr", "isspmatrix_coo"]
 
@@ -124,20 +128,17 @@ def _host_csr(arg, shape, what):
 
 def _where(device, arrays) -> int:
     """The device id: `device`, else that of the first hip.tensor array of `arrays`, else the current."""
-    from ._creation import _device_id
     if device is None:
         device = next((a.device_id for a in arrays if isinstance(a, ndarray)), None)
     return _device_id(device)
 
 
 def _upload(host: np.ndarray, d: _dt.DType, device_id: int) -> ndarray:
-    from ._creation import asarray
-    return asarray(host, dtype=d, device=device_id)
+    return _asarray(host, dtype=d, device=device_id)
 
 
 def _stream(device_id: int):
-    from ._device import current_stream
-    return current_stream(device_id)
+    return _current_stream(device_id)
 
 
 def _empty(shape, d: _dt.DType, device_id: int) -> ndarray:
@@ -145,14 +146,12 @@ def _empty(shape, d: _dt.DType, device_id: int) -> ndarray:
 
 
 def _zeros(shape, d: _dt.DType, device_id: int) -> ndarray:
-    from ._creation import zeros
-    return zeros(shape, dtype=d, device=device_id)
+    return _zeros_array(shape, dtype=d, device=device_id)
 
 
 def _device_array(x, what: str, device_id: int | None, dtype=None) -> ndarray:
     """A contiguous 1-D ht array of `x` (kept as is when it already is one)."""
-    from ._creation import asarray
-    a = asarray(x, dtype=dtype, device=device_id)
+    a = _asarray(x, dtype=dtype, device=device_id)
     if a.ndim != 1:
         raise ValueError(f"{what} must be 1-D, got shape {a.shape}")
     return a if a.flags.c_contiguous else a.copy()
@@ -288,15 +287,12 @@ class _SparseBase:
         return self @ other
 
     def __matmul__(self, other):
-        from ._creation import asarray
-        from ._elementwise_kernel import _on_device
-        from . import _sparse_lib as L
         if isinstance(other, _SparseBase):
             raise TypeError("sparse @ sparse (SpGEMM) is not supported: convert one operand with .toarray()")
         if isinstance(other, (numbers.Number, np.number)):
             raise ValueError("matmul: a scalar operand is not allowed, use *")
         dev = self.data.device_id
-        x = asarray(other, device=dev)
+        x = _asarray(other, device=dev)
         m, n = self.shape
         if x.ndim not in (1, 2, 3) or x.shape[-2 if x.ndim > 1 else 0] != n:
             raise ValueError(f"matmul: shapes {self.shape} and {x.shape} are not aligned "
@@ -317,17 +313,16 @@ class _SparseBase:
         if x.ndim == 2 and a.format == "coo":
             a = a.tocsr()                     # as CuPy does: row-major SpMM is CSR's well-trodden path
         with _on_device(dev):
-            (L.spmv if x.ndim == 1 else L.spmm)(a, x, out, _stream(dev))
+            (_L.spmv if x.ndim == 1 else _L.spmm)(a, x, out, _stream(dev))
         if len(out_shape) == 3:
             out = out.reshape(m, b, k).transpose(1, 0, 2).copy()
         return out
 
     def __rmatmul__(self, other):
         """other @ A = (A^T other^T)^T for a vector or a matrix `other`."""
-        from ._creation import asarray
         if isinstance(other, (numbers.Number, np.number)):
             raise ValueError("matmul: a scalar operand is not allowed, use *")
-        x = asarray(other, device=self.data.device_id)
+        x = _asarray(other, device=self.data.device_id)
         if x.ndim == 1:
             return self.T @ x
         if x.ndim == 2:
@@ -384,27 +379,23 @@ class csr_matrix(_SparseBase):
         return self.copy() if copy else self
 
     def tocoo(self, copy=False) -> "coo_matrix":
-        from . import _sparse_lib as L
         dev = self.data.device_id
         row = _empty((self.nnz,), _dt.int32, dev)
         if self.nnz:
-            L.rows_of(self.indptr, row, self.shape[0], dev, _stream(dev))
+            _L.rows_of(self.indptr, row, self.shape[0], dev, _stream(dev))
         data, col = (self.data.copy(), self.indices.copy()) if copy else (self.data, self.indices)
         return coo_matrix._make(data, row, col, self.shape)
 
     def toarray(self) -> ndarray:
         """The dense matrix (C order, a hip.tensor ndarray)."""
-        from . import _sparse_lib as L
         dev = self.data.device_id
         out = _zeros(self.shape, self.dtype, dev)
         if self.nnz and out.size:
-            L.csr_to_dense(self, out, dev, _stream(dev))
+            _L.csr_to_dense(self, out, dev, _stream(dev))
         return out
 
     def transpose(self) -> "csr_matrix":
         """A^T as a CSR matrix (hipsparseCsr2cscEx2: A's CSC arrays are A^T's CSR arrays)."""
-        from . import _sparse_lib as L
-        from ._elementwise_kernel import _on_device
         m, n = self.shape
         dev = self.data.device_id
         if self.nnz == 0:
@@ -413,7 +404,7 @@ class csr_matrix(_SparseBase):
         indptr, indices, data = (_empty((n + 1,), _dt.int32, dev), _empty((self.nnz,), _dt.int32, dev),
                                  _empty((self.nnz,), self.dtype, dev))
         with _on_device(dev):
-            L.csr2csc(self, indptr, indices, data, _stream(dev))
+            _L.csr2csc(self, indptr, indices, data, _stream(dev))
         return csr_matrix._make(data, indices, indptr, (n, m))
 
     @property
@@ -475,10 +466,9 @@ class coo_matrix(_SparseBase):
         return self.copy() if copy else self
 
     def tocsr(self, copy=False) -> "csr_matrix":
-        from . import _sparse_lib as L
         dev = self.data.device_id
         indptr = _empty((self.shape[0] + 1,), _dt.int32, dev)
-        L.indptr_of(self.row, indptr, self.nnz, self.shape[0], dev, _stream(dev))
+        _L.indptr_of(self.row, indptr, self.nnz, self.shape[0], dev, _stream(dev))
         data, col = (self.data.copy(), self.col.copy()) if copy else (self.data, self.col)
         return csr_matrix._make(data, col, indptr, self.shape)
 

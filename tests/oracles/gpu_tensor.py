@@ -14,7 +14,7 @@ KIND = {n: ht.dtype(n).kind for n in ALL}
 
 def round_bf16(a) -> np.ndarray:
     """float32 values rounded to bfloat16 (nearest even), as float32."""
-    from hip.tensor._dtypes import bfloat16_bits_to_float32, float32_to_bfloat16_bits
+    from hip.tensor._core.dtypes import bfloat16_bits_to_float32, float32_to_bfloat16_bits
     a = np.asarray(a, np.float32)
     return bfloat16_bits_to_float32(float32_to_bfloat16_bits(a)).reshape(a.shape)
 

@@ -244,7 +244,7 @@ def test_repr_and_namespace():
     assert repr(x) == "array([1.5, 2. ], dtype=float32)"
     assert "bfloat16" in repr(x.astype(ht.bfloat16))
     assert x.__array_namespace__() is ht
-    from hip.tensor._device import Device
+    from hip.tensor._core.device import Device
     assert x.device == Device(x.device_id)
     assert x.to_device(x.device_id) is x
 
@@ -304,7 +304,7 @@ def test_public_constructor_and_device_moves():
     v = ht.ndarray((3,), dtype=ht.float32, memptr=a.data, strides=(8,))      # a view of a's memory
     np.testing.assert_array_equal(v.get(), np.full(3, 1.5, np.float32))
     assert a.to_device(a.device_id) is a
-    from hip.tensor._device import device_count
+    from hip.tensor._core.device import device_count
     if device_count() > 1:
         b = a.to_device(1)
         assert b.device_id == 1

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _shapes as S
+from hip.tensor._core import shapes as S
 
 BASE = 1 << 32          # a fake device address: views only compute with it
 
@@ -250,7 +250,7 @@ def test_vector_path_only_for_unconditional_writes():
     assert not EK("T x", "T y", "y += x", "k3", vectorize=True)._vectorizable
     assert not EK("T x", "T y", "y = x; if (y == 0) y = 1", "k4", vectorize=True)._vectorizable
     assert not EK("T x", "T y", "y = *(&x + 1)", "k5", vectorize=True)._vectorizable
-    from hip.tensor import _elementwise as ew, _indexing as ix
+    from hip.tensor._api import elementwise as ew, indexing as ix
     assert all(op.kernel._vectorizable for op in ew._OPS.values())
     assert not ix._gather_kernel(1)._vectorizable and not ix._scatter_kernel(2)._vectorizable
     assert not ix._masked_store._vectorizable

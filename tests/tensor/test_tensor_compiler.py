@@ -1,4 +1,4 @@
-"""hip.tensor._compiler without a GPU: the real hiprtc (ROCm) compiles to gfx90a code objects, the
+"""hip.tensor._kernels.compiler without a GPU: the real hiprtc (ROCm) compiles to gfx90a code objects, the
 memory and disk caches (a second process compiles nothing), options per platform, and the
 kernel-argument packing that Function.launch hands to hipModuleLaunchKernel."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import run_python
-from hip.tensor import _compiler as C
+from hip.tensor._kernels import compiler as C
 
 EM_AMDGPU = 224
 SOURCE = r'''
@@ -37,7 +37,7 @@ def assert_amdgpu_elf(code: bytes):
 def _amd_hiprtc(request):
     """The compile tests expect ROCm's hiprtc (gfx90a code objects): skip them on the NVIDIA layer."""
     if request.node.get_closest_marker("runtime"):
-        from hip.tensor._device import platform
+        from hip.tensor._core.device import platform
         if platform() == "nvidia":
             pytest.skip("ROCm's hiprtc is needed (HIP_PLATFORM=nvidia: NVRTC makes CUBINs)")
 
@@ -62,15 +62,15 @@ def test_options_per_platform():
 
 @pytest.mark.runtime
 def test_target_arch_without_a_device():
-    r = run_python("from hip.tensor._compiler import target_arch; print(target_arch())",
+    r = run_python("from hip.tensor._kernels.compiler import target_arch; print(target_arch())",
                    env={"HIP_TENSOR_ARCH": "gfx942"})
     assert r.returncode == 0, r.stderr
-    from hip.tensor._device import device_count
+    from hip.tensor._core.device import device_count
     if device_count():
         assert r.stdout.strip() != "gfx942"          # a device's own arch wins
     else:
         assert r.stdout.strip() == "gfx942"
-        r = run_python("from hip.tensor._compiler import target_arch; print(target_arch())",
+        r = run_python("from hip.tensor._kernels.compiler import target_arch; print(target_arch())",
                        env={"HIP_TENSOR_ARCH": None, "HIP_PLATFORM": None})
         assert r.stdout.strip() == "gfx90a"
 
@@ -201,11 +201,11 @@ def test_arguments_are_packed_with_their_c_types_and_alignment():
 
 
 def test_the_c_packer_packs_as_the_plans():
-    """hip.tensor._launch packs the common kinds in C (Function.launch's path): the same values at
+    """hip.tensor._core.launch packs the common kinds in C (Function.launch's path): the same values at
     the same offsets as the Python plans; other kinds are left to the plans (None)."""
-    from hip.tensor import _launch
-    from hip.tensor._array import ndarray
-    from hip.tensor._dtypes import dtype
+    from hip.tensor._core import launch as _launch
+    from hip.tensor._core.array import ndarray
+    from hip.tensor._core.dtypes import dtype
 
     class Arr:
         ptr = 0x7F00_0000_1000
@@ -257,7 +257,7 @@ def test_bad_arguments_are_type_errors():
     with pytest.raises(TypeError, match="argument 0"):
         C._Plan((np.datetime64("2020-01-01"),))
     f = C.Function(None, "k", 0x1, device_id=0)
-    from hip.tensor._device import Stream
+    from hip.tensor._core.device import Stream
     null = Stream.from_handle(0, 0)
     with pytest.raises(TypeError, match="bad kernel arguments"):
         f.launch(1, 1, (2 ** 70,), 0, null)           # does not fit int64: refused before the call

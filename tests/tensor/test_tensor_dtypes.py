@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _dtypes as dt
+from hip.tensor._core import dtypes as dt
 
 NUMPY_TYPES = [d for d in dt.ALL if d is not dt.bfloat16]
 

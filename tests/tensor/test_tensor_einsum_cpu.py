@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _einsum as E
-from hip.tensor._shapes import c_strides
+from hip.tensor._api import einsum as E
+from hip.tensor._core.shapes import c_strides
 
 BASE = 1 << 32
 

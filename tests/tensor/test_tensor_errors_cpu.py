@@ -16,27 +16,27 @@ import pytest
 import hip
 import hip.errors as E
 import hip.tensor as ht
-from hip.tensor import _compiler as C
+from hip.tensor._kernels import compiler as C
 from hip.tensor import distributed as dist
 from hip.tensor import fft, random
 
 # (module, class, the built-in base users catch it by, whether a failed call's status raises it)
 ERRORS = [
-    ("hip.tensor._blas", "BlasError", RuntimeError, True),
-    ("hip.tensor._sparse_lib", "SparseError", RuntimeError, True),
+    ("hip.tensor._libs.blas", "BlasError", RuntimeError, True),
+    ("hip.tensor._libs.sparse", "SparseError", RuntimeError, True),
     ("hip.tensor.fft", "FFTError", RuntimeError, True),
     ("hip.tensor.random", "RandError", RuntimeError, True),
     ("hip.tensor.distributed", "DistributedError", RuntimeError, True),
-    ("hip.tensor._compiler", "CompileError", RuntimeError, True),
-    ("hip.tensor._memory", "OutOfMemoryError", MemoryError, True),
+    ("hip.tensor._kernels.compiler", "CompileError", RuntimeError, True),
+    ("hip.tensor._core.memory", "OutOfMemoryError", MemoryError, True),
     ("hip.tensor.linalg", "LinAlgError", ValueError, False),
 ]
 
 # the library loaders of hip.tensor: (module, function, library)
 LOADERS = [
-    ("hip.tensor._blas", "_lib", "hipblas"),
-    ("hip.tensor._blas", "solver_lib", "hipsolver"),
-    ("hip.tensor._sparse_lib", "lib", "hipsparse"),
+    ("hip.tensor._libs.blas", "_lib", "hipblas"),
+    ("hip.tensor._libs.blas", "solver_lib", "hipsolver"),
+    ("hip.tensor._libs.sparse", "lib", "hipsparse"),
     ("hip.tensor.fft", "_lib", "hipfft"),
     ("hip.tensor.random", "_lib", "hiprand"),
     ("hip.tensor.distributed", "_lib", "rccl"),
@@ -53,7 +53,8 @@ def test_each_error_is_a_hip_python_error_and_keeps_its_builtin_base(module, nam
 
 
 def test_exported_names_stay_where_they_were():
-    from hip.tensor import _blas, _memory, _solver, _sparse_lib
+    from hip.tensor._libs import blas as _blas, solver as _solver, sparse as _sparse_lib
+    from hip.tensor._core import memory as _memory
     assert ht.linalg.LinAlgError is _solver.LinAlgError
     assert ht.OutOfMemoryError is _memory.OutOfMemoryError and ht.CompileError is C.CompileError
     assert "DistributedError" in dist.__all__ and "LinAlgError" in ht.linalg.__all__
@@ -177,7 +178,7 @@ def _tensor_modules():
 def test_one_status_check():
     """No hip.tensor module keeps a status check or a library loader of its own: `check`/`_check`
     there are hip.errors.check, and the only `library` loader is _libraries.library."""
-    from hip.tensor._libraries import library
+    from hip.tensor._libs.loader import library
     mods = _tensor_modules()
     assert len(mods) > 30
     for mod in mods:

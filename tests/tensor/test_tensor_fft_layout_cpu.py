@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hip.tensor import fft as F
-from hip.tensor._fft_layout import MAX_CALLS, out_lengths, plan_layout
+from hip.tensor._libs.fft_layout import MAX_CALLS, out_lengths, plan_layout
 
 
 def _offsets(lengths, embed, stride):

@@ -10,16 +10,16 @@ import re
 
 import pytest
 
-from hip.tensor import _compiler as C
-from hip.tensor import _dtypes as dt
-from hip.tensor import _elementwise_kernel as ek
-from hip.tensor import _kernel_source as ks
-from hip.tensor import _linalg as la
-from hip.tensor import _searching as sr
-from hip.tensor import _set as st
-from hip.tensor import _sorting as so
+from hip.tensor._kernels import compiler as C
+from hip.tensor._core import dtypes as dt
+from hip.tensor._kernels import elementwise as ek
+from hip.tensor._kernels import source as ks
+from hip.tensor._api import linalg as la
+from hip.tensor._api import searching as sr
+from hip.tensor._api import sets as st
+from hip.tensor._api import sorting as so
 from hip.tensor import linalg as ext
-from hip.tensor._elementwise import math_dtype
+from hip.tensor._api.elementwise import math_dtype
 
 from test_tensor_kernels_compile import REDUCTION_LAYOUTS, _red as _red_one
 from test_tensor_kernels_compile import check_hiprtc, check_nvrtc, no_disk_cache, nvrtc  # noqa: F401

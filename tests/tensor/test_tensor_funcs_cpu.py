@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _dtypes as dt
-from hip.tensor import _linalg as la
-from hip.tensor import _sorting as so
+from hip.tensor._core import dtypes as dt
+from hip.tensor._api import linalg as la
+from hip.tensor._api import sorting as so
 
 BASE = 1 << 32
 

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _compiler as C
-from hip.tensor import _dtypes as dt
-from hip.tensor import _kernel_source as ks
+from hip.tensor._kernels import compiler as C
+from hip.tensor._core import dtypes as dt
+from hip.tensor._kernels import source as ks
 from hip.tensor import sin as imported_sin
 
 from fusion_chains import CHAINS

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor._compiler import Function
+from hip.tensor._kernels.compiler import Function
 
 from fusion_chains import CHAINS, REDUCTIONS
 

@@ -1,4 +1,4 @@
-"""hip.tensor._interop on the CPU: our DLPack capsules against NumPy's real consumer
+"""hip.tensor._core.interop on the CPU: our DLPack capsules against NumPy's real consumer
 (np.from_dlpack) and producer (ndarray.__dlpack__) with kDLCPU memory, both capsule kinds, the
 deleter and ownership rules; __cuda_array_interface__ v3 parsed from dicts written after the spec."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import weakref
 import numpy as np
 import pytest
 
-from hip.tensor import _interop as I
+from hip.tensor._core import interop as I
 
 
 class Owner:
@@ -213,7 +213,7 @@ def test_cai_refusals(bad, error):
 
 @pytest.mark.parametrize("name", ["float32", "bool", "int8", "uint64", "complex128", "float16"])
 def test_cai_dict_parses_back(name):
-    from hip.tensor._device import Stream
+    from hip.tensor._core.device import Stream
     d = I.cai_dict(0x9000, (4, 5), (40, 8) if name in ("uint64",) else None, name, True,
                    Stream.from_handle(0xABC, 0))
     imp, stream = I.parse_cai(d)

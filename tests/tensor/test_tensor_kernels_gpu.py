@@ -125,7 +125,7 @@ def test_raw_kernel_bad_input():
     k = ht.RawKernel('extern "C" __global__ void k(int* p) { }', "k")
     with pytest.raises(TypeError):
         k((1,), (1,), "not a tuple")
-    from hip.tensor._compiler import CompileError
+    from hip.tensor._kernels.compiler import CompileError
     with pytest.raises(CompileError):
         ht.RawKernel('extern "C" __global__ void broken( { }', "broken").compile()
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from hip.tensor import _dtypes as dt
-from hip.tensor import _elementwise as ew
-from hip.tensor import _elementwise_source as es
-from hip.tensor._array import copy_kernel
-from hip.tensor._elementwise_kernel import ElementwiseKernel, one_c_layout
-from hip.tensor._shapes import broadcast_shapes, broadcast_strides, c_strides, collapse, is_c_contiguous, prod
+from hip.tensor._core import dtypes as dt
+from hip.tensor._api import elementwise as ew
+from hip.tensor._kernels import elementwise_source as es
+from hip.tensor._kernels.copy import copy_kernel
+from hip.tensor._kernels.elementwise import ElementwiseKernel, one_c_layout
+from hip.tensor._core.shapes import broadcast_shapes, broadcast_strides, c_strides, collapse, is_c_contiguous, prod
 
 ADD = ew._OPS["add"].kernel
 

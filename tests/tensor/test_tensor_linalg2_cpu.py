@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _dtypes as dt
+from hip.tensor._core import dtypes as dt
 
 from test_tensor_kernels_compile import check_hiprtc, check_nvrtc, no_disk_cache, nvrtc  # noqa: F401
 
@@ -129,24 +129,28 @@ def test_eig_raises_not_implemented_with_the_reason():
             f(SQ)
 
 
-def _zero_below_sources():
-    from hip.tensor import _decompositions as D
-    from hip.tensor import _elementwise_kernel as ek
+def _solver_kernel_sources():
+    """cholesky's zeroing of the lower triangle, and the batched calls' pointer arrays."""
+    from hip.tensor._api import decompositions as D
+    from hip.tensor._kernels import elementwise as ek
+    from hip.tensor._libs import solver as S
     out = []
     for name in ("float32", "float64", "complex64", "complex128"):
         d = ht.dtype(name)
         spec, b = ek.spec_for(D._zero_below, (dt.int64, dt.int64, d), kinds=("scalar", "scalar", "array"), ndim=0)
         out.append((f"zero_below[{name}]", D._zero_below.generate(spec, b)[0]))
+    spec, b = ek.spec_for(S._pointers, (dt.uint64,) * 3, kinds=("scalar", "scalar", "array"), ndim=0)
+    out.append(("pointers", S._pointers.generate(spec, b)[0]))
     return out
 
 
 @pytest.mark.runtime
-def test_cholesky_kernel_compiles_with_hiprtc(no_disk_cache):  # noqa: F811
-    check_hiprtc(_zero_below_sources())
+def test_solver_kernels_compile_with_hiprtc(no_disk_cache):  # noqa: F811
+    check_hiprtc(_solver_kernel_sources())
 
 
-def test_cholesky_kernel_compiles_with_nvrtc(nvrtc):  # noqa: F811
-    check_nvrtc(nvrtc, _zero_below_sources())
+def test_solver_kernels_compile_with_nvrtc(nvrtc):  # noqa: F811
+    check_nvrtc(nvrtc, _solver_kernel_sources())
 
 
 def test_linalg_error_is_numpys_kind():
@@ -181,7 +185,7 @@ def test_einsum_refuses_numpy_operands():
 @pytest.mark.parametrize("subscripts", ["ij,jk", "i,i", "ij,kj", "bij,bjk", "ij", "ba,ab", "ab,cd"])
 def test_einsum_implicit_output_as_numpy(subscripts):
     """The implicit output labels (once-only labels, sorted) agree with NumPy's result shape."""
-    from hip.tensor._einsum import _parse
+    from hip.tensor._api.einsum import _parse
     sizes = dict(zip("abcdijk", (2, 3, 4, 5, 6, 7, 8)))
     ins = subscripts.split(",")
     ops = [fake(tuple(sizes[c] for c in t)) for t in ins]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _blas
+from hip.tensor._libs import blas as _blas
 
 pytestmark = pytest.mark.gpu
 
@@ -109,7 +109,7 @@ def test_inv(name, rng):
 def test_solve_inv_batched_lu_and_the_looped_path(rng):
     """Batches of matrices up to BATCHED_LU_MAX_N take hipBLAS's getrfBatched/getrsBatched/
     getriBatched, larger ones a hipSOLVER getrf per matrix: both against NumPy, with a broadcast x1."""
-    from hip.tensor._solver import BATCHED_LU_MAX_N
+    from hip.tensor._libs.solver import BATCHED_LU_MAX_N
     for n in (2, 33, BATCHED_LU_MAX_N, BATCHED_LU_MAX_N + 1):
         for name in ("float32", "complex128"):
             a = well_conditioned(name, (3, n, n), rng)
@@ -290,7 +290,7 @@ def test_eigh_reads_lower_triangle(rng):
 def _used(entry: str) -> bool:
     """Whether a call asked the workspace of `entry` (e.g. 'syevjBatched') since the test cleared
     the sizes: the batched path ran."""
-    from hip.tensor import _solver
+    from hip.tensor._libs import solver as _solver
     return any(entry in k[1] for k in _solver._lwork_sizes)
 
 
@@ -315,7 +315,7 @@ def check_eigh(a: np.ndarray, x, name: str):
 @pytest.mark.parametrize("n", [1, 2, 7, 32, 33])
 @pytest.mark.parametrize("batch", [(5,), (3, 4)])
 def test_eigh_batched(name, n, batch, rng):
-    from hip.tensor import _solver
+    from hip.tensor._libs import solver as _solver
     _solver._lwork_sizes.clear()
     a = hermitian_pd(name, batch + (n, n), rng) - n * np.eye(n, dtype=name)     # eigenvalues of both signs
     check_eigh(a, dev(a), name)
@@ -366,11 +366,11 @@ def check_svd(a: np.ndarray, x, name: str):
 @pytest.mark.parametrize("mn", [(1, 1), (2, 2), (7, 7), (32, 32), (7, 3), (3, 7), (32, 5), (33, 33), (33, 4), (4, 33)])
 @pytest.mark.parametrize("batch", [(5,), (3, 4)])
 def test_svd_batched(name, mn, batch, rng):
-    from hip.tensor import _solver
+    from hip.tensor._libs import solver as _solver
     _solver._lwork_sizes.clear()
     a = rand(name, batch + mn, rng)
     check_svd(a, dev(a), name)
-    from hip.tensor import _decompositions
+    from hip.tensor._api import decompositions as _decompositions
     assert _used("gesvdjBatched") == (_decompositions.SVD_BATCHED and max(mn) <= 32)   # else one gesvd per matrix
 
 
@@ -473,7 +473,7 @@ def test_tf32_switch():
     bits: on the nvidia platform with allow_tf32 the inputs round to 1 (or truncate to 1 - 2^-11),
     so the sum of k products differs from the exact one; without the flag the float32 gemm is
     exact. AMD ignores the flag."""
-    from hip.tensor._device import platform
+    from hip.tensor._core.device import platform
     k = 1024
     v = np.float32(1 - 2.0 ** -12)
     a = ht.asarray(np.full((128, k), v, np.float32))

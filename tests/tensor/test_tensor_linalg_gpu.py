@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _blas
+from hip.tensor._libs import blas as _blas
 
 from gpu_tensor import ALL, KIND, to_device, values
 

@@ -1,12 +1,14 @@
-"""hip.tensor._memory without a GPU: PyTorch's size classes, argument checks and the statistics of
+"""hip.tensor._core.memory without a GPU: PyTorch's size classes, argument checks and the statistics of
 an unused device. The allocator itself (reuse, streams, OOM, no leak over 1e5 cycles) runs in
 tests/tensor/test_tensor_runtime_gpu.py: without a device there is no hipMalloc to exercise."""
 from __future__ import annotations
 
+import gc
+
 import pytest
 
-from hip.tensor import _memory as M
-from hip.tensor._device import Stream
+from hip.tensor._core import memory as M
+from hip.tensor._core.device import Stream
 
 KiB, MiB = 1 << 10, 1 << 20
 
@@ -71,3 +73,220 @@ def test_no_caching_is_read_from_the_environment(monkeypatch):
 
 def test_out_of_memory_error_is_a_memory_error():
     assert issubclass(M.OutOfMemoryError, MemoryError)
+
+
+# -- the allocator backends, against hip.hip's memory calls answered in Python ------------------
+class FakeHip:
+    """hip.hip as the allocators call it, answered without a device: addresses from a counter, a
+    log of the calls (name and the arguments that matter), one default memory pool. Everything
+    else (the enums) is hip.hip's own."""
+
+    OK = 0
+
+    def __init__(self):
+        from hip import hip as h
+        self._h, self.log, self.next, self.events = h, [], 0x7E0000000000, 0
+        self.oom_next = 0                       # the next n allocations fail with out of memory
+        self.pool_attrs = {}
+
+    def __getattr__(self, name):
+        return getattr(self._h, name)
+
+    def _new(self, size):
+        if self.oom_next:
+            self.oom_next -= 1
+            return (self._h.hipError_t.hipErrorOutOfMemory, None)
+        p, self.next = self.next, self.next + max(size, 1)
+        return (self.OK, p)
+
+    def hipMalloc(self, size):
+        self.log.append(("hipMalloc", size))
+        return self._new(size)
+
+    def hipFree(self, p):
+        self.log.append(("hipFree", p))
+        return (self.OK,)
+
+    def hipMallocAsync(self, size, stream):
+        self.log.append(("hipMallocAsync", size, stream))
+        return self._new(size)
+
+    def hipFreeAsync(self, p, stream):
+        self.log.append(("hipFreeAsync", p, stream))
+        return (self.OK,)
+
+    def hipDeviceGetDefaultMemPool(self, device):
+        self.log.append(("hipDeviceGetDefaultMemPool", device))
+        return (self.OK, "pool0")
+
+    def hipMemPoolSetAttribute(self, pool, attr, address):
+        import ctypes
+        self.pool_attrs[attr] = ctypes.c_uint64.from_address(address).value
+        return (self.OK,)
+
+    def hipMemPoolGetAttribute(self, pool, attr, address):
+        import ctypes
+        ctypes.c_uint64.from_address(address).value = self.pool_attrs.get(attr, 0)
+        return (self.OK,)
+
+    def hipMemPoolTrimTo(self, pool, keep):
+        self.log.append(("hipMemPoolTrimTo", keep))
+        return (self.OK,)
+
+    def hipEventCreateWithFlags(self, flags):
+        self.events += 1
+        return (self.OK, 0xE0 + self.events)
+
+    def hipEventRecord(self, ev, stream):
+        self.log.append(("hipEventRecord", ev, stream))
+        return (self.OK,)
+
+    def hipStreamWaitEvent(self, stream, ev, flags):
+        self.log.append(("hipStreamWaitEvent", stream, ev))
+        return (self.OK,)
+
+    def hipEventQuery(self, ev):
+        return (self.OK,)
+
+    def hipEventDestroy(self, ev):
+        return (self.OK,)
+
+    def hipDeviceSynchronize(self):
+        self.log.append(("hipDeviceSynchronize",))
+        return (self.OK,)
+
+    def hipGetLastError(self):
+        return (self.OK,)
+
+    def calls(self, name):
+        return [c for c in self.log if c[0] == name]
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """hip.hip's memory calls answered by FakeHip, device 0 current; the allocator restored after."""
+    from hip.tensor._core import device as D
+    f = FakeHip()
+    monkeypatch.setattr(M, "h", f)
+    monkeypatch.setattr(M, "get_device_id", lambda: 0)
+    monkeypatch.setattr(D, "get_device_id", lambda: 0)
+    prev = M.get_allocator()
+    yield f
+    gc.collect()
+    M.set_allocator(prev)
+
+
+def test_the_default_allocator_and_set_allocator():
+    a = M.get_allocator()
+    assert type(a) is M.CachingAllocator and a.name == "caching"
+    other = M.NoCachingAllocator()
+    assert M.set_allocator(other) is a and M.get_allocator() is other
+    assert M.set_allocator(None) is other and M.get_allocator() is a      # None: the default
+    with pytest.raises(TypeError, match="Allocator"):
+        M.set_allocator("async")
+    with pytest.raises(ValueError, match="release_threshold"):
+        M.AsyncPoolAllocator(release_threshold=-1)
+    for cls in (M.CachingAllocator, M.NoCachingAllocator, M.AsyncPoolAllocator):
+        s = cls().stats(3)                         # a device never used: zeros, no runtime call
+        assert s["allocated_bytes.all.current"] == s["reserved_bytes.all.current"] == 0
+
+
+def test_caching_allocator_reports_its_pools(fake):
+    s0 = Stream.from_handle(0x10, 0)
+    a = M.CachingAllocator(caching=True)
+    M.set_allocator(a)
+    small, large = M.alloc(1000, s0), M.alloc(3 * MiB, s0)
+    st = M.memory_stats(0)
+    assert (st["allocated_bytes.small_pool.current"], st["allocated_bytes.large_pool.current"]) == (1024, 3 * MiB)
+    assert (st["reserved_bytes.small_pool.current"], st["reserved_bytes.large_pool.current"]) == (2 * MiB, 20 * MiB)
+    assert (st["segment.small_pool.current"], st["segment.large_pool.current"]) == (1, 1)
+    assert (st["allocation.small_pool.current"], st["allocation.large_pool.current"]) == (1, 1)
+    assert st["allocated_bytes.all.current"] == 1024 + 3 * MiB and st["reserved_bytes.all.current"] == 22 * MiB
+    assert len(fake.calls("hipMalloc")) == 2
+    del small, large
+    gc.collect()
+    st = M.memory_stats(0)
+    assert st["allocated_bytes.small_pool.current"] == st["allocated_bytes.large_pool.current"] == 0
+    assert st["reserved_bytes.all.current"] == 22 * MiB           # cached
+    again = M.alloc(1000, s0)                                      # the cached block, no hipMalloc
+    assert len(fake.calls("hipMalloc")) == 2 and M.memory_stats(0)["cache_hits"] >= 1
+    del again
+    gc.collect()
+    a.empty_cache()
+    st = M.memory_stats(0)
+    assert st["reserved_bytes.all.current"] == 0 and len(fake.calls("hipFree")) == 2
+    assert st["reserved_bytes.small_pool.peak"] == 2 * MiB
+    M.reset_peak_memory_stats(0)
+    assert M.memory_stats(0)["reserved_bytes.small_pool.peak"] == 0
+
+
+def test_no_caching_allocator_mallocs_and_frees_every_block(fake):
+    s0 = Stream.from_handle(0x10, 0)
+    M.set_allocator(M.NoCachingAllocator())
+    m = M.alloc(1000, s0)
+    assert fake.calls("hipMalloc") == [("hipMalloc", 1024)] and M.memory_reserved(0) == 1024
+    m.record_stream(Stream.from_handle(0x20, 0))
+    del m
+    gc.collect()
+    assert len(fake.calls("hipFree")) == 1 and M.memory_reserved(0) == 0
+    assert M.memory_stats(0)["caching"] is False
+
+
+def test_async_pool_allocator_orders_frees_on_the_allocation_stream(fake):
+    s0, s1 = Stream.from_handle(0x10, 0), Stream.from_handle(0x20, 0)
+    a = M.AsyncPoolAllocator()
+    M.set_allocator(a)
+    m = M.alloc(1000, s0)
+    assert fake.calls("hipMallocAsync") == [("hipMallocAsync", 1000, 0x10)]
+    threshold = fake._h.hipMemPoolAttr.hipMemPoolAttrReleaseThreshold
+    assert fake.pool_attrs[threshold] == (1 << 64) - 1                  # the pool keeps what it has
+    st = M.memory_stats(0)
+    assert (st["allocated_bytes.all.current"], st["allocation.all.current"], st["num_device_alloc"]) == (1000, 1, 1)
+    m.record_stream(s1)
+    m.record_stream(s0)                                                  # its own stream: nothing to do
+    ptr = m.ptr
+    del m
+    gc.collect()
+    tail = [c[0] for c in fake.log[-3:]]
+    assert tail == ["hipEventRecord", "hipStreamWaitEvent", "hipFreeAsync"]
+    assert fake.log[-3][2] == 0x20 and fake.log[-2][1] == 0x10 and fake.log[-1] == ("hipFreeAsync", ptr, 0x10)
+    st = M.memory_stats(0)
+    assert (st["allocated_bytes.all.current"], st["allocated_bytes.all.peak"], st["num_device_free"]) == (0, 1000, 1)
+    fake.pool_attrs[fake._h.hipMemPoolAttr.hipMemPoolAttrReservedMemCurrent] = 2 * MiB
+    assert M.memory_stats(0)["pool.reserved_bytes.current"] == M.memory_reserved(0) == 2 * MiB
+    a.empty_cache()
+    assert fake.log[-2:] == [("hipDeviceSynchronize",), ("hipMemPoolTrimTo", 0)]
+
+
+def test_async_pool_allocator_trims_and_retries_once_when_out_of_memory(fake):
+    s0 = Stream.from_handle(0x10, 0)
+    M.set_allocator(M.AsyncPoolAllocator(release_threshold=0))
+    fake.oom_next = 1
+    m = M.alloc(4096, s0)
+    assert m.ptr and M.memory_stats(0)["num_alloc_retries"] == 1
+    assert ("hipMemPoolTrimTo", 0) in fake.log
+    del m
+
+
+def test_memory_goes_back_to_the_allocator_that_gave_it(fake):
+    s0 = Stream.from_handle(0x10, 0)
+    first = M.AsyncPoolAllocator()
+    M.set_allocator(first)
+    m = M.alloc(512, s0)
+    M.set_allocator(M.NoCachingAllocator())
+    del m
+    gc.collect()
+    assert len(fake.calls("hipFreeAsync")) == 1 and not fake.calls("hipFree")
+    assert first.stats(0)["allocation.all.current"] == 0
+
+
+def test_allocator_free_gives_memory_back_at_once(fake):
+    s0 = Stream.from_handle(0x10, 0)
+    a = M.NoCachingAllocator()
+    m = a.allocate(100, s0)                                 # from `a` though it is not current
+    assert M.get_allocator() is not a and a.stats(0)["allocation.all.current"] == 1
+    a.free(m)
+    assert len(fake.calls("hipFree")) == 1 and a.stats(0)["allocation.all.current"] == 0
+    del m
+    gc.collect()
+    assert len(fake.calls("hipFree")) == 1                  # not twice

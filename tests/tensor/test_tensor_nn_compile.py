@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from hip.tensor import _dtypes as dt
-from hip.tensor import _elementwise_kernel as ek
+from hip.tensor._core import dtypes as dt
+from hip.tensor._kernels import elementwise as ek
 from hip.tensor.nn import _activation as act
 from hip.tensor.nn import _conv as cv
 from hip.tensor.nn import _loss as ls

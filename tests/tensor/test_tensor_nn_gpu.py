@@ -751,7 +751,7 @@ def test_sequential_mlp_fused_linear_relu(rng):
         want = tm(t)
     check(m(x), want, "float32", tol=5e-5)
     launches = []
-    from hip.tensor._compiler import Function
+    from hip.tensor._kernels.compiler import Function
     orig = Function.launch
 
     def counting(self, *a, **k):

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _dtypes as dt
-from hip.tensor import _elementwise_kernel as ek
+from hip.tensor._core import dtypes as dt
+from hip.tensor._kernels import elementwise as ek
 from hip.tensor import fft as F
 from hip.tensor import random as R
 
@@ -23,7 +23,7 @@ BASE = 1 << 32          # a fake device address: nothing reads it
 
 def fake(shape, dtype="float32") -> ht.ndarray:
     d = ht.dtype(dtype)
-    from hip.tensor._shapes import c_strides
+    from hip.tensor._core.shapes import c_strides
     return ht.ndarray._view_of(None, BASE, tuple(shape), c_strides(tuple(shape), d.itemsize), d, 0)
 
 

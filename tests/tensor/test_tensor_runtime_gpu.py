@@ -20,7 +20,8 @@ import pytest
 
 import hip
 from conftest import run_python
-from hip.tensor import _compiler as C, _device as D, _interop as I, _memory as M
+from hip.tensor._kernels import compiler as C
+from hip.tensor._core import device as D, interop as I, memory as M
 
 pytestmark = pytest.mark.gpu
 
@@ -471,6 +472,51 @@ def test_pinned_pool(mod, streams):
     gc.collect()
     view[:] = 5                                                    # the view keeps its block alive
     assert view.sum() == 5 * 64
+
+
+# -- the allocator backends ------------------------------------------------------------------------
+@pytest.fixture
+def backend():
+    """Restores the allocator a test switches."""
+    prev = M.get_allocator()
+    yield
+    gc.collect()
+    D.synchronize()
+    M.set_allocator(prev)
+
+
+def test_async_pool_allocator_round_trip_and_stats(mod, streams, backend):
+    s1, s2 = streams
+    a = M.AsyncPoolAllocator()
+    M.set_allocator(a)
+    x = np.arange(1 << 18, dtype=np.float32)
+    m = to_device(x, s1)
+    np.testing.assert_array_equal(to_host(m, x.shape, x.dtype, s1), x)
+    st = M.memory_stats()
+    assert st["allocated_bytes.all.current"] == x.nbytes and st["num_device_alloc"] == 1
+    assert st["pool.reserved_bytes.current"] >= x.nbytes and st["pool.used_bytes.current"] >= x.nbytes
+    spin(mod, s2)
+    m.record_stream(s2)                         # the free waits on s2's spin, on s1
+    del m
+    assert M.memory_stats()["num_device_free"] == 1
+    y = to_device(x * 2, s1)                    # ordered after the free, so after s2's spin
+    assert s2.query() is True
+    np.testing.assert_array_equal(to_host(y, x.shape, x.dtype, s1), x * 2)
+    del y
+    a.empty_cache()
+    assert M.memory_stats()["pool.reserved_bytes.current"] == 0
+
+
+def test_no_caching_allocator_returns_every_block(backend):
+    M.set_allocator(M.NoCachingAllocator())
+    before = M.memory_stats()
+    m = M.alloc(3 * MiB)
+    assert M.memory_reserved() == before["reserved_bytes.all.current"] + 3 * MiB
+    del m
+    gc.collect()
+    st = M.memory_stats()
+    assert st["reserved_bytes.all.current"] == before["reserved_bytes.all.current"]
+    assert st["num_device_free"] == before["num_device_free"] + 1
 
 
 # -- compile, load, launch ------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _sorting
+from hip.tensor._api import sorting as _sorting
 
 from gpu_tensor import ALL, KIND, host_dtype, to_device
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor import _compiler as C
-from hip.tensor import _sparse_lib as L
+from hip.tensor._kernels import compiler as C
+from hip.tensor._libs import sparse as L
 from hip.tensor import distributed as dist
 from hip.tensor import sparse
 

@@ -259,7 +259,7 @@ def test_empty(fmt, shape, rng):
 
 
 def test_products_follow_the_current_stream(rng):
-    from hip.tensor import _sparse_lib
+    from hip.tensor._libs import sparse as _sparse_lib
     a = random_dense(rng, 300, 200, np.float32, density=0.05)
     s = sparse.csr_matrix(a)
     x = vector(rng, 200, np.float32)

@@ -14,9 +14,12 @@ import numbers
 
 import numpy as np
 
-from .. import _dtypes as _dt
-from .._array import ndarray
-from .._elementwise_kernel import ElementwiseKernel
+from .._api.elementwise import clip
+from .._api.linalg import matmul
+from .._api.searching import where as _where
+from .._core import dtypes as _dt
+from .._core.array import ndarray
+from .._kernels.elementwise import ElementwiseKernel
 from ._common import compute_dtype, need_array, need_float, same_device
 
 __all__ = ["relu", "sigmoid", "tanh", "gelu", "silu", "clamp", "where", "dropout", "linear", "manual_seed"]
@@ -96,7 +99,6 @@ def silu(input, inplace: bool = False) -> ndarray:
 
 def clamp(input, min=None, max=None) -> ndarray:
     """x clamped to [min, max] (scalars or arrays; min > max gives max, as PyTorch)."""
-    from .._elementwise import clip
     need_array(input, "clamp")
     if min is None and max is None:
         raise ValueError("clamp: at least one of min and max must be given")
@@ -105,7 +107,6 @@ def clamp(input, min=None, max=None) -> ndarray:
 
 def where(condition, input, other) -> ndarray:
     """Elements of input where condition is true, else of other (broadcast)."""
-    from .._searching import where as _where
     need_array(condition, "where", "condition")
     if condition.dtype is not _dt.bool:
         raise TypeError(f"where: condition must be bool, got {condition.dtype.name}")
@@ -162,7 +163,6 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False,
 def linear(input, weight, bias=None, *, activation: str | None = None) -> ndarray:
     """input @ weight.T + bias (weight: (out_features, in_features)); `activation` (one of relu,
     sigmoid, tanh, gelu, gelu_tanh, silu) is applied in the same element-wise pass as the bias."""
-    from .._linalg import matmul
     need_float(input, "linear")
     need_float(weight, "linear", "weight")
     act = "identity" if activation is None else activation

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numbers
 
-from .. import _dtypes as _dt
-from .._array import ndarray
-from .._elementwise import math_dtype
+from .._api.elementwise import math_dtype
+from .._core import dtypes as _dt
+from .._core.array import ndarray
 
 __all__: list[str] = []
 

@@ -22,10 +22,16 @@ import numbers
 
 import numpy as np
 
-from .. import _dtypes as _dt
-from .._array import ndarray
-from .._shapes import prod
-from .._template_kernel import TemplateKernel, dims, launch_flat, launch_grid
+from .._api.creation import zeros
+from .._api.linalg import _blas, matmul
+from .._core import dtypes as _dt
+from .._core.array import ndarray
+from .._core.device import current_stream
+from .._core.shapes import prod
+from .._kernels.elementwise import _on_device
+from .._kernels.template import TemplateKernel, dims, launch_flat, launch_grid
+from .._libs import blas as B
+from ._activation import BIAS_ACT
 from ._common import compute_dtype, contiguous, need_float, ntuple, same_device
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
@@ -163,7 +169,6 @@ def _gemm_nchw(w, col, out) -> None:
     """out[n, g] = w[g] @ col[n, g] for w (G, Cout/G, Kc), col (m, G, Kc, P), out (m, G, Cout/G, P):
     strided-batched gemms, one per group when there are fewer groups than samples (the batch walks
     (g, n): w's stride over n is 0), else one per sample (G = 1: a single call)."""
-    from .._linalg import _blas
     m, G = col.shape[:2]
     if 1 < G <= m:
         _blas(w.reshape((G, 1) + w.shape[1:]), col.transpose(1, 0, 2, 3), out.transpose(1, 0, 2, 3), (G, m))
@@ -191,16 +196,12 @@ def _im2col_at(d, dev, xp: int, cp: int, m, cin, sp, out_sp, K, S, lo, D) -> Non
 def _gemm_at(d, dev, wp: int, cp: int, op: int, m, cout, kc, P) -> None:
     """out[n] = W @ col[n] for n < m on addresses: W (cout, kc), col (m, kc, P) and out (m, cout, P)
     contiguous; one strided-batched gemm (column-major: out[n]^T = col[n]^T W^T)."""
-    from .. import _blas as B
-    from .._device import current_stream
-    from .._elementwise_kernel import _on_device
     with _on_device(dev):
         B.gemm_strided_batched(current_stream(dev), d, False, False, P, cout, kc, cp, P, kc * P, wp, kc, 0,
                                op, P, cout * P, m)
 
 
 def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
-    from ._activation import BIAS_ACT
     name = f"conv{nd}d"
     cin, cout = _check_args(name, nd, input, weight, bias, groups, False)
     S = ntuple(stride, nd, name, "stride", 1)
@@ -267,12 +268,10 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
 
 
 def _zeros(shape, d, dev):
-    from .._creation import zeros
     return zeros(shape, dtype=d, device=dev)
 
 
 def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
-    from .._linalg import matmul
     name = f"conv_transpose{nd}d"
     cin, cout = _check_args(name, nd, input, weight, bias, groups, True)
     S = ntuple(stride, nd, name, "stride", 1)

@@ -10,10 +10,13 @@ import numbers
 
 import numpy as np
 
-from .._array import ndarray
-from .._elementwise_kernel import ElementwiseKernel
-from .._shapes import prod
+from .._api.creation import ones
+from .._api.statistical import mean, sum as _sum
+from .._core.array import ndarray
+from .._core.shapes import broadcast_shapes, prod
+from .._kernels.elementwise import ElementwiseKernel
 from ._common import check_reduction, compute_dtype, contiguous, need_array, need_float, same_device
+from ._softmax import log_softmax
 
 __all__ = ["mse_loss", "nll_loss", "cross_entropy", "binary_cross_entropy", "bce_loss"]
 
@@ -36,7 +39,6 @@ _BCE = ElementwiseKernel(
 
 
 def _reduce(loss: ndarray, reduction: str, dtype) -> ndarray:
-    from .._statistical import mean, sum as _sum
     if reduction == "none":
         return loss.astype(dtype, copy=False)
     return (_sum(loss) if reduction == "sum" else mean(loss)).astype(dtype, copy=False)
@@ -61,7 +63,6 @@ def mse_loss(input, target, reduction: str = "mean") -> ndarray:
 
 
 def _class_weight(name, weight, C, input):
-    from .._creation import ones
     if weight is None:
         return ones((C,), dtype=compute_dtype(input.dtype), device=input.device_id)
     need_float(weight, name, "weight")
@@ -99,7 +100,6 @@ def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: st
     if target.size and bool(bad.any()):
         raise IndexError(f"nll_loss: a target is out of bounds for {C} classes (and not ignore_index)")
     if reduction == "mean":
-        from .._statistical import sum as _sum
         return (_sum(loss) / _sum(wsum)).astype(input.dtype, copy=False)
     return _reduce(loss, reduction, input.dtype)
 
@@ -108,8 +108,6 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
                   label_smoothing: float = 0.0) -> ndarray:
     """nll_loss(log_softmax(input, dim=1), target) for integer targets; for a float target of the
     input's shape (class probabilities), -sum over classes of weight * target * log_softmax."""
-    from .._statistical import sum as _sum
-    from ._softmax import log_softmax
     need_float(input, "cross_entropy")
     need_array(target, "cross_entropy", "target")
     check_reduction("cross_entropy", reduction)
@@ -148,7 +146,6 @@ def binary_cross_entropy(input, target, weight=None, reduction: str = "mean") ->
         b = {"A": a, "W": a}
     else:
         need_float(weight, "binary_cross_entropy", "weight")
-        from .._shapes import broadcast_shapes
         try:
             ok = broadcast_shapes(weight.shape, input.shape) == input.shape
         except ValueError:

@@ -16,11 +16,14 @@ import numbers
 
 import numpy as np
 
-from .. import _dtypes as _dt
-from .._array import ndarray
-from .._elementwise_kernel import ElementwiseKernel
-from .._shapes import prod
-from .._template_kernel import TemplateKernel, launch_grid, pow2_ceil
+from .._api.creation import full
+from .._api.elementwise import sqrt as _sqrt
+from .._api.statistical import mean as _mean, var as _var
+from .._core import dtypes as _dt
+from .._core.array import ndarray
+from .._core.shapes import prod
+from .._kernels.elementwise import ElementwiseKernel
+from .._kernels.template import TemplateKernel, launch_grid, pow2_ceil
 from ._common import MAX_GRID, compute_dtype, contiguous, need_float, same_device, vector_width
 from ._softmax import cache_for
 
@@ -224,8 +227,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum: float = 0.1, eps: float = 1e-5) -> ndarray:
     """Normalize each channel of (N, C, *) input with the running statistics, or (training=True)
     with the batch's, which then update running_mean/running_var in place (unbiased variance)."""
-    from .._creation import full
-    from .._statistical import mean as _mean, var as _var
     need_float(input, "batch_norm")
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected input of shape (N, C, *), got {input.shape}")
@@ -259,7 +260,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError("batch_norm: running_mean and running_var are required when training=False")
         mean = rm.astype(a, copy=False)
         var = rv.astype(a, copy=False)
-    from .._elementwise import sqrt as _sqrt
     invstd = 1.0 / _sqrt(var + a.numpy.type(eps))
     wa = w.astype(a, copy=False) if w is not None else full((C,), 1.0, dtype=a, device=dev)
     ba = b.astype(a, copy=False) if b is not None else full((C,), 0.0, dtype=a, device=dev)

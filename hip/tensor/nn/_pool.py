@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtypes as _dt
-from .._array import ndarray
-from .._shapes import prod
-from .._template_kernel import TemplateKernel, dims, launch_flat
+from .._core import dtypes as _dt
+from .._core.array import ndarray
+from .._core.shapes import prod
+from .._kernels.template import TemplateKernel, dims, launch_flat
 from ._common import compute_dtype, contiguous, need_float, ntuple
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtypes as _dt
-from .._array import ndarray
-from .._shapes import normalize_axis, prod
-from .._template_kernel import TemplateKernel, launch_grid, pow2_ceil
+from .._core import dtypes as _dt
+from .._core.array import ndarray
+from .._core.shapes import normalize_axis, prod
+from .._kernels.template import TemplateKernel, launch_grid, pow2_ceil
 from ._common import MAX_GRID, compute_dtype, contiguous, need_float, vector_width
 
 __all__ = ["softmax", "log_softmax"]

@@ -14,9 +14,12 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _dtypes as _dt
-from .._array import ndarray
+from .._api.creation import asarray as _asarray, from_dlpack as _from_dlpack, ones as _ones, zeros as _zeros
+from .._core import dtypes as _dt
+from .._core.array import ndarray
+from .._core.shapes import normalize_axis as _normalize_axis, prod as _prod
 from . import functional as F
+from ._common import ntuple as _ntuple
 
 __all__ = ["Module", "Linear", "Conv1d", "Conv2d", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax",
            "LogSoftmax", "Dropout", "LayerNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "MaxPool2d",
@@ -30,7 +33,6 @@ _GPU_DLPACK = (2, 3, 10, 11)            # kDLCUDA, kDLCUDAHost, kDLROCM, kDLROCM
 def _to_array(value, like: ndarray, key: str) -> ndarray:
     """`value` (a hip.tensor array, a PyTorch tensor or other DLPack producer, a NumPy array) as a
     fresh array of like's dtype on like's device."""
-    from .._creation import asarray, from_dlpack
     if hasattr(value, "detach"):                     # a PyTorch tensor (autograd off)
         value = value.detach()
     if isinstance(value, ndarray):
@@ -38,18 +40,18 @@ def _to_array(value, like: ndarray, key: str) -> ndarray:
     elif hasattr(value, "__dlpack__"):
         dev_type = int(value.__dlpack_device__()[0]) if hasattr(value, "__dlpack_device__") else 1
         if dev_type in _GPU_DLPACK:
-            a = from_dlpack(value)
+            a = _from_dlpack(value)
         else:
             try:
-                a = from_dlpack(value)
+                a = _from_dlpack(value)
             except (BufferError, TypeError, ValueError, RuntimeError):
                 # NumPy's DLPack has no bfloat16: widen on the host (exact) and round back on upload
                 if str(getattr(value, "dtype", "")) == "torch.bfloat16":
-                    a = asarray(value.float().numpy(), dtype=_dt.bfloat16, device=like.device_id)
+                    a = _asarray(value.float().numpy(), dtype=_dt.bfloat16, device=like.device_id)
                 else:
                     raise
     else:
-        a = asarray(np.asarray(value), device=like.device_id)
+        a = _asarray(np.asarray(value), device=like.device_id)
     if a.shape != like.shape:
         raise ValueError(f"load_state_dict: {key} has shape {a.shape}, the module's has {like.shape}")
     if a.device_id != like.device_id:
@@ -173,8 +175,7 @@ class Module:
 
 
 def _uniform(shape, bound, dtype, device):
-    from .._creation import asarray
-    return asarray(np.random.default_rng().uniform(-bound, bound, size=shape), dtype=dtype, device=device)
+    return _asarray(np.random.default_rng().uniform(-bound, bound, size=shape), dtype=dtype, device=device)
 
 
 class Linear(Module):
@@ -198,9 +199,8 @@ class _ConvNd(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, device=None, dtype=_dt.float32):
         super().__init__()
-        from ._common import ntuple
         name = type(self).__name__
-        k = ntuple(kernel_size, self._nd, name, "kernel_size", 1)
+        k = _ntuple(kernel_size, self._nd, name, "kernel_size", 1)
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{name}: in_channels and out_channels must be divisible by groups")
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, k
@@ -307,14 +307,13 @@ class Dropout(Module):
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
                  device=None, dtype=_dt.float32):
-        from .._creation import ones, zeros
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
-        self.weight = ones(self.normalized_shape, dtype=dtype, device=device) if elementwise_affine else None
-        self.bias = zeros(self.normalized_shape, dtype=dtype, device=device) if elementwise_affine and bias else None
+        self.weight = _ones(self.normalized_shape, dtype=dtype, device=device) if elementwise_affine else None
+        self.bias = _zeros(self.normalized_shape, dtype=dtype, device=device) if elementwise_affine and bias else None
 
     def forward(self, x):
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -323,13 +322,12 @@ class LayerNorm(Module):
 class GroupNorm(Module):
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None,
                  dtype=_dt.float32):
-        from .._creation import ones, zeros
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("GroupNorm: num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
-        self.weight = ones((num_channels,), dtype=dtype, device=device) if affine else None
-        self.bias = zeros((num_channels,), dtype=dtype, device=device) if affine else None
+        self.weight = _ones((num_channels,), dtype=dtype, device=device) if affine else None
+        self.bias = _zeros((num_channels,), dtype=dtype, device=device) if affine else None
 
     def forward(self, x):
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
@@ -340,16 +338,15 @@ class _BatchNorm(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=_dt.float32):
-        from .._creation import ones, zeros
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = ones((num_features,), dtype=dtype, device=device) if affine else None
-        self.bias = zeros((num_features,), dtype=dtype, device=device) if affine else None
+        self.weight = _ones((num_features,), dtype=dtype, device=device) if affine else None
+        self.bias = _zeros((num_features,), dtype=dtype, device=device) if affine else None
         if track_running_stats:
-            self.register_buffer("running_mean", zeros((num_features,), dtype=dtype, device=device))
-            self.register_buffer("running_var", ones((num_features,), dtype=dtype, device=device))
-            self.register_buffer("num_batches_tracked", zeros((), dtype=_dt.int64, device=device))
+            self.register_buffer("running_mean", _zeros((num_features,), dtype=dtype, device=device))
+            self.register_buffer("running_var", _ones((num_features,), dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", _zeros((), dtype=_dt.int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -415,13 +412,12 @@ class Flatten(Module):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def forward(self, x):
-        from .._shapes import normalize_axis, prod
         if x.ndim == 0:
             return x.reshape((1,))
-        s, e = normalize_axis(self.start_dim, x.ndim), normalize_axis(self.end_dim, x.ndim)
+        s, e = _normalize_axis(self.start_dim, x.ndim), _normalize_axis(self.end_dim, x.ndim)
         if s > e:
             raise ValueError(f"Flatten: start_dim {self.start_dim} comes after end_dim {self.end_dim}")
-        return x.reshape(x.shape[:s] + (prod(x.shape[s:e + 1]),) + x.shape[e + 1:])
+        return x.reshape(x.shape[:s] + (_prod(x.shape[s:e + 1]),) + x.shape[e + 1:])
 
 
 class Identity(Module):

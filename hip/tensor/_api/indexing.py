@@ -1,0 +1,322 @@
+"""Indexing: NumPy's basic indexing as views (ints, slices, None, Ellipsis), advanced indexing by
+integer and boolean arrays as gather/scatter kernels, and `take`.
+
+Integer index arrays are checked against the bounds before any kernel runs (on the host for host
+data; by a min/max reduction, one synchronization, for device arrays). A boolean mask is turned
+into integer indices on the host (the result's size depends on the data), except for
+`x[mask] = scalar`, which is one masked-store kernel. With repeated indices, which assignment
+wins is unspecified (NumPy: the last).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .._core import dtypes as _dt
+from .._core.array import ndarray, register
+from .._core.shapes import broadcast_shapes, broadcast_strides, normalize_axis, prod
+from .._kernels.copy import copy_kernel
+from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
+from .creation import _host_to_device, asarray
+from .statistical import max as _max, min as _min
+
+__all__ = ["take"]
+
+
+class _Adv:
+    """An advanced (integer array) index: a device or host int64 array, the dim it indexes."""
+
+    __slots__ = ("index", "dim", "size")
+
+    def __init__(self, index, dim, size):
+        self.index, self.dim, self.size = index, dim, size
+
+
+def _is_int(k) -> bool:
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+
+
+def _is_bool_array(k) -> bool:
+    if isinstance(k, ndarray):
+        return k.dtype is _dt.bool
+    return isinstance(k, np.ndarray) and k.dtype.kind == "b"
+
+
+def _expand(key, ndim: int):
+    """The key as a tuple with Ellipsis expanded and sequences made NumPy arrays."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    items = []
+    for k in key:
+        if isinstance(k, (list,)) or (isinstance(k, tuple)):
+            k = np.asarray(k)
+            if k.dtype.kind not in "biu" and k.size:
+                raise IndexError(f"index arrays must be integers or booleans, got {k.dtype}")
+            if k.size == 0 and k.dtype.kind == "f":
+                k = k.astype(np.int64)
+        items.append(k)
+    consumed = 0
+    ellipsis = None
+    for i, k in enumerate(items):
+        if k is Ellipsis:
+            if ellipsis is not None:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            ellipsis = i
+        elif k is None or isinstance(k, (bool, np.bool_)):
+            continue
+        elif _is_bool_array(k):
+            consumed += k.ndim
+        else:
+            consumed += 1
+    if consumed > ndim:
+        raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but {consumed} were indexed")
+    fill = [slice(None)] * (ndim - consumed)
+    if ellipsis is None:
+        items += fill
+    else:
+        items[ellipsis:ellipsis + 1] = fill
+    return items
+
+
+def _check_kind(k):
+    if isinstance(k, ndarray):
+        if k.dtype.kind not in "biu":
+            raise IndexError(f"arrays used as indices must be of integer or boolean type, got {k.dtype.name}")
+        return
+    if isinstance(k, np.ndarray):
+        if k.dtype.kind not in "biu":
+            raise IndexError(f"arrays used as indices must be of integer or boolean type, got {k.dtype}")
+        return
+    if isinstance(k, slice) or k is None or _is_int(k) or isinstance(k, (bool, np.bool_)):
+        return
+    if hasattr(k, "__index__"):
+        return
+    raise IndexError(f"only integers, slices (:), ellipsis (...), None, and integer or boolean arrays are "
+                     f"valid indices (got {type(k).__name__})")
+
+
+def _parse(x: ndarray, key):
+    """(ptr, shape, strides, advanced list, positions in the view of dims an int index removed
+    while advanced indices exist) of x[key]'s basic part."""
+    items = _expand(key, x.ndim)
+    for k in items:
+        _check_kind(k)
+    has_array = any(isinstance(k, (np.ndarray, ndarray)) for k in items)
+    ptr = x.ptr
+    shape, strides = [], []
+    adv: list[_Adv] = []
+    d = 0
+    for k in items:
+        if k is None:
+            shape.append(1)
+            strides.append(0)
+        elif isinstance(k, (bool, np.bool_)):
+            # a Python bool is a 0-d mask: a new axis of length 1 (True) or 0 (False)
+            shape.append(1 if k else 0)
+            strides.append(0)
+        elif isinstance(k, slice):
+            n = x.shape[d]
+            start, stop, step = k.indices(n)
+            length = len(range(start, stop, step))
+            if length:
+                ptr += start * x.strides[d]
+            shape.append(length)
+            strides.append(x.strides[d] * step)
+            d += 1
+        elif _is_int(k) or (not isinstance(k, (np.ndarray, ndarray)) and hasattr(k, "__index__")):
+            i = operator.index(k)
+            n = x.shape[d]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
+            i %= n
+            if has_array:      # NumPy: next to arrays an integer is an advanced (0-d) index
+                adv.append(_Adv(np.asarray(i, dtype=np.int64), len(shape), n))
+                shape.append(n)
+                strides.append(x.strides[d])
+            else:
+                ptr += i * x.strides[d]
+            d += 1
+        else:
+            if k.dtype.kind == "b":
+                if tuple(k.shape) != tuple(x.shape[d:d + k.ndim]):
+                    raise IndexError(f"boolean index of shape {tuple(k.shape)} does not match the indexed "
+                                     f"dimensions {tuple(x.shape[d:d + k.ndim])}")
+                host = k.get() if isinstance(k, ndarray) else k
+                for j, nz in enumerate(np.nonzero(host) if host.ndim else ()):
+                    adv.append(_Adv(nz.astype(np.int64), len(shape), x.shape[d + j]))
+                    shape.append(x.shape[d + j])
+                    strides.append(x.strides[d + j])
+                if host.ndim == 0:      # 0-d mask: like a Python bool
+                    shape.append(1 if bool(host) else 0)
+                    strides.append(0)
+                d += k.ndim
+            else:
+                adv.append(_Adv(k, len(shape), x.shape[d]))
+                shape.append(x.shape[d])
+                strides.append(x.strides[d])
+                d += 1
+    return ptr, shape, strides, adv
+
+
+def _check_bounds(adv: list[_Adv]) -> None:
+    for a in adv:
+        k, n = a.index, a.size
+        if isinstance(k, np.ndarray):
+            if k.size and (k.min() < -n or k.max() >= n):
+                bad = k[(k < -n) | (k >= n)].flat[0]
+                raise IndexError(f"index {bad} is out of bounds for axis with size {n}")
+        elif k.size:
+            lo, hi = int(_min(k)), int(_max(k))
+            if lo < -n or hi >= n:
+                raise IndexError(f"index {hi if hi >= n else lo} is out of bounds for axis with size {n}")
+
+
+def _device_index(a: _Adv, device_id: int) -> ndarray:
+    k = a.index
+    if isinstance(k, np.ndarray):
+        return _host_to_device(k.astype(np.int64, copy=False), _dt.int64, device_id)
+    return k
+
+
+def _advanced_plan(x: ndarray, ptr, shape, strides, adv):
+    """(result shape, src view strides over it, index views over it, scalars (size, stride) per index)."""
+    idx_shape = broadcast_shapes(*[tuple(a.index.shape) for a in adv])
+    dims = [a.dim for a in adv]
+    adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+    rest = [i for i in range(len(shape)) if i not in dims]
+    if adjacent:
+        before = [i for i in rest if i < dims[0]]
+        after = [i for i in rest if i > dims[-1]]
+        res_shape = tuple(shape[i] for i in before) + idx_shape + tuple(shape[i] for i in after)
+        b0 = len(before)
+        src_strides = tuple(strides[i] for i in before) + (0,) * len(idx_shape) + tuple(strides[i] for i in after)
+    else:
+        b0 = 0
+        res_shape = idx_shape + tuple(shape[i] for i in rest)
+        src_strides = (0,) * len(idx_shape) + tuple(strides[i] for i in rest)
+    return res_shape, src_strides, b0, idx_shape
+
+
+def _index_views(adv, device_id, res_shape, b0, idx_shape):
+    views = []
+    for a in adv:
+        k = _device_index(a, device_id)
+        st = broadcast_strides(k.shape, k.strides, idx_shape)
+        full = (0,) * b0 + st + (0,) * (len(res_shape) - b0 - len(idx_shape))
+        views.append(k._view(k.ptr, res_shape, full))
+    return views
+
+
+_gather_kernels: dict[int, ElementwiseKernel] = {}
+_scatter_kernels: dict[int, ElementwiseKernel] = {}
+
+
+def _offset_expr(n: int) -> str:
+    # a negative index counts from the end, as in Python
+    return " + ".join(f"(long long)(k{j} < 0 ? k{j} + n{j} : k{j}) * s{j}" for j in range(n))
+
+
+def _gather_kernel(n: int) -> ElementwiseKernel:
+    k = _gather_kernels.get(n)
+    if k is None:
+        params = ", ".join(["S src"] + [f"I{j} k{j}" for j in range(n)] + [f"int64 n{j}, int64 s{j}" for j in range(n)])
+        k = _gather_kernels[n] = ElementwiseKernel(
+            params, "S y", f"y = *(const S*)((const char*)&src + {_offset_expr(n)})", "ht_gather")
+    return k
+
+
+def _scatter_kernel(n: int) -> ElementwiseKernel:
+    k = _scatter_kernels.get(n)
+    if k is None:
+        params = ", ".join(["V v"] + [f"I{j} k{j}" for j in range(n)] + [f"int64 n{j}, int64 s{j}" for j in range(n)])
+        k = _scatter_kernels[n] = ElementwiseKernel(
+            params, "D dst", f"*(D*)((char*)&dst + {_offset_expr(n)}) = ht_cast<D>(v)", "ht_scatter")
+    return k
+
+
+def _scalars(adv, strides):
+    out = []
+    for a in adv:
+        out += [np.int64(a.size), np.int64(strides[a.dim])]
+    return out
+
+
+def getitem(x: ndarray, key):
+    ptr, shape, strides, adv = _parse(x, key)
+    if not adv:
+        return x._view(ptr, tuple(shape), tuple(strides))
+    _check_bounds(adv)
+    res_shape, src_strides, b0, idx_shape = _advanced_plan(x, ptr, shape, strides, adv)
+    out = ndarray._empty(res_shape, x.dtype, x.device_id)
+    if out.size == 0:
+        return out
+    src = x._view(ptr, res_shape, src_strides)
+    views = _index_views(adv, x.device_id, res_shape, b0, idx_shape)
+    _gather_kernel(len(adv))(src, *views, *_scalars(adv, strides), out)
+    return out
+
+
+_masked_store = ElementwiseKernel("bool m, V v", "D dst", "if (m) dst = ht_cast<D>(v)", "ht_masked_store")
+
+
+def _value_scalar(value, d: _dt.DType):
+    if isinstance(value, int) and not isinstance(value, bool) and d.kind in "iu":
+        info = _dt.iinfo(d)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} is out of bounds for {d.name}")
+    return scalar_value(value, d)
+
+
+def setitem(x: ndarray, key, value) -> None:
+    if not isinstance(value, ndarray) and not is_scalar(value):
+        value = asarray(value, device=x.device_id)
+    mask = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    if is_scalar(value) and isinstance(mask, ndarray) and mask.dtype is _dt.bool and mask.shape == x.shape:
+        if x.size:
+            _masked_store(mask, _value_scalar(value, x.dtype), x, _bindings={"V": x.dtype})
+        return
+    ptr, shape, strides, adv = _parse(x, key)
+    if not adv:
+        dst = x._view(ptr, tuple(shape), tuple(strides))
+        if dst.size == 0:
+            return
+        if is_scalar(value):
+            copy_kernel()(_value_scalar(value, x.dtype), dst)
+        else:
+            if broadcast_shapes(value.shape, dst.shape) != dst.shape:
+                raise ValueError(f"could not broadcast input array from shape {value.shape} into shape {dst.shape}")
+            copy_kernel()(value, dst)
+        return
+    _check_bounds(adv)
+    res_shape, dst_strides, b0, idx_shape = _advanced_plan(x, ptr, shape, strides, adv)
+    if prod(res_shape) == 0:
+        return
+    dst = x._view(ptr, res_shape, dst_strides)
+    views = _index_views(adv, x.device_id, res_shape, b0, idx_shape)
+    if is_scalar(value):
+        value = _value_scalar(value, x.dtype)
+    elif broadcast_shapes(value.shape, res_shape) != res_shape:
+        raise ValueError(f"shape mismatch: value array of shape {value.shape} could not be broadcast to "
+                         f"indexing result of shape {res_shape}")
+    _scatter_kernel(len(adv))(value, *views, *_scalars(adv, strides), dst)
+
+
+def take(x, indices, /, *, axis=None) -> ndarray:
+    """Elements of x at `indices` (integers; negative ones count from the end) along `axis`."""
+    if not isinstance(x, ndarray):
+        raise TypeError(f"take: expected a hip.tensor array, got {type(x).__name__}")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError("take: axis is required for arrays of more than one dimension")
+        axis = 0
+    axis = normalize_axis(axis, x.ndim)
+    if not isinstance(indices, (ndarray, np.ndarray)):
+        indices = np.asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise IndexError(f"take: indices must be integers, got {indices.dtype}")
+    return getitem(x, (slice(None),) * axis + (indices,))
+
+
+# ndarray's x[key] and x[key] = value
+register(getitem=getitem, setitem=setitem)
