@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The element-wise layouts' launch geometry swept on one GPU (what hip/tensor/_elementwise_source.py's
+"""The element-wise layouts' launch geometry swept on one GPU (what hip/tensor/_kernels/elementwise_source.py's
 constants should be): GB/s and % of peak of
 
   add      float32 x + y, 2^28 elements (the flat layout: 3 arrays moved)

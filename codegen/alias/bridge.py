@@ -504,7 +504,9 @@ class Bridge:
         # The call, through HIP's function resolved on first use.
         hparams = ", ".join(cv.hspell(q.type) for q in hf.params) or "void"
         fptype = cv.hspell(hf.result, f"(*)({hparams})")
-        body = [f"static void* fp_;",
+        exiting = [f"if (__builtin_expect(hipcuda_exited, 0)) {self.zero_return(cf, 'exiting')}"] \
+            if "exiting" in self.cfg.get("status", {}) and self.status_of(cf.result) is not None else []
+        body = [*exiting, f"static void* fp_;",
                 "void* f_ = __atomic_load_n(&fp_, __ATOMIC_ACQUIRE);",
                 f"if (!f_) {{ f_ = hipcuda_resolve(\"{hf.name}\"); if (!f_) {self.missing(cf)} "
                 "__atomic_store_n(&fp_, f_, __ATOMIC_RELEASE); }", *pre]
@@ -603,7 +605,11 @@ class Bridge:
                 "#if defined(__GNUC__)", '#pragma GCC diagnostic ignored "-Wunused-function"', "#endif",
                 "/* HIP's function by name, from the loader `hip` uses (set by the cy module at import);",
                 " * NULL with the Python error set when the library or the symbol is missing. */",
-                "static void* (*hipcuda_resolve)(const char* name);", ""]
+                "static void* (*hipcuda_resolve)(const char* name);",
+                "/* Set once Python has finalized (Py_AtExit, the cy module): what compiled code calls",
+                "   from its destructors at exit() answers CUDA's status for a runtime already gone",
+                "   (bridge.status.exiting) and HIP, which unloads then too, is not called. */",
+                "static int hipcuda_exited;", ""]
         helpers = [h for _, h in sorted(self.helpers.items())]
         return "\n".join(head + layer.declarations() + [""] + records + [""] + conv + [""] + helpers + [""]
                          + self.bodies) + "\n"
@@ -620,7 +626,8 @@ class Bridge:
                f"from hip import {loader} as _hip_c_layer   # a Python import: loads nothing",
                "",
                f'cdef extern from "_bridge_{spec.library}.c":',
-               "    void* (*hipcuda_resolve)(const char*) noexcept nogil"]
+               "    void* (*hipcuda_resolve)(const char*) noexcept nogil",
+               "    int hipcuda_exited"]
         style = self.lib.style or cdecl.Style()
         direct = {}   # function -> the status it returns without a bridge call (see below)
         for fn in funcs:
@@ -660,6 +667,15 @@ class Bridge:
                 "            return NULL",
                 "",
                 "hipcuda_resolve = _resolve",
+                "",
+                "cdef extern from \"Python.h\":",
+                "    int Py_AtExit(void (*func)() noexcept nogil)",
+                "",
+                "cdef void _exited() noexcept nogil:",
+                "    global hipcuda_exited",
+                "    hipcuda_exited = 1",
+                "",
+                "Py_AtExit(_exited)",
                 "",
                 "class _Library:",
                 '    """What `has_symbol` asks: a CUDA function this module bridges to HIP."""',

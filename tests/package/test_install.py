@@ -211,7 +211,7 @@ def test_nvidia_layer_without_driver_says_so():
 
 # NVIDIA's pythonic layer and its path finder, as their PyPI wheels install them (issue: cuda.core
 # over the alias). Downloaded once into build/pypi-wheels; skipped where PyPI cannot be reached.
-CUDA_CORE = ("cuda-core==1.2.0", "cuda-pathfinder")
+CUDA_CORE = ("cuda-core==1.2.0", "cuda-pathfinder", "numpy")   # cuda.core imports NumPy
 
 
 def _pypi_wheels(names) -> list[str]:

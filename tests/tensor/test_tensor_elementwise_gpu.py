@@ -382,7 +382,7 @@ def test_large_contiguous_arrays_take_wide_loads(dtype, rng):
         np.testing.assert_allclose(c.get(), (a.real if a.dtype.kind == "c" else a).astype(np.float32))
 
 
-# -- the layouts a call takes (hip/tensor/_elementwise_source.py) -------------------------------------------
+# -- the layouts a call takes (hip/tensor/_kernels/elementwise_source.py) -------------------------------------------
 LAYOUT_DTYPES = ["float32", "float16", "bfloat16", "int8", "uint16", "int32", "float64", "complex64", "complex128",
                  "bool"]
 

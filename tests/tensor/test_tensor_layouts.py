@@ -1,4 +1,4 @@
-"""Which layout and launch geometry an element-wise call takes (hip/tensor/_elementwise_source.py's
+"""Which layout and launch geometry an element-wise call takes (hip/tensor/_kernels/elementwise_source.py's
 `choose`, pure Python: no device), from the collapsed strides as ElementwiseKernel computes them:
 flat wide loads for contiguous arrays (narrowed by a misaligned start), wide loads along rows for
 row and column broadcasts, the shared-memory tile for a transposed operand (and the transposed

@@ -194,7 +194,7 @@ def _static_names() -> set[str]:
     import ast
     import pathlib
     out = set()
-    for f in pathlib.Path(ht.__file__).parent.glob("*.py"):
+    for f in pathlib.Path(ht.__file__).parent.rglob("*.py"):
         for node in ast.parse(f.read_text()).body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 out.add(node.name)

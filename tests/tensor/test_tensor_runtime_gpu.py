@@ -417,7 +417,7 @@ def test_out_of_memory_after_releasing_the_cache(clean):
 def test_no_caching_mode(cache_dir):
     r = run_python_here("""
         import json
-        from hip.tensor import _memory as M
+        from hip.tensor._core import memory as M
         ms = [M.alloc(1000) for _ in range(3)]
         s = M.memory_stats()
         out = [s["num_device_alloc"], s["reserved_bytes.all.current"], s["allocated_bytes.all.current"]]
@@ -614,7 +614,8 @@ def test_modules_are_cached_per_device_and_on_disk(cache_dir):
     out = run_python_here("""
         import json
         import numpy as np
-        from hip.tensor import _compiler as C, _memory as M, _device as D
+        from hip.tensor._kernels import compiler as C
+        from hip.tensor._core import memory as M, device as D
         m = C.compile_module(%r)
         d = M.alloc(256 * 4)
         m.get_function("fill_i32").launch(1, 256, (d, np.int32(9), np.int32(256)))

@@ -5,6 +5,19 @@ A handle is that module's handle, an int, as a pointer."""
 from libc.stdint cimport uintptr_t
 
 cdef object _nvjitlink = None
+cdef int _exited = 0     # Python has finalized: a destructor at exit() must not take the GIL
+
+
+cdef extern from "Python.h":
+    int Py_AtExit(void (*func)() noexcept nogil)
+
+
+cdef void _on_exit() noexcept nogil:
+    global _exited
+    _exited = 1
+
+
+Py_AtExit(_on_exit)
 
 
 cdef object _api():
@@ -33,6 +46,8 @@ cdef inline uintptr_t _h(nvJitLinkHandle handle) noexcept nogil:
 
 
 cdef nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle* handle, uint32_t numOptions, const char** options) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     with gil:
         if handle == NULL:
             return NVJITLINK_ERROR_NULL_INPUT
@@ -46,6 +61,8 @@ cdef nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle* handle, uint32_t numOption
 
 
 cdef nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle* handle) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_SUCCESS
     if handle == NULL:
         return NVJITLINK_ERROR_NULL_INPUT
     cdef nvJitLinkResult r
@@ -57,12 +74,16 @@ cdef nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle* handle) except? _NVJITLIN
 
 
 cdef nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void* data, size_t size, const char* name) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     with gil:
         return _call("add_data", (_h(handle), <int>inputType, <uintptr_t>data, size,
                                   name.decode(errors="replace") if name != NULL else ""))
 
 
 cdef nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char* fileName) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     with gil:
         if fileName == NULL:
             return NVJITLINK_ERROR_NULL_INPUT
@@ -70,6 +91,8 @@ cdef nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle handle, nvJitLinkInputType
 
 
 cdef nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle handle) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     with gil:
         return _call("complete", (_h(handle),))
 
@@ -87,38 +110,56 @@ cdef nvJitLinkResult _copy(str name, nvJitLinkHandle handle, void* out) except? 
 
 
 cdef nvJitLinkResult nvJitLinkGetLinkedCubinSize(nvJitLinkHandle handle, size_t* size) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     return _size("get_linked_cubin_size", handle, size)
 
 
 cdef nvJitLinkResult nvJitLinkGetLinkedCubin(nvJitLinkHandle handle, void* cubin) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     return _copy("get_linked_cubin", handle, cubin)
 
 
 cdef nvJitLinkResult nvJitLinkGetLinkedPtxSize(nvJitLinkHandle handle, size_t* size) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     return _size("get_linked_ptx_size", handle, size)
 
 
 cdef nvJitLinkResult nvJitLinkGetLinkedPtx(nvJitLinkHandle handle, char* ptx) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     return _copy("get_linked_ptx", handle, ptx)
 
 
 cdef nvJitLinkResult nvJitLinkGetErrorLogSize(nvJitLinkHandle handle, size_t* size) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     return _size("get_error_log_size", handle, size)
 
 
 cdef nvJitLinkResult nvJitLinkGetErrorLog(nvJitLinkHandle handle, char* log) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     return _copy("get_error_log", handle, log)
 
 
 cdef nvJitLinkResult nvJitLinkGetInfoLogSize(nvJitLinkHandle handle, size_t* size) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     return _size("get_info_log_size", handle, size)
 
 
 cdef nvJitLinkResult nvJitLinkGetInfoLog(nvJitLinkHandle handle, char* log) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     return _copy("get_info_log", handle, log)
 
 
 cdef nvJitLinkResult nvJitLinkVersion(unsigned int* major, unsigned int* minor) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     if major == NULL or minor == NULL:
         return NVJITLINK_ERROR_NULL_INPUT
     with gil:

@@ -28,6 +28,8 @@ import warnings as _warnings
 from hip import _enum
 from hip_as_cuda import nvrtc_options as _nvrtc_options
 
+from ._internal.utils import result_error as _result_error
+
 Result = _enum.define("Result", (
     ("SUCCESS", 0), ("ERROR_UNRECOGNIZED_OPTION", 1), ("ERROR_MISSING_ARCH", 2), ("ERROR_INVALID_INPUT", 3),
     ("ERROR_PTX_COMPILE", 4), ("ERROR_NVVM_COMPILE", 5), ("ERROR_INTERNAL", 6), ("ERROR_THREADPOOL", 7),
@@ -45,19 +47,8 @@ InputType = _enum.define("InputType", (
     style="cuda")
 
 
-class nvJitLinkError(Exception):
-    """A call failed: `status` is its Result; the message is 'NAME (value)', as NVIDIA's."""
-
-    def __init__(self, status):
-        self.status = status
-        try:
-            name = Result(status).name
-        except (ValueError, TypeError):
-            name = "UNKNOWN"
-        super().__init__(f"{name} ({int(status)})")
-
-    def __reduce__(self):
-        return type(self), (self.status,)
+nvJitLinkError = _result_error("nvJitLinkError", Result, __name__,
+                               "A call failed: `status` is its Result; the message is 'NAME (value)', as NVIDIA's.")
 
 
 _R = Result

@@ -5,7 +5,7 @@ NVIDIA's own code (cuda.core's Program) makes before it uses NVVM.
 """
 from hip import _enum
 
-from ._internal.utils import FunctionNotFoundError
+from ._internal.utils import FunctionNotFoundError as _FunctionNotFoundError, result_error as _result_error
 
 Result = _enum.define("Result", (
     ("SUCCESS", 0), ("ERROR_OUT_OF_MEMORY", 1), ("ERROR_PROGRAM_CREATION_FAILURE", 2),
@@ -15,23 +15,12 @@ Result = _enum.define("Result", (
 ), __name__, "libNVVM's result codes (nvvmResult): what a failed call's nvvmError carries.", style="cuda")
 
 
-class nvvmError(Exception):
-    """A call failed: `status` is its Result; the message is 'NAME (value)', as NVIDIA's."""
-
-    def __init__(self, status):
-        self.status = status
-        try:
-            name = Result(status).name
-        except (ValueError, TypeError):
-            name = "UNKNOWN"
-        super().__init__(f"{name} ({int(status)})")
-
-    def __reduce__(self):
-        return type(self), (self.status,)
+nvvmError = _result_error("nvvmError", Result, __name__,
+                         "A call failed: `status` is its Result; the message is 'NAME (value)', as NVIDIA's.")
 
 
 def _missing(c_name: str):
-    raise FunctionNotFoundError(f"function {c_name} is not found: HIP has no libNVVM (NVVM IR compiler)")
+    raise _FunctionNotFoundError(f"function {c_name} is not found: HIP has no libNVVM (NVVM IR compiler)")
 
 
 def version():

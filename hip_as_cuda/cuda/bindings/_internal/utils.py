@@ -11,6 +11,25 @@ class NotSupportedError(RuntimeError):
     """The function is not supported here."""
 
 
+def result_error(name: str, result, module: str, doc: str) -> type:
+    """An exception class of a library's Result enum, as NVIDIA's nvJitLinkError and nvvmError:
+    `status` is the Result, the message 'NAME (value)', and it pickles by its status."""
+
+    def __init__(self, status):
+        self.status = status
+        try:
+            text = result(status).name
+        except (ValueError, TypeError):
+            text = "UNKNOWN"
+        Exception.__init__(self, f"{text} ({int(status)})")
+
+    def __reduce__(self):
+        return type(self), (self.status,)
+
+    return type(name, (Exception,), {"__init__": __init__, "__reduce__": __reduce__,
+                                     "__module__": module, "__doc__": doc})
+
+
 def get_c_compiler() -> str:
     """'GCC <version>', 'Clang <version>' or 'Unknown': the compiler that built the alias's compiled
     modules. NVIDIA's reports the one that compiled its own from the compiler's macros; ours are
