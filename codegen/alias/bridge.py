@@ -327,6 +327,15 @@ class Bridge:
             return f"<void*>{p.name}"
         return p.name if t == p.type else f"<{self.lib.types.cy(p.type)}>{p.name}"
 
+    def hip_value(self, text: str) -> str:
+        """A bridge.fixed value as C: a HIP enumerator's value, or the text as it is (a number)."""
+        e = self.h.enumerators.get(text)
+        if e is not None:
+            return str(next(k.value for k in e.constants if k.name == text))
+        if not re.fullmatch(r"-?\d+", text):
+            raise ValueError(f"{self.spec.library}.yaml: bridge.fixed value {text!r} is no HIP enumerator or number")
+        return text
+
     def not_supported_value(self, fn: ir.Function) -> str:
         """The not-supported status as a Cython expression, for a function the cimport layer
         answers itself (one taking a Cython-level record by value: the C bridge cannot take it)."""
@@ -349,8 +358,13 @@ class Bridge:
             raise NoBridge("variadic")
         dropped = {n for rx, names in self.cfg.get("drop", {}).items() if re.fullmatch(rx, cf.name) for n in names}
         kept = [(i, p) for i, p in enumerate(cf.params) if p.name not in dropped]
-        if len(kept) != len(hf.params):
-            raise NoBridge(f"takes {len(hf.params)} parameters, CUDA's {len(kept)}")
+        # HIP parameters CUDA has no counterpart of, given one value (bridge.fixed: cuMemcpyAsync
+        # is hipMemcpyAsync of kind hipMemcpyDefault, the direction unified addresses say)
+        fixed = {n: v for rx, vals in self.cfg.get("fixed", {}).items() if re.fullmatch(rx, cf.name)
+                 for n, v in vals.items()}
+        hkept = [hp for hp in hf.params if hp.name not in fixed]
+        if len(kept) != len(hkept):
+            raise NoBridge(f"takes {len(hkept)} parameters, CUDA's {len(kept)}")
         cv, h, c = self.cv, self.h, self.c
         invalid = self.zero_return(cf, "invalid")
         pre, args, post = [f"(void){p.name};" for p in cf.params if p.name in dropped], [], []
@@ -358,7 +372,7 @@ class Bridge:
         frees: list[str] = []   # copies made for the call, freed on every way out
         on_fail: list[str] = []  # what a failed call must undo (a callback's closure)
         data_args: dict[str, str] = {}   # a callback's data parameter -> what HIP gets instead
-        for (i, p), hp in zip(kept, hf.params):
+        for (i, p), hp in zip(kept, hkept):
             x = p.name or f"a{i}"
             if x in data_args:
                 args.append(data_args[x])
@@ -510,6 +524,9 @@ class Bridge:
                 "void* f_ = __atomic_load_n(&fp_, __ATOMIC_ACQUIRE);",
                 f"if (!f_) {{ f_ = hipcuda_resolve(\"{hf.name}\"); if (!f_) {self.missing(cf)} "
                 "__atomic_store_n(&fp_, f_, __ATOMIC_RELEASE); }", *pre]
+        for k, hp in enumerate(hf.params):   # in HIP's order, among the converted arguments
+            if hp.name in fixed:
+                args.insert(k, f"({cv.hspell(hp.type)}){self.hip_value(fixed[hp.name])}")
         call = f"(({fptype})f_)({', '.join(args)})"
         if on_fail and self.status_of(cf.result) is None:
             raise NoBridge("a callback closure needs a status to tell a failed call")

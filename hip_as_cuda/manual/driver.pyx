@@ -73,7 +73,7 @@ cdef CUresult cuFuncGetName(const char** name, CUfunction hfunc) except? CUDA_ER
     if f == NULL:             # resolved once, as the generated bridges resolve theirs
         f = hipcuda_resolve("hipKernelNameRef")
         if f == NULL:
-            return <CUresult>-1
+            return CUDA_ERROR_NOT_FOUND   # the except? value: the resolver has set the Python error
         _kernel_name_ref = f
     name[0] = (<_name_ref_t>f)(<void*>hfunc)
     return CUDA_SUCCESS if name[0] != NULL else CUDA_ERROR_INVALID_HANDLE

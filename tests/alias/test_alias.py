@@ -557,3 +557,15 @@ def test_hand_written_and_trampolined_bridges_reach_hip():
     cov = hip_as_cuda.coverage()
     assert cov["runtime"]["functions"]["cudaStreamAddCallback"]["status"] == "bridged"
     assert cov["driver"]["functions"]["cuMemcpy3DPeer"]["status"] == "bridged"
+
+
+def test_unified_copies_reach_hips_default_kind_copy():
+    # cuMemcpy(Async) copy between any two unified addresses: HIP's hipMemcpy(Async) with kind
+    # hipMemcpyDefault (bridge.fixed), not the not-supported status of a HIP function taking a
+    # parameter CUDA's lacks
+    from hip_as_cuda import CUDA_DIR
+    cov = json.load(open(os.path.join(CUDA_DIR, "bindings", "_coverage", "driver.json")))["functions"]
+    assert cov["cuMemcpy"] == {"status": "bridged", "hip": "hipMemcpy"}
+    assert cov["cuMemcpyAsync"] == {"status": "bridged", "hip": "hipMemcpyAsync"}
+    err, = driver.cuMemcpy(0, 0, 0)
+    assert err != driver.CUresult.CUDA_ERROR_NOT_SUPPORTED
