@@ -6,7 +6,7 @@ tests from a checkout or a bare clone of cuda-python that you name; `run` runs t
 one go, with NVIDIA's installed bindings and through `python -m hip_as_cuda`, and compares.
 
     python tools/cuda_suite.py prepare GIT_DIR DEST [--rev v13.1.1 --rev main]
-    python tools/cuda_suite.py run DEST/v13.1.1 OUT [--part bindings|core] [--workers N] [--test-timeout S]
+    python tools/cuda_suite.py run DEST/v13.1.1 OUT [--part bindings|core|cython] [--workers N] [--test-timeout S]
                                               [--together] [-k EXPR]
     python tools/cuda_suite.py compare OUT
 
@@ -30,6 +30,9 @@ PARTS = {
                                          "test_kernelParams.py", "test_nvrtc.py", "test_utils.py",
                                          "test_nvjitlink.py", "test_graphics_apis.py"]),
     "core": ("cuda_core/tests", []),   # the whole folder
+    # Cython compiled against each side's cydriver/cyruntime .pxd (NVIDIA's build_tests.py, in a
+    # copy of the folder per side), then run
+    "cython": ("cuda_bindings/tests/cython", ["test_cython.py"]),
 }
 EXPORTED = ["cuda_bindings/tests", "cuda_core/tests", "cuda_python_test_helpers"]
 
@@ -115,13 +118,36 @@ def run(suite: str, out: str, part: str, extra: list[str], timeout: int, workers
     for who, pre in (("nvidia", []), ("alias", ["-m", "hip_as_cuda"])):
         cmd = [sys.executable, *pre, *common, "--junitxml", str(outp / f"{who}.xml")]
         log = open(outp / f"{who}.log", "w")
-        proc = subprocess.Popen(cmd, cwd=tests, env=env, stdout=log, stderr=subprocess.STDOUT)
+        where = _cython_build(tests, outp / who, pre, env, log) if part == "cython" else tests
+        proc = subprocess.Popen(cmd, cwd=where, env=env, stdout=log, stderr=subprocess.STDOUT)
         runs.append((proc, log))
         if not together:
             _finish(proc, log, timeout)
     for proc, log in runs:   # both at once with `together`: one GPU holds both runs' work
         _finish(proc, log, timeout)
     return compare(outp)
+
+
+def _cython_build(tests: pathlib.Path, dest: pathlib.Path, pre: list[str], env: dict, log) -> pathlib.Path:
+    """A copy of the Cython tests built against one side's .pxd files (NVIDIA's build_tests.py,
+    which finds them from the cuda.bindings it imports: ours under `python -m hip_as_cuda`, with
+    the CUDA headers our .pxd was generated from and the interop stand-ins on the include path)."""
+    import shutil
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(tests, dest)
+    benv = dict(env)
+    if pre:
+        sys.path.insert(0, str(ROOT))
+        from build_support.cuda import alias_include
+        inc = [alias_include(str(ROOT), log=lambda *a: None, fetch=False), str(ROOT / "hip_as_cuda" / "interop-stubs")]
+        benv["CPLUS_INCLUDE_PATH"] = os.pathsep.join([i for i in inc if i] + [env.get("CPLUS_INCLUDE_PATH", "")])
+    else:
+        benv["CPLUS_INCLUDE_PATH"] = os.pathsep.join([os.path.join(env.get("CUDA_HOME", "/usr/local/cuda"), "include"),
+                                                      env.get("CPLUS_INCLUDE_PATH", "")])
+    log.write(f"cuda_suite: building the Cython tests in {dest}\n")
+    log.flush()
+    subprocess.run([sys.executable, *pre, "build_tests.py"], cwd=dest, env=benv, stdout=log, stderr=subprocess.STDOUT)
+    return dest
 
 
 def _finish(proc: subprocess.Popen, log, timeout: int) -> None:
