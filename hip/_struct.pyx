@@ -40,12 +40,16 @@ cdef enum:
     K_ENUM = 8     # enum of elsize bytes; sub is the enum class
     K_BITS = 9     # bitfield: bitoff/bitwidth inside an unsigned word of elsize bytes
     K_BYTES = 10   # char[N] holding data -> all N bytes
+    K_ADDR = 11    # a pointer to anything but void (struct_style 'cuda' only): as K_PTR, printed in decimal
 
 KINDS = {"int": K_INT, "uint": K_UINT, "float": K_FLOAT, "bool": K_BOOL, "ptr": K_PTR, "chars": K_CHARS,
-         "cstr": K_CSTR, "record": K_RECORD, "enum": K_ENUM, "bits": K_BITS, "bytes": K_BYTES}
+         "cstr": K_CSTR, "record": K_RECORD, "enum": K_ENUM, "bits": K_BITS, "bytes": K_BYTES, "addr": K_ADDR}
 
 
-cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub):
+cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub, bint cuda=False):
+    """One value of a field. `cuda` (struct_style 'cuda', cuda.bindings' classes): a pointer
+    without a class is an int, an unsigned integer with one (CUdeviceptr) is that class, and an
+    enum value that is no member raises ValueError."""
     cdef int64_t i
     cdef uint64_t u
     cdef float f
@@ -56,13 +60,15 @@ cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub):
         elif n == 2: i = (<int16_t*>p)[0]
         elif n == 4: i = (<int32_t*>p)[0]
         else: i = (<int64_t*>p)[0]
-        return i if kind == K_INT else _enum.member(sub, i)
+        if kind == K_INT:
+            return sub(i) if cuda and sub is not None else i
+        return sub(i) if cuda else _enum.member(sub, i)
     if kind == K_UINT:
         if n == 1: u = (<uint8_t*>p)[0]
         elif n == 2: u = (<uint16_t*>p)[0]
         elif n == 4: u = (<uint32_t*>p)[0]
         else: u = (<uint64_t*>p)[0]
-        return u
+        return sub(u) if cuda and sub is not None else u
     if kind == K_FLOAT:
         if n == 4:
             memcpy(&f, p, 4)
@@ -71,8 +77,10 @@ cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub):
         return d
     if kind == K_BOOL:
         return p[0] != 0
-    if kind == K_PTR:
+    if kind == K_PTR or kind == K_ADDR:
         memcpy(&v, p, sizeof(void*))
+        if cuda and sub is None:
+            return <size_t>v
         return wrap(sub if sub is not None else Pointer, v)
     if kind == K_CSTR:
         memcpy(&v, p, sizeof(void*))
@@ -121,7 +129,7 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
         else:
             d = value
             memcpy(p, &d, 8)
-    elif kind == K_PTR:
+    elif kind == K_PTR or kind == K_ADDR:
         v = addr(value)
         memcpy(p, &v, sizeof(void*))
     else:
@@ -163,6 +171,7 @@ cdef class Field:
     cdef readonly object sub
     cdef readonly int bitoff, bitwidth
     cdef readonly object elem          # a pointer to structs: their class (point_to), else None
+    cdef readonly bint cuda            # struct_style 'cuda' (read_scalar)
 
     def __init__(self, name, offset, kind, elsize, count, sub, bitoff, bitwidth):
         self.name, self.offset, self.kind, self.elsize = name, offset, KINDS[kind], elsize
@@ -224,8 +233,9 @@ cdef class Field:
                 return [record_copy(self.sub, p + i * self.elsize) for i in range(self.count)]
             return self.sub._view(<size_t>p, s)
         if self.count:
-            return [read_scalar(p + i * self.elsize, self.kind, self.elsize, self.sub) for i in range(self.count)]
-        return read_scalar(p, self.kind, self.elsize, self.sub)
+            return [read_scalar(p + i * self.elsize, self.kind, self.elsize, self.sub, self.cuda)
+                    for i in range(self.count)]
+        return read_scalar(p, self.kind, self.elsize, self.sub, self.cuda)
 
     cdef int set_at(self, Struct s, Py_ssize_t k, object value) except -1:
         cdef char* p = self.at(s, k)
@@ -237,7 +247,7 @@ cdef class Field:
             buf = record_list(self.elem, value)
             _kept(s, p, buf)
             value = buf if buf is not None else 0
-        elif self.kind == K_PTR and self.count == 0 and isinstance(value, (list, tuple)):
+        elif (self.kind == K_PTR or self.kind == K_ADDR) and self.count == 0 and isinstance(value, (list, tuple)):
             # Kernel arguments in a struct (CUDA_KERNEL_NODE_PARAMS.kernelParams, hipKernelNodeParams'
             # kernelParams): a list, or cuda.bindings' ((values), (ctypes types)), made an address
             # array that the struct keeps alive.
@@ -502,9 +512,38 @@ cdef class Struct(Pointer):
         cls = type(self)
         if self._ptr == NULL:
             return f"<{cls.__name__} NULL>"
+        if cls._style_ == "cuda":
+            return "\n".join(_cuda_lines(self, ""))
         fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in cls._fields_[:8])
         more = ", ..." if len(cls._fields_) > 8 else ""
         return f"{cls.__name__}({fields}{more})"
+
+
+def _cuda_lines(Struct s, str indent):
+    """cuda.bindings' repr of a struct: `name : value` per field, a nested record's fields under
+    `name :` four spaces further in, a value that cannot be read as `<ValueError>` (an enum
+    value that is no member), a pointer to void in hex, any other address in decimal."""
+    cdef Field f
+    out = []
+    cls = type(s)
+    for n in cls._fields_:
+        f = getattr(cls, n)
+        try:
+            v = getattr(s, n)
+        except ValueError:
+            out.append(f"{indent}{n} : <ValueError>")
+            continue
+        if isinstance(v, Struct) and f.kind == K_RECORD and not f.count:
+            out.append(f"{indent}{n} :")
+            out += _cuda_lines(<Struct>v, indent + "    ")
+        elif f.kind == K_PTR and f.sub is None and f.elem is None and isinstance(v, int):
+            out.append(f"{indent}{n} : {hex(v)}")
+        elif f.kind == K_CHARS:     # text
+            out.append(f"{indent}{n} : {v.decode(errors='replace')}")
+        else:
+            out.append(f"{indent}{n} : {v!r}" if not isinstance(v, int) or isinstance(v, bool) or type(v) is not int
+                       else f"{indent}{n} : {v}")
+    return out
 
 
 cdef Py_ssize_t _extent(object obj) except -2:
@@ -529,9 +568,9 @@ cdef Py_ssize_t _extent(object obj) except -2:
 
 
 cdef class _Later:
-    """An enum class of `module` by its name, looked up on the field's first read: the class may
-    be one the module makes on first use (the cuda alias's lazy enum classes), which its struct
-    tables then need not make at import."""
+    """A class of `module` by its name, looked up on the field's first read: an enum class the
+    module makes on first use (the cuda alias's lazy enum classes), which its struct tables then
+    need not make at import, or a class defined after the tables (a function pointer typedef's)."""
     cdef str module, name
 
     def __init__(self, str module, str name):
@@ -542,21 +581,23 @@ cdef class _Later:
 
 
 def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict defaults=None,
-           bint from_int=False, tuple props=None):
+           bint from_int=False, tuple props=None, str style=""):
     """Make a Struct subclass from a layout table (see Field for the columns; an enum field's class
     may be given by its name in `module`, found on first read). `from_int`: an argument of this type
     may also be an int, the first field's value (HIP's C++ dim3(n)). `props`: the fields AMD's HIP
     Python lists in PROPERTIES() (and takes positionally), where that is fewer than all (handles,
-    function pointers, ... are attributes only there)."""
+    function pointers, ... are attributes only there). `style` 'cuda': fields read and the
+    class prints as cuda.bindings' (read_scalar, Struct.__repr__)."""
     cdef Field fd
     names = tuple(f[0] for f in fields)
     ns = {"__module__": module, "__doc__": doc or None, "__slots__": (), "_size_": size,
           "_ctype_": name,    # the C type it holds (_pointer.ctype_arg): a subclass's too
           "_fields_": names, "_props_": props if props is not None else names, "_defaults_": defaults,
-          "_from_int_": from_int}
+          "_from_int_": from_int, "_style_": style}
     for f in fields:
         fd = ns[f[0]] = Field(*f)
-        if fd.kind == K_ENUM and isinstance(fd.sub, str):
+        fd.cuda = style == "cuda"
+        if isinstance(fd.sub, str):   # an enum's (or a class defined further down) by name
             fd.sub = _Later(module, fd.sub)
     return type(name, (Struct,), ns)
 
@@ -566,7 +607,7 @@ def point_to(object cls, str field, object elem):
     them, packed into one C array (cuda.bindings' `CUlaunchConfig.attrs`, `CUctxCreateParams.cigParams`),
     and reads back as that list. Called after both classes exist (the element may be defined later)."""
     cdef Field f = <Field>cls.__dict__[field]
-    if f.kind != K_PTR or f.count:
+    if (f.kind != K_PTR and f.kind != K_ADDR) or f.count:
         raise TypeError(f"{cls.__name__}.{field} is not a pointer field")
     f.elem = elem
     return None

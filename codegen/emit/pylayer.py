@@ -390,8 +390,24 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     # Field tables name their fields' classes at import (as do the typed tables and the status helpers)
     # (an enum field's class by its name where classes are made on first use: found on the field's
     # first read, so that a struct does not make its enums at import; hip/_struct.pyx `_Later`)
+    cuda_style = spec.conventions.get("struct_style") == "cuda"
+    funcptr_names = {td.name for td in module.typedefs if (r := types.resolve(ir.CType("typedef", td.name))).kind
+                     == "funcptr" or (r.kind == "pointer" and types.resolve(r.pointee).kind == "funcptr")}
+    base_of = {}   # cuda.bindings' runtime structs hold driver's handle classes (CUgraph, not cudaGraph_t)
+    if cuda_style and handle_bases:
+        for td in module.typedefs:
+            t = ir.CType("typedef", td.name)
+            if types.is_handle(t):
+                tag = types.resolve(types.resolve(t).pointee).name
+                if tag in handle_bases:
+                    base_of[common.handle_class(td.name, types)] = f"{BASE_CIMPORT}.{handle_bases[tag]}"
+
     def sub(row):
+        if row.kind == "ptr" and row.sub in base_of:
+            return base_of[row.sub]
         cls = _sub_class(row.sub, names, types)
+        if cuda_style and row.kind == "ptr" and row.sub in funcptr_names:
+            return repr(row.sub)   # a function pointer typedef's class, defined further down: found on first read
         return repr(cls) if lazy.enabled and row.kind == "enum" and cls != "None" else cls
     lazy.need(*(c for lt in tables for row in lt.rows if not (c := sub(row)).startswith("'")))
     for lt in tables:
@@ -402,8 +418,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         table = "()" if not cols else "(\n    " + ",\n    ".join(cols) + (",)" if len(cols) == 1 else ")")
         from_int = ", from_int=True" if lt.from_int else ""
         props = f", props={lt.props!r}" if lt.props is not None else ""
+        style = f", style={spec.conventions['struct_style']!r}" if spec.conventions.get("struct_style") else ""
         out.append(f"{r.name} = _struct.define({r.name!r}, {lt.array}[0], {table}, __name__, \"\"\"{doc}\"\"\", "
-                   f"{lt.defaults!r}{from_int}{props})")
+                   f"{lt.defaults!r}{from_int}{props}{style})")
     if spec.conventions.get("struct_lists") == "packed":
         # cuda.bindings' `config.attrs = [attr]`: a pointer-to-struct field takes a list of them
         for lt in tables:

@@ -8,16 +8,25 @@ from ..types import TypeIndex
 from . import common
 
 
-def field_kind(t: ir.CType, types: TypeIndex) -> tuple[str, str]:
-    """(kind, sub-type name) of a scalar field type; see hip/_struct.pyx KINDS."""
+def field_kind(t: ir.CType, types: TypeIndex, spec=None) -> tuple[str, str]:
+    """(kind, sub-type name) of a scalar field type; see hip/_struct.pyx KINDS. Where the spec's
+    conventions.struct_style is 'cuda' (cuda.bindings' struct classes), a pointer to anything but
+    void is an 'addr' (its value prints in decimal, a void*'s in hex) and an integer typedef of
+    conventions.value_classes reads as that class (CUdeviceptr)."""
+    cuda = spec is not None and spec.conventions.get("struct_style") == "cuda"
     if types.is_handle(t):
         return "ptr", common.handle_class(t.name, types)
+    if cuda and t.kind == "typedef" and t.name in spec.conventions.get("value_classes", ()):
+        return field_kind(types.resolve(t), types)[0], t.name
     r = types.resolve(t)
+    if cuda and t.kind == "typedef" and (r.kind == "funcptr" or (r.kind == "pointer" and types.resolve(
+            r.pointee).kind == "funcptr")):
+        return "ptr", t.name     # the function pointer typedef's class (CUhostFn)
     if r.kind == "pointer":
         pr = types.resolve(r.pointee)
         if pr.kind == "builtin" and pr.name == "char":
             return "cstr", ""
-        return "ptr", ""
+        return ("addr" if cuda and pr.kind != "void" else "ptr"), ""
     if r.kind == "funcptr":
         return "ptr", ""
     if r.kind == "enum":
@@ -104,11 +113,11 @@ def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
                 # the alias's unsigned char arrays too: cudaGraphEdgeData.reserved is bytes in cuda.bindings)
                 kind, sub = ("bytes" if binary else "chars"), ""
             else:
-                kind, sub = field_kind(t, types)
+                kind, sub = field_kind(t, types, spec)
             elsize = f"sizeof({ref}.{f.name}{'[0]' * _dims(f.type)})" if not base else \
                 f"sizeof((({root}*)0)->{member}{'[0]' * _dims(f.type)})"
             rows.append(Row(common.safe_field(f.name), f"{arr}[{len(vals)}]", kind, f"{arr}[{len(vals) + 1}]",
-                            count, sub, elem=_pointee_record(t, types) if kind == "ptr" and not count else ""))
+                            count, sub, elem=_pointee_record(t, types) if kind in ("ptr", "addr") and not count else ""))
             vals += [f"offsetof({root}, {member}) - {off0}", elsize]
         props = tuple(common.safe_field(f.name) for f in r.fields if amd_property(f, types))
         out.append(Layout(r, arr, vals, rows, spec.struct_defaults.get(r.name), r.name in spec.struct_from_int,
