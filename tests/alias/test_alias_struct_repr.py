@@ -47,7 +47,8 @@ DIFFERENT = {
         "runtime.cudaConditionalNodeParams", "runtime.cudaExternalSemaphoreSignalNodeParams",
         "runtime.cudaExternalSemaphoreSignalNodeParamsV2", "runtime.cudaExternalSemaphoreWaitNodeParams",
         "runtime.cudaExternalSemaphoreWaitNodeParamsV2", "runtime.cudaGraphNodeParams"],
-    "a char array of data (CUuuid.bytes, luid) prints as hex digits in cuda.bindings, as bytes here": [
+    "cuda.bindings prints some char arrays of data in hex (CUuuid.bytes, luid) and others as bytes "
+    "(reserved): nothing in the headers tells them apart; here all are bytes": [
         "driver.CUcheckpointGpuPair", "driver.CUcheckpointGpuPair_st", "runtime.cudaDeviceProp"],
     "cuda.bindings refuses to construct it (TypeError); the alias makes it": [
         "driver.CUeglFrame", "driver.CUeglFrame_st", "driver.CUeglFrame_v1",
