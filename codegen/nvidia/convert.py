@@ -201,10 +201,9 @@ class Converter:
                 continue
             cf = cby[cname]
             dst, src = (f"d->{cname}", f"s->{f.name}") if to_cuda else (f"d->{f.name}", f"s->{cname}")
-            if not to_cuda and cname == "func" and "kern" in cby:
-                # CUDA's kernel-node parameters name the kernel by `func`, or by `kern` (a CUkernel,
-                # read where func is NULL: what cuda.core sets); HIP's have func alone.
-                src = "(s->func ? (void*)s->func : (void*)s->kern)"
+            fallback = self.spec.field_fallbacks.get(cr.name, {}).get(cname)
+            if not to_cuda and fallback:   # the spec's field_fallbacks: CUDA's other field where this one is NULL
+                src = f"(s->{cname} ? (void*)s->{cname} : (void*)s->{fallback})"
             try:
                 lines += self.assign(f.type, cf.type, dst, src, to_cuda)
             except NoBridge as e:

@@ -47,6 +47,9 @@ class NvSpec:
     enumerators: dict[str, str] = field(default_factory=dict, metadata=_key("enumerators", {str: str}))   # HIP -> CUDA
     # HIP record -> {HIP field: CUDA field}
     fields: dict[str, dict[str, str]] = field(default_factory=dict, metadata=_key("fields", {str: {str: str}}))
+    # CUDA record -> {CUDA field: the CUDA field read instead where it is NULL}, for HIP's field
+    field_fallbacks: dict[str, dict[str, str]] = field(default_factory=dict,
+                                                       metadata=_key("field_fallbacks", {str: {str: str}}))
     prologue: dict[str, str] = field(default_factory=dict, metadata=_key("prologue", {str: str}))   # CUDA regex -> C
     defines: list[str] = field(default_factory=list, metadata=_key("defines", _STRS))
     # regex over HIP name -> params CUDA lacks
