@@ -38,14 +38,14 @@ if [ -n "${PREBUILT:-}" ]; then
   HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_LIBS=${REBUILD:-none} python3 setup.py -q build_ext --inplace > "$OUT/build.log" 2>&1 \
     || { tail -50 "$OUT/build.log"; exit 1; }
   # what a later run on a fresh machine unpacks (the rebuilt modules included)
-  [ -n "${REBUILD:-}" ] && [ "${REBUILD}" != none ] && tar czf "$OUT/built.tgz" hip/*.so hip/tensor/*.so hip_as_cuda/cuda/bindings/*.so
+  [ -n "${REBUILD:-}" ] && [ "${REBUILD}" != none ] && tar czf "$OUT/built.tgz" $(find hip hip_as_cuda -name "*.so" -not -path "hip/_nvidia/*")
 else
   step "build the bindings ($JOBS jobs)"
   t=$(date +%s)
   HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_JOBS=$JOBS python3 setup.py -q build_ext --inplace -j "$JOBS" \
     > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
   echo "built in $(( $(date +%s) - t )) s" | tee -a "$OUT/summary.txt"
-  tar czf "$OUT/built.tgz" hip/*.so hip/tensor/*.so hip_as_cuda/cuda/bindings/*.so
+  tar czf "$OUT/built.tgz" $(find hip hip_as_cuda -name "*.so" -not -path "hip/_nvidia/*")
 fi
 
 step "generate and build the HIP-on-CUDA layer"

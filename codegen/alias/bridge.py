@@ -356,7 +356,11 @@ class Bridge:
         shapes = {cp.name: (q.intent, q.shape) for cp, q in zip(cf.params, f.params)}
         if cf.variadic or hf.variadic:
             raise NoBridge("variadic")
-        dropped = {n for rx, names in self.cfg.get("drop", {}).items() if re.fullmatch(rx, cf.name) for n in names}
+        # `name`, or `name[count]`: an array whose element count the spec names
+        drops = [re.fullmatch(r"(\w+)(?:\[(\w+)\])?", n).groups()
+                 for rx, names in self.cfg.get("drop", {}).items() if re.fullmatch(rx, cf.name) for n in names]
+        dropped = {n for n, _ in drops}
+        shapes.update({n: (shapes.get(n, ("in", ""))[0], f"array[{k}]") for n, k in drops if k})
         kept = [(i, p) for i, p in enumerate(cf.params) if p.name not in dropped]
         # HIP parameters CUDA has no counterpart of, given one value (bridge.fixed: cuMemcpyAsync
         # is hipMemcpyAsync of kind hipMemcpyDefault, the direction unified addresses say)
@@ -568,22 +572,27 @@ class Bridge:
         return "\n".join([self.signature(cf) + " {", *["    " + s for s in body], "}"])
 
     def zero_dropped(self, cf: ir.Function, dropped: set[str], shapes: dict) -> list[str]:
-        """An output array HIP's function lacks (CUDA 13's edgeData of the graph queries) is zeroed,
-        as many elements as the call may write: what it holds where there is nothing to report (a
-        graph edge without data is all zero)."""
+        """An array parameter HIP's function lacks (CUDA 13's edge data of the graph calls) means
+        what HIP does only where it is all zero: an output is zeroed, as many elements as the call
+        may write (a graph edge without data is all zero); an input that holds anything else
+        answers not-supported, as HIP would ignore it."""
         out = []
         names = {p.name: p for p in cf.params}
         for p in cf.params:
             intent, shape = shapes.get(p.name, ("in", "scalar"))
             ct = self.c.resolve(p.type)
-            if p.name not in dropped or intent != "out" or ct.kind != "pointer" or ct.pointee.const \
-                    or not shape.startswith("array["):
+            if p.name not in dropped or ct.kind != "pointer" or not shape.startswith("array["):
                 continue
             cnt = next((names[n] for n in shape[len("array["):-1].split("|") if n in names), None)
             if cnt is None:
                 continue
             n = f"({cnt.name} ? *{cnt.name} : 0)" if self.c.resolve(cnt.type).kind == "pointer" else cnt.name
-            out.append(f"if ({p.name}) memset({p.name}, 0, (size_t){n} * sizeof *{p.name});")
+            if intent == "out" and not ct.pointee.const:
+                out.append(f"if ({p.name}) memset({p.name}, 0, (size_t){n} * sizeof *{p.name});")
+            elif intent == "in":
+                out.append(f"if ({p.name}) {{ const unsigned char* b_ = (const unsigned char*){p.name}; "
+                           f"for (size_t k_ = 0; k_ < (size_t){n} * sizeof *{p.name}; ++k_) "
+                           f"if (b_[k_]) {self.zero_return(cf, 'not_supported')} }}")
         return out
 
     @staticmethod

@@ -155,3 +155,32 @@ cdef CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdev
 
 cdef CUresult cuKernelGetName(const char** name, CUkernel hfunc) except? CUDA_ERROR_NOT_FOUND nogil:
     return cuFuncGetName(name, <CUfunction>hfunc)
+
+
+ctypedef int (*_exec_update_t)(void*, void*, void**, int*) noexcept nogil
+cdef void* _graph_exec_update = NULL    # hipGraphExecUpdate
+
+cdef extern from "_bridge_driver.c":
+    int _cu_status "hipnv_cudaError_enum_from_hipError_t"(int, int*) nogil
+
+
+cdef CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo* resultInfo) except? CUDA_ERROR_NOT_FOUND nogil:
+    """CUDA fills one result record where HIP gives the result and the failing node through two
+    pointers; HIP names no errorFromNode (NULL, as CUDA leaves it where no node is to blame)."""
+    global _graph_exec_update
+    cdef void* f = _graph_exec_update
+    cdef void* node = NULL
+    cdef int result = 0, ok = 1, r
+    if resultInfo == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    if f == NULL:
+        f = hipcuda_resolve("hipGraphExecUpdate")
+        if f == NULL:
+            return CUDA_ERROR_NOT_FOUND   # the except? value: the resolver has set the Python error
+        _graph_exec_update = f
+    r = (<_exec_update_t>f)(<void*>hGraphExec, <void*>hGraph, &node, &result)
+    resultInfo.result = <CUgraphExecUpdateResult>result
+    resultInfo.errorNode = <CUgraphNode>node
+    resultInfo.errorFromNode = NULL
+    r = _cu_status(r, &ok)
+    return <CUresult>r if ok else CUDA_ERROR_UNKNOWN

@@ -72,3 +72,32 @@ cdef cudaError_t getLocalRuntimeVersion(int* runtimeVersion) except? cudaErrorCa
     """cuda.bindings' version of the CUDA runtime library it loaded: here, the runtime the alias
     answers as (cudaRuntimeGetVersion's)."""
     return cudaRuntimeGetVersion(runtimeVersion)
+
+
+ctypedef int (*_exec_update_t)(void*, void*, void**, int*) noexcept nogil
+cdef void* _graph_exec_update = NULL    # hipGraphExecUpdate
+
+cdef extern from "_bridge_runtime.c":
+    int _rt_status "hipnv_cudaError_from_hipError_t"(int, int*) nogil
+
+
+cdef cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo* resultInfo) except? cudaErrorCallRequiresNewerDriver nogil:
+    """CUDA fills one result record where HIP gives the result and the failing node through two
+    pointers; HIP names no errorFromNode (NULL, as CUDA leaves it where no node is to blame)."""
+    global _graph_exec_update
+    cdef void* f = _graph_exec_update
+    cdef void* node = NULL
+    cdef int result = 0, ok = 1, r
+    if resultInfo == NULL:
+        return cudaErrorInvalidValue
+    if f == NULL:
+        f = hipcuda_resolve("hipGraphExecUpdate")
+        if f == NULL:
+            return cudaErrorCallRequiresNewerDriver   # the except? value: the resolver set the error
+        _graph_exec_update = f
+    r = (<_exec_update_t>f)(<void*>hGraphExec, <void*>hGraph, &node, &result)
+    resultInfo.result = <cudaGraphExecUpdateResult>result
+    resultInfo.errorNode = <cudaGraphNode_t>node
+    resultInfo.errorFromNode = NULL
+    r = _rt_status(r, &ok)
+    return <cudaError_t>r if ok else cudaErrorUnknown

@@ -244,3 +244,21 @@ HIPNV_EXPORT const char* hipKernelNameRef(const hipabi_hipFunction_t f) {
     hipnv_ensure_context();
     return cuFuncGetName(&name, (CUfunction)f) == CUDA_SUCCESS ? name : NULL;
 }
+
+/* CUDA 12's update gives its result and the failing node in one record; HIP's takes two out
+ * pointers (HIP's runtime refuses NULL ones, as here). */
+#pragma weak cuGraphExecUpdate_v2
+HIPNV_EXPORT hipabi_hipError_t hipGraphExecUpdate(hipabi_hipGraphExec_t hGraphExec, hipabi_hipGraph_t hGraph,
+                                                  hipabi_hipGraphNode_t* hErrorNode_out,
+                                                  hipabi_hipGraphExecUpdateResult* updateResult_out) {
+    CUgraphExecUpdateResultInfo info;
+    CUresult r;
+    if (!&cuGraphExecUpdate_v2) return hipabi_hipErrorNotSupported;
+    if (!hErrorNode_out || !updateResult_out) return hipabi_hipErrorInvalidValue;
+    hipnv_ensure_context();
+    memset(&info, 0, sizeof info);
+    r = cuGraphExecUpdate((CUgraphExec)hGraphExec, (CUgraph)hGraph, &info);
+    *hErrorNode_out = (hipabi_hipGraphNode_t)info.errorNode;
+    *updateResult_out = (hipabi_hipGraphExecUpdateResult)info.result;
+    return hipnv_hipError_t_from_CUresult(r);
+}

@@ -9,7 +9,11 @@ cdef int _exited = 0     # Python has finalized: a destructor at exit() must not
 
 
 cdef extern from "Python.h":
+    ctypedef struct PyObject
     int Py_AtExit(void (*func)() noexcept nogil)
+    PyObject* PyErr_Occurred()
+    void PyErr_Fetch(PyObject** t, PyObject** v, PyObject** tb)
+    void PyErr_Restore(PyObject* t, PyObject* v, PyObject* tb)
 
 
 cdef void _on_exit() noexcept nogil:
@@ -28,17 +32,37 @@ cdef object _api():
     return _nvjitlink
 
 
-cdef nvJitLinkResult _call(str name, tuple args, size_t* size_out=NULL) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR with gil:
-    """nvjitlink.<name>(*args): its Result (an nvJitLinkError's status), its size result into
-    `size_out`. Any other exception propagates (the except? value)."""
+cdef nvJitLinkResult _run(str name, tuple args, size_t* out) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR:
     api = _api()
     try:
         r = getattr(api, name)(*args)
     except api.nvJitLinkError as e:
         return <nvJitLinkResult><int>e.status
-    if size_out != NULL:
-        size_out[0] = r
+    if out != NULL:
+        if isinstance(r, tuple):
+            out[0], out[1] = r
+        else:
+            out[0] = r
     return NVJITLINK_SUCCESS
+
+
+cdef nvJitLinkResult _call(str name, tuple args, size_t* out=NULL) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR:
+    """nvjitlink.<name>(*args): its Result (an nvJitLinkError's status), its int result (a pair's
+    two ints) into `out`. Any other exception propagates (the except? value), unless the caller
+    already had one pending: a handle's destructor calls nvJitLinkDestroy while the exception that
+    unwinds it is set, and NVIDIA's C function leaves that exception alone, so this one does too."""
+    cdef PyObject* t = NULL
+    cdef PyObject* v = NULL
+    cdef PyObject* tb = NULL
+    if not PyErr_Occurred():
+        return _run(name, args, out)
+    PyErr_Fetch(&t, &v, &tb)
+    try:
+        return _run(name, args, out)
+    except BaseException:
+        return NVJITLINK_ERROR_INTERNAL
+    finally:
+        PyErr_Restore(t, v, tb)
 
 
 cdef inline uintptr_t _h(nvJitLinkHandle handle) noexcept nogil:
@@ -48,16 +72,15 @@ cdef inline uintptr_t _h(nvJitLinkHandle handle) noexcept nogil:
 cdef nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle* handle, uint32_t numOptions, const char** options) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
     if _exited:
         return NVJITLINK_ERROR_INTERNAL
+    if handle == NULL:
+        return NVJITLINK_ERROR_NULL_INPUT
+    cdef size_t h = 0
+    cdef nvJitLinkResult r
     with gil:
-        if handle == NULL:
-            return NVJITLINK_ERROR_NULL_INPUT
-        api = _api()
-        try:
-            h = api.create(numOptions, [options[i] for i in range(numOptions)] if options != NULL else 0)
-        except api.nvJitLinkError as e:
-            return <nvJitLinkResult><int>e.status
-        handle[0] = <nvJitLinkHandle><uintptr_t>h
-        return NVJITLINK_SUCCESS
+        r = _call("create", (numOptions, [options[i] for i in range(numOptions)] if options != NULL else 0), &h)
+    if r == NVJITLINK_SUCCESS:
+        handle[0] = <nvJitLinkHandle>h
+    return r
 
 
 cdef nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle* handle) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
@@ -84,9 +107,9 @@ cdef nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle handle, nvJitLinkInputType
 cdef nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char* fileName) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
     if _exited:
         return NVJITLINK_ERROR_INTERNAL
+    if fileName == NULL:
+        return NVJITLINK_ERROR_NULL_INPUT
     with gil:
-        if fileName == NULL:
-            return NVJITLINK_ERROR_NULL_INPUT
         return _call("add_file", (_h(handle), <int>inputType, fileName.decode(errors="surrogateescape")))
 
 
@@ -162,6 +185,10 @@ cdef nvJitLinkResult nvJitLinkVersion(unsigned int* major, unsigned int* minor) 
         return NVJITLINK_ERROR_INTERNAL
     if major == NULL or minor == NULL:
         return NVJITLINK_ERROR_NULL_INPUT
+    cdef size_t v[2]
+    cdef nvJitLinkResult r
     with gil:
-        major[0], minor[0] = _api().version()
-    return NVJITLINK_SUCCESS
+        r = _call("version", (), v)
+    if r == NVJITLINK_SUCCESS:
+        major[0], minor[0] = <unsigned int>v[0], <unsigned int>v[1]
+    return r
