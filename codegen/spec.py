@@ -332,7 +332,7 @@ class Spec:
     # (codegen/alias/bridge.py; docs/alias.rst).
     bridge: dict = field(default_factory=dict, metadata=_key("bridge", {
         "hip": str, "hip_headers": _STRS, "unsupported": {str: str}, "manual": {str: str},
-        "rename": {str: str}, "drop": {str: _STRS}, "fixed": {str: {str: str}}, "status": {str: str}, "status_names": _STRS, "status_texts": _STRS,
+        "rename": {str: str}, "drop": {str: _STRS}, "fixed": {str: {str: str}}, "enumerators": {str: str}, "status": {str: str}, "status_names": _STRS, "status_texts": _STRS,
         "location_as_device": {"params": _STRS, "host": str}, "context_as_device": {"params": _STRS}}))
     scopes: dict[str, str] = field(default_factory=dict)   # entry -> its `rocm:` range (the entries kept)
 

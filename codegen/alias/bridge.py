@@ -168,6 +168,10 @@ class Bridge:
             back: dict[int, int] = {}
             for hn, cn in m.items():
                 back.setdefault(cval[cn], hval[hn])
+            # the spec's CUDA enumerators a differently named HIP one answers (bridge.enumerators)
+            for cn, hn in self.cfg.get("enumerators", {}).items():
+                if cn in cval and hn in hval:
+                    back[cval[cn]] = hval[hn]
             cases = [f"    case {cv}: return {hv};" for cv, hv in sorted(back.items())]
             self.converters[fn] = "\n".join([f"static inline int {fn}(int v, int* ok) {{", "    switch (v) {",
                                              *cases, "    default: *ok = 0; return 0;", "    }", "}"])

@@ -55,6 +55,15 @@ class Converter:
         return bool(m) and all(hval[hn] == cval[cn] for hn, cn in m.items()) \
             and {cval[c] for c in m.values()} == set(cval.values())
 
+    def enum_embeds(self, he: ir.Enum, ce: ir.Enum) -> bool:
+        """Every HIP value is matched to a CUDA enumerator of the same value (CUDA may have more):
+        a HIP value passes as it is, and a CUDA value HIP knows comes back as itself."""
+        m = self.enum_map(he, ce)
+        cval = {k.name: k.value for k in ce.constants}
+        hval = {k.name: k.value for k in he.constants}
+        return bool(m) and all(hval[hn] == cval[cn] for hn, cn in m.items()) \
+            and set(hval.values()) <= {hval[hn] for hn in m}
+
     @staticmethod
     def conv_name(dst: str, src: str, to_cuda: bool) -> str:
         """hipnv_<dst>_from_<src>; where both sides share a name (RCCL's and NCCL's ncclDataType_t),
@@ -124,8 +133,21 @@ class Converter:
         raise KeyError(f"{name} is not an enumerator of {e.name}")
 
     # -- compatibility ----------------------------------------------------------------
-    def same_bits(self, ht: ir.CType, ct: ir.CType, depth: int = 0) -> bool:
-        """Whether a HIP value of type ht can be reinterpreted as CUDA's ct unchanged."""
+    def union_embeds(self, hr: ir.Record, cr: ir.Record) -> bool:
+        """Two unions whose members, in order, have the same layout, enums embedded (enum_embeds),
+        one side perhaps with more (CUDA's `reserved` member): a union cannot be converted member
+        by member (which member holds the value is said elsewhere), so its bytes are copied."""
+        if hr.kind != "union" or cr.kind != "union" or hr.size < 0 or cr.size < 0:
+            return False
+        n = min(len(hr.fields), len(cr.fields))
+        return n > 0 and all(a.offset_bits == b.offset_bits and a.bit_width == b.bit_width
+                             and self.same_bits(a.type, b.type, 1, embed=True)
+                             for a, b in zip(hr.fields[:n], cr.fields[:n]))
+
+    def same_bits(self, ht: ir.CType, ct: ir.CType, depth: int = 0, embed: bool = False) -> bool:
+        """Whether a HIP value of type ht can be reinterpreted as CUDA's ct unchanged (`embed`: an
+        enum whose values CUDA's has with the same meaning will do, as inside a union, which
+        cannot be converted member by member)."""
         h, c = self.h.resolve(ht), self.c.resolve(ct)
         if depth > 8:
             return False
@@ -134,7 +156,7 @@ class Converter:
         if hn and cn:
             return hn == cn
         if he and ce:
-            return self.enum_identity(he, ce)
+            return self.enum_embeds(he, ce) if embed else self.enum_identity(he, ce)
         if (he and cn) or (hn and ce):
             return (hn or (4, False)) == (cn or (4, False))
         if h.kind == "pointer" and c.kind == "pointer":
@@ -142,10 +164,10 @@ class Converter:
         if (h.kind == "pointer" and cn == (8, False)) or (c.kind == "pointer" and hn == (8, False)):
             return True   # hipDeviceptr_t (void*) ~ CUdeviceptr (unsigned long long)
         if h.kind == "array" and c.kind == "array":
-            return h.count == c.count and self.same_bits(h.pointee, c.pointee, depth + 1)
+            return h.count == c.count and self.same_bits(h.pointee, c.pointee, depth + 1, embed)
         hr, cr = self.h.record_of(h), self.c.record_of(c)
         if hr and cr:
-            return self.same_layout(hr, cr, depth + 1)
+            return self.same_layout(hr, cr, depth + 1, embed)
         if h.kind == "funcptr" and c.kind == "funcptr":
             return len(h.params) == len(c.params) and all(
                 self.same_bits(a, b, depth + 1) for a, b in zip(h.params, c.params)) and (
@@ -167,13 +189,13 @@ class Converter:
             return hr.size < 0
         return self.same_bits(h, c, depth)
 
-    def same_layout(self, hr: ir.Record, cr: ir.Record, depth: int = 0) -> bool:
+    def same_layout(self, hr: ir.Record, cr: ir.Record, depth: int = 0, embed: bool = False) -> bool:
         if hr.size < 0 or cr.size < 0:
             return hr.size < 0 and cr.size < 0
         if hr.size != cr.size or len(hr.fields) != len(cr.fields):
             return False
         return all(a.offset_bits == b.offset_bits and a.bit_width == b.bit_width
-                   and self.same_bits(a.type, b.type, depth + 1) for a, b in zip(hr.fields, cr.fields))
+                   and self.same_bits(a.type, b.type, depth + 1, embed) for a, b in zip(hr.fields, cr.fields))
 
     # -- struct converters (field by field, by name) ---------------------------------
     def record_converter(self, hr: ir.Record, cr: ir.Record, to_cuda: bool) -> str:
@@ -244,6 +266,9 @@ class Converter:
             if self.same_layout(hr, cr):
                 self.need(hr.name)
                 return [f"memcpy(&{dst}, &{src}, sizeof({dst}));"]
+            if self.union_embeds(hr, cr):   # the destination is zeroed before (its extra bytes stay 0)
+                self.need(hr.name)
+                return [f"memcpy(&{dst}, &{src}, sizeof({dst}) < sizeof({src}) ? sizeof({dst}) : sizeof({src}));"]
             if hr.kind == "union" or cr.kind == "union" or has_overlap(hr) or has_overlap(cr):
                 raise NoBridge("unions with different layouts")
             if not cr.c_name or hr.anonymous:
