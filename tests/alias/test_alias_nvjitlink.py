@@ -327,6 +327,10 @@ def test_input_checks(fake):
     buf = ctypes.create_string_buffer(PTX, len(PTX))
     nj.add_data(h, I.PTX, ctypes.addressof(buf), len(PTX), "from an address")
     assert [c[2] for c in fake.calls if c[0] == "add"] == [PTX]
+    # the alias's nvrtcGetPTX gives hiprtc's code object (HIP has no PTX): named PTX, it is
+    # linked as what it is (cuda.core compiles "ptx" and links it)
+    nj.add_data(h, I.PTX, CUBIN, len(CUBIN), "own ptx")
+    assert [c[1:3] for c in fake.calls if c[0] == "add"][-1] == (hiprtc.HIPRTC_JIT_INPUT_CUBIN, CUBIN)
     nj.destroy(h)
 
 

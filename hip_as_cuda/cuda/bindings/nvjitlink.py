@@ -350,6 +350,10 @@ class _Link:
             if found is None:
                 self.error(_R.ERROR_UNRECOGNIZED_INPUT, f"unrecognized input type: {name}")
             kind = found
+        elif kind == _I.PTX and found in (_I.CUBIN, _I.LTOIR):
+            # the alias's nvrtcGetPTX gives hiprtc's code (HIP has no PTX; its code object, or
+            # bitcode under -rdc, is what stands for it): a program's own PTX links as what it is
+            kind = found
         elif found != kind and not (kind == _I.LTOIR and data.startswith(_BUNDLES)):
             self.error(_R.ERROR_INCORRECT_INPUT_TYPE,
                        f"ERROR: bad input: {name} does not match type NVJITLINK_INPUT_{kind.name}")
