@@ -121,6 +121,8 @@ cdef nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle handle) except? _NVJITLIN
 
 
 cdef nvJitLinkResult _size(str name, nvJitLinkHandle handle, size_t* size) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     if size == NULL:
         return NVJITLINK_ERROR_NULL_INPUT
     with gil:
@@ -128,55 +130,41 @@ cdef nvJitLinkResult _size(str name, nvJitLinkHandle handle, size_t* size) excep
 
 
 cdef nvJitLinkResult _copy(str name, nvJitLinkHandle handle, void* out) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
+    if _exited:
+        return NVJITLINK_ERROR_INTERNAL
     with gil:
         return _call(name, (_h(handle), <uintptr_t>out))
 
 
 cdef nvJitLinkResult nvJitLinkGetLinkedCubinSize(nvJitLinkHandle handle, size_t* size) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
-    if _exited:
-        return NVJITLINK_ERROR_INTERNAL
     return _size("get_linked_cubin_size", handle, size)
 
 
 cdef nvJitLinkResult nvJitLinkGetLinkedCubin(nvJitLinkHandle handle, void* cubin) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
-    if _exited:
-        return NVJITLINK_ERROR_INTERNAL
     return _copy("get_linked_cubin", handle, cubin)
 
 
 cdef nvJitLinkResult nvJitLinkGetLinkedPtxSize(nvJitLinkHandle handle, size_t* size) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
-    if _exited:
-        return NVJITLINK_ERROR_INTERNAL
     return _size("get_linked_ptx_size", handle, size)
 
 
 cdef nvJitLinkResult nvJitLinkGetLinkedPtx(nvJitLinkHandle handle, char* ptx) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
-    if _exited:
-        return NVJITLINK_ERROR_INTERNAL
     return _copy("get_linked_ptx", handle, ptx)
 
 
 cdef nvJitLinkResult nvJitLinkGetErrorLogSize(nvJitLinkHandle handle, size_t* size) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
-    if _exited:
-        return NVJITLINK_ERROR_INTERNAL
     return _size("get_error_log_size", handle, size)
 
 
 cdef nvJitLinkResult nvJitLinkGetErrorLog(nvJitLinkHandle handle, char* log) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
-    if _exited:
-        return NVJITLINK_ERROR_INTERNAL
     return _copy("get_error_log", handle, log)
 
 
 cdef nvJitLinkResult nvJitLinkGetInfoLogSize(nvJitLinkHandle handle, size_t* size) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
-    if _exited:
-        return NVJITLINK_ERROR_INTERNAL
     return _size("get_info_log_size", handle, size)
 
 
 cdef nvJitLinkResult nvJitLinkGetInfoLog(nvJitLinkHandle handle, char* log) except? _NVJITLINKRESULT_INTERNAL_LOADING_ERROR nogil:
-    if _exited:
-        return NVJITLINK_ERROR_INTERNAL
     return _copy("get_info_log", handle, log)
 
 
