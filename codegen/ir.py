@@ -132,6 +132,23 @@ class Module:
     unused_overrides: list[str] = field(default_factory=list)
     # Declarations owned by other libraries that this one refers to: name -> library.
     imported: dict[str, str] = field(default_factory=dict)
+    # Every anonymous record declared inside another, in the order their definitions end (inner
+    # ones first), those whose fields were lifted into the parent (no record of their own)
+    # included: (kind, name). cuda.bindings numbers them so (anon_struct<i>, anon_union<i>).
+    anonymous_nested: list[list[str]] = field(default_factory=list)
+
+    def anonymous_names(self) -> dict[str, str]:
+        """cuda.bindings' name of each anonymous nested record that is a record of its own:
+        anon_struct<i>/anon_union<i>, numbered per kind in `anonymous_nested` order (lifted ones
+        take their number, as in cuda.bindings, and have no class) -> the record's name."""
+        count = {"struct": 0, "union": 0}
+        kept = {r.name for r in self.records}
+        out = {}
+        for kind, name in self.anonymous_nested:
+            if name in kept:
+                out[f"anon_{kind}{count[kind]}"] = name
+            count[kind] += 1
+        return out
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=1, sort_keys=True)

@@ -282,6 +282,8 @@ class Builder:
             for sf in sub.fields:  # clang looks through anonymous members for offsets
                 rec.fields.append(ir.Field(sf.name, sf.type, c.type.get_offset(sf.name), sf.bit_width, lifted=True))
         rec.fields.sort(key=lambda f: f.offset_bits) if rec.kind == "struct" else None
+        if self._nested(c) and self._is_anon(c):
+            self.module.anonymous_nested.append([rec.kind, name])
 
     @staticmethod
     def _is_anon(c) -> bool:

@@ -308,13 +308,15 @@ class Spec:
     # stream_classes (handle classes with __cuda_stream__, the CUDA stream protocol: CUstream),
     # struct_style 'cuda' (cuda.bindings' struct classes: a pointer field reads as an int, an
     # integer typedef of value_classes as that class, an enum field whose value is no member
-    # raises ValueError, and repr() is one `name : value` line per field, nested ones indented).
+    # raises ValueError, and repr() is one `name : value` line per field, nested ones indented),
+    # anonymous_names 'cuda_bindings' (each anonymous nested record's class is also
+    # anon_struct<i>/anon_union<i>, cuda.bindings' numbering: ir.Module.anonymous_names).
     conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
         "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
         "string_results": str, "value_classes": _STRS, "empty_out_arrays": str,
         "defaults": {str: str}, "param_names": {str: str}, "handle_classes": str, "handle_bases": str,
         "kernel_params": str, "text_results": str, "typed_values": {str: {str: str}}, "struct_lists": str,
-        "strings": str, "struct_typedefs": str, "lazy_classes": str, "integers": str, "stream_classes": _STRS, "struct_style": str}))
+        "strings": str, "struct_typedefs": str, "lazy_classes": str, "integers": str, "stream_classes": _STRS, "struct_style": str, "anonymous_names": str}))
     # The cimport layer's C API where it follows another binding's (the `cuda` alias: cuda.bindings'
     # cydriver, whose __pyx_capi__ compiled Cython such as cuda.core imports by name and signature):
     # names 'api' (a function by the name its header's #define gives it: cuMemAlloc for

@@ -547,6 +547,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             out.append(lazy.subclass(a, target))
             continue
         out.append(lazy.alias(a, target) if t in types.owner else f"{a} = {target}")
+    if spec.conventions.get("anonymous_names") == "cuda_bindings":
+        out.append("# -- cuda.bindings' names of the anonymous nested records " + "-" * 20)
+        out += [lazy.alias(a, names.cls_of(r)) for a, r in module.anonymous_names().items()]
     out += ["", "hip_py_gc_resume(_gc_was_enabled)"]
     # Function bodies (and trampolines) name the classes they use through accessors.
     lazy.body_refs.update(fe.names.body_refs, *(fp.class_refs for fp in plans))

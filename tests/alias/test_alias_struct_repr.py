@@ -9,6 +9,7 @@ modules, default-constructed in its release (tests/oracles/cuda_bindings_oracle.
 from __future__ import annotations
 
 import difflib
+import re
 
 import pytest
 
@@ -79,7 +80,9 @@ def both(tmp_path_factory):
 
 def test_struct_reprs_are_nvidias(both):
     nvidia, ours = both
-    compared = [k for k in nvidia if k in ours]
+    # cuda.bindings' anon_struct<i>/anon_union<i> take the address of their parent's field
+    # (`anon_struct7(void_ptr _ptr)`), with no default: they print within their parents here
+    compared = [k for k in nvidia if k in ours and not re.fullmatch(r"\w+\.anon_(struct|union)\d+", k)]
     assert len(compared) > 200, "few struct classes compared: the probe is wrong"
     differ = {k for k in compared if nvidia[k] != ours[k]}
     listed = {k for names in DIFFERENT.values() for k in names}
