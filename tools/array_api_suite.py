@@ -1,10 +1,12 @@
 """Run the array API standard's own test suite (data-apis/array-api-tests) against hip.tensor.
 
-Each run is `python -m pytest array_api_tests` from the suite's folder with
-ARRAY_API_TESTS_MODULE=hip.tensor (--module: another namespace, a baseline such as
-array_api_strict), one ARRAY_API_TESTS_VERSION and one --hypothesis-seed, on
-pytest-xdist workers, as the suite ships it: no skips or xfails file, none of its options to
-leave tests out. The suite needs hypothesis, ndindex and pytest-json-report (its
+Each run is `python -m pytest array_api_tests` from the suite's folder for hip.tensor (--module:
+another namespace, a baseline such as array_api_strict), one ARRAY_API_TESTS_VERSION and one
+--hypothesis-seed, on pytest-xdist workers, as the suite ships it. The namespace under test is the
+one the standard gives for that version, `asarray(0).__array_namespace__(api_version=VERSION)` (the
+suite's ARRAY_API_TESTS_MODULE=exec('...') form): hip.tensor answers each version as it states it,
+array_api_strict sets its version flag so. Nothing else is changed: no skips or xfails file, none of
+its options to leave tests out. The suite needs hypothesis, ndindex and pytest-json-report (its
 requirements.txt), and pytest-xdist for --workers; this checkout's hip is put first on PYTHONPATH.
 Collecting needs a device already: the suite makes arrays at import (dtype_helpers' default_int).
 
@@ -45,9 +47,16 @@ def outcomes(xml_path: pathlib.Path) -> dict[str, tuple[str, str]]:
     return res
 
 
+def module_spec(module: str, version: str) -> str:
+    """ARRAY_API_TESTS_MODULE for `module`'s namespace of array API `version` (the suite's exec form:
+    a script setting `xp`, single quotes excluded)."""
+    return (f"exec('import importlib; xp = importlib.import_module(\"{module}\").asarray(0)"
+            f".__array_namespace__(api_version=\"{version}\")')")
+
+
 def run(suite: pathlib.Path, out: pathlib.Path, version: str, seed: int, args) -> tuple[str, int]:
     tag = f"{version}-seed{seed}"
-    env = dict(os.environ, ARRAY_API_TESTS_MODULE=args.module, ARRAY_API_TESTS_VERSION=version,
+    env = dict(os.environ, ARRAY_API_TESTS_MODULE=module_spec(args.module, version), ARRAY_API_TESTS_VERSION=version,
                PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     cmd = [sys.executable, "-m", "pytest", "array_api_tests", f"--hypothesis-seed={seed}",
            f"--max-examples={args.max_examples}", f"--junitxml={out / (tag + '.xml')}", "-p", "no:cacheprovider",

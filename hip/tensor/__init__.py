@@ -1,6 +1,6 @@
 """`hip.tensor`: GPU arrays and JIT kernels on HIP, built on `hip.hip`, `hip.hiprtc` and the
-ROCm libraries (no CuPy, no PyTorch). Follows the Python array API standard (2023.12) and,
-where it is silent, NumPy.
+ROCm libraries (no CuPy, no PyTorch). Follows the Python array API standard (2025.12; an earlier
+version through `x.__array_namespace__(api_version=...)`) and, where it is silent, NumPy.
 
     import hip.tensor as ht
     x = ht.asarray(numpy_array)

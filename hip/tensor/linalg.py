@@ -1,10 +1,11 @@
-"""`hip.tensor.linalg`: the array API's linear algebra extension (2023.12): matmul,
+"""`hip.tensor.linalg`: the array API's linear algebra extension (2025.12): matmul,
 matrix_transpose, tensordot, vecdot (the main namespace's), cross, diagonal, outer, trace,
 vector_norm, matrix_norm, matrix_power; through hipSOLVER (`_api.decompositions`): solve, inv, det,
 slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, pinv, matrix_rank (from svd or eigh), and
 NumPy's lstsq; LinAlgError (a ValueError, as NumPy's) for singular or non-positive-definite matrices
-and non-matrix shapes. eig and eigvals raise NotImplementedError: hipSOLVER (ROCm 6.4) has no
-general eigensolver (geev).
+and non-matrix shapes. eig and eigvals (2025.12) run on the host: hipSOLVER (ROCm 6.4) has no
+general eigensolver (geev), so x is copied to the host, NumPy's geev runs there, and the results come
+back to the device.
 Norms follow NumPy: integer input gives float64, complex gives its real type, float16/bfloat16
 accumulate in float32 (but matrix_norm's 2, -2 and 'nuc' raise TypeError for them, as NumPy's
 linalg does: hipSOLVER has no 2-byte floats); NaN propagates.
@@ -15,9 +16,9 @@ import math
 import operator
 
 from ._api.creation import eye as _eye
-from ._api.decompositions import (EighResult, LinAlgError, QRResult, SVDResult, SlogdetResult, _solver_dtype, cholesky,
-                                  det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank, pinv, qr, slogdet, solve,
-                                  svd, svdvals)
+from ._api.decompositions import (EigResult, EighResult, LinAlgError, QRResult, SVDResult, SlogdetResult,
+                                  _solver_dtype, cholesky, det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank,
+                                  pinv, qr, slogdet, solve, svd, svdvals)
 from ._api.elementwise import math_dtype, multiply as _multiply, subtract as _subtract
 from ._api.linalg import diagonal, matmul, matrix_transpose, tensordot, vecdot
 from ._api.manipulation import (broadcast_to as _broadcast_to, expand_dims as _expand_dims, moveaxis as _moveaxis,
@@ -31,7 +32,7 @@ from ._kernels.reduction import ReductionKernel
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "cross", "diagonal", "outer", "trace",
            "vector_norm", "matrix_norm", "matrix_power", "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
            "svdvals", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "eig", "eigvals", "LinAlgError",
-           "SlogdetResult", "QRResult", "SVDResult", "EighResult"]
+           "SlogdetResult", "QRResult", "SVDResult", "EighResult", "EigResult"]
 
 
 def _need_array(x, name):

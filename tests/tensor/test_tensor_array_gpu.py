@@ -1,6 +1,7 @@
 """hip.tensor arrays on a device against NumPy: transfers for every dtype, creation functions,
-basic and advanced indexing (get and set), manipulation (views and copies), one-element
-conversions, DLPack and __cuda_array_interface__ round trips, repr, bad input."""
+basic and advanced indexing (get and set; zero-size masks as the array API has them), take and
+take_along_axis, manipulation (views and copies), one-element conversions, the namespace per array
+API version, DLPack and __cuda_array_interface__ round trips, repr, bad input."""
 from __future__ import annotations
 
 import numpy as np
@@ -83,7 +84,12 @@ def test_creation_functions():
     for k in (-1, 0, 2):
         assert_matches(ht.tril(ht.asarray(a), k=k), np.tril(a, k))
         assert_matches(ht.triu(ht.asarray(a)[:, ::-1], k=k), np.triu(a[:, ::-1], k))
-    gx, gy = ht.meshgrid(ht.arange(3), ht.arange(4))
+    g = ht.meshgrid(ht.arange(3), ht.arange(4))
+    assert type(g) is tuple                       # 2025.12 (and NumPy 2); a list for 2023.12:
+    old = g[0].__array_namespace__(api_version="2023.12")
+    assert type(old.meshgrid(ht.arange(3), ht.arange(4))) is list
+    assert type(ht.broadcast_arrays(g[0], g[1])) is tuple and type(old.broadcast_arrays(g[0], g[1])) is list
+    gx, gy = g
     nx, ny = np.meshgrid(np.arange(3), np.arange(4))
     assert_matches(gx, nx)
     assert_matches(gy, ny)
@@ -162,6 +168,21 @@ def test_advanced_getitem(rng):
         x[ht.asarray(np.array([1.0]))]
 
 
+def test_zero_size_masks_select_nothing(rng):
+    """The array API (not NumPy): a mask dimension of size 0 matches any dimension."""
+    a = values("float32", (3, 4), rng)
+    x = to_device(a, "float32")
+    for mshape, want in (((0,), (0, 4)), ((0, 4), (0,)), ((3, 0), (0,)), ((0, 0), (0,))):
+        m = ht.asarray(np.zeros(mshape, bool))
+        r = x[m]
+        assert r.shape == want and r.dtype == ht.float32, mshape
+        x[m] = 5.0                                    # selects nothing: x unchanged
+    assert ht.asarray(np.ones(1, np.int8))[ht.asarray(np.zeros(0, bool))].shape == (0,)
+    np.testing.assert_array_equal(x.get(), a)
+    with pytest.raises(IndexError):
+        x[ht.asarray(np.zeros(2, bool))]
+
+
 def test_advanced_setitem(rng):
     a = values("float64", (6, 7), rng)
     x = to_device(a, "float64")
@@ -193,6 +214,41 @@ def test_take(rng):
         ht.take(x, ht.asarray(np.array([0])))
     with pytest.raises(IndexError):
         ht.take(x, ht.asarray(np.array([9])), axis=0)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_take_along_axis_every_dtype(dtype, rng):
+    a = values(dtype, (4, 5, 6), rng)
+    x = to_device(a, dtype)
+    for axis in (0, 1, 2, -1):
+        n = a.shape[axis]
+        shape = list(a.shape)
+        shape[axis] = 7
+        i = rng.integers(-n, n, size=shape)
+        got = ht.take_along_axis(x, ht.asarray(i), axis=axis)
+        assert got.dtype.name == dtype
+        np.testing.assert_array_equal(got.get(), np.take_along_axis(a, i, axis=axis))
+
+
+def test_take_along_axis_broadcasts_and_views(rng):
+    a = values("float64", (5, 6), rng)
+    x = to_device(a, "float64")
+    s = np.argsort(a, axis=1)
+    np.testing.assert_array_equal(ht.take_along_axis(x, ht.argsort(x, axis=1), axis=1).get(), np.sort(a, axis=1))
+    np.testing.assert_array_equal(ht.take_along_axis(x, ht.asarray(s), axis=-1).get(), np.take_along_axis(a, s, -1))
+    i = np.array([[0], [5], [-1], [2], [3]], np.int32)                      # one index per row
+    np.testing.assert_array_equal(ht.take_along_axis(x, ht.asarray(i)).get(), np.take_along_axis(a, i, axis=1))
+    j = np.array([[4], [-5]], np.int8)                                      # one column, broadcast to the six
+    np.testing.assert_array_equal(ht.take_along_axis(x, ht.asarray(j), axis=0).get(),
+                                  np.take_along_axis(a, j, axis=0))
+    b = ht.asarray(np.ascontiguousarray(s[::-1].T)).mT[::-1]                 # a transposed, reversed view
+    np.testing.assert_array_equal(ht.take_along_axis(x[:, ::-1], b, axis=1).get(),
+                                  np.take_along_axis(a[:, ::-1], s, axis=1))
+    assert ht.take_along_axis(x, ht.asarray(np.zeros((5, 0), np.int64)), axis=1).shape == (5, 0)
+    with pytest.raises(IndexError):
+        ht.take_along_axis(x, ht.asarray(np.array([[6]])), axis=1)          # checked on the device
+    with pytest.raises(IndexError):
+        ht.take_along_axis(x, ht.asarray(np.array([[-7]])), axis=1)
 
 
 def test_manipulation_copies(rng):

@@ -1,4 +1,4 @@
-"""hip.tensor's element-wise functions against NumPy: every function of the array API (2023.12)
+"""hip.tensor's element-wise functions against NumPy: every function of the array API (2025.12)
 for every dtype it takes, on contiguous, strided, transposed, negative-stride, broadcast, empty
 and 0-d arrays; float16/bfloat16 against float32 NumPy with their own tolerance; promotion with
 mixed dtypes and Python scalars; in-place operators; bad input."""
@@ -329,6 +329,103 @@ def test_clip(rng):
                        check_dtype=False)
     f = ht.asarray(np.array([np.nan, 1.0, 5.0]))
     np.testing.assert_array_equal(ht.clip(f, 0.0, 2.0).get(), np.array([np.nan, 1.0, 2.0]))
+
+
+def test_clip_result_has_the_broadcast_shape(rng):
+    """min and max broadcast with x, as NumPy's clip (the array API suite's zero-size cases too)."""
+    a = values("float32", (5, 1), rng)
+    lo, hi = values("float32", (6,), rng, low=-2, high=-1), values("float32", (4, 1, 1), rng, low=1, high=2)
+    got = ht.clip(to_device(a, "float32"), to_device(lo, "float32"), to_device(hi, "float32"))
+    assert_matches(got, np.clip(a, lo, hi))
+    assert ht.clip(ht.asarray(np.float32(1)), min=ht.asarray(np.zeros(0, np.float32))).shape == (0,)
+    assert ht.clip(ht.asarray(np.zeros(3, np.int8)), max=ht.asarray(np.zeros((0, 3), np.int8))).shape == (0, 3)
+
+
+# -- 2025.12: reciprocal, nextafter ------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ALL)
+def test_reciprocal_is_one_over_x(dtype, rng):
+    """1.0 / x: divide's types (integers and bool give float64) and special cases."""
+    a = values(dtype, (257,), rng, nonzero=True)
+    got = ht.reciprocal(to_device(a, dtype))
+    if KIND[dtype] in "fc":
+        assert got.dtype.name == dtype
+        with np.errstate(all="ignore"):
+            want = (np.ones((), ref_dtype(dtype)) / a.astype(ref_dtype(dtype))).astype(ref_dtype(dtype))
+        assert_matches(got, want, dtype, check_dtype=False)
+    else:
+        assert_matches(got, 1.0 / a.astype(np.float64))
+    for label, h, d in layouts(dtype, rng, nonzero=True):
+        with np.errstate(all="ignore"):
+            want = (np.ones((), ref_dtype(dtype) if KIND[dtype] in "fc" else np.float64) /
+                    np.asarray(h).astype(ref_dtype(dtype) if KIND[dtype] in "fc" else np.float64))
+        assert_matches(ht.reciprocal(d), want.astype(want.dtype), dtype if KIND[dtype] in "fc" else None,
+                       check_dtype=False)
+
+
+def test_reciprocal_special_cases_are_divides():
+    z = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0, -0.5, 5e-324, 1e308])
+    with np.errstate(all="ignore"):
+        for d in (np.float32, np.float64):
+            got, want = ht.reciprocal(ht.asarray(z.astype(d))).get(), 1 / z.astype(d)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        c = np.array([0j, 1 + 1j, complex(np.inf, 0), complex(0, np.nan), 3 - 4j], np.complex128)
+        np.testing.assert_allclose(ht.reciprocal(ht.asarray(c)).get(), 1 / c, rtol=1e-15, equal_nan=True)
+
+
+def _nextafter_reference(a, b, name):
+    """np.nextafter in `name`, but y where x == y (the array API's: -0 toward +0 is +0; NumPy's
+    float16 loop gives x). bfloat16 (as float32 values): one step of its own 16 bits."""
+    from hip.tensor._core.dtypes import bfloat16_bits_to_float32, float32_to_bfloat16_bits
+    if name != "bfloat16":
+        with np.errstate(all="ignore"):
+            return np.where(a == b, b, np.nextafter(a, b))
+    bits = float32_to_bfloat16_bits(a).astype(np.int64)
+    step = np.where((a < b) == (a > 0), 1, -1)
+    moved = np.where(a == 0, np.where(np.signbit(b), 0x8001, 0x0001), bits + step)
+    out = bfloat16_bits_to_float32(moved.astype(np.uint16)).reshape(a.shape)
+    out = np.where(a == b, b, out)
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), out)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_nextafter_steps_one_ulp_of_its_own_type(dtype, rng):
+    hd = host_dtype(dtype)
+    a = values(dtype, (400,), rng)
+    b = values(dtype, (400,), rng)
+    b[::5] = a[::5]                                                            # ties
+    if dtype == "bfloat16":                     # its smallest subnormal and largest finite value (bits 1, 0x7f7f)
+        tiny, big = np.array([0x00010000, 0x7F7F0000], np.uint32).view(np.float32)
+    else:
+        tiny, big = np.finfo(dtype).smallest_subnormal, np.finfo(dtype).max
+    special = np.array([0.0, -0.0, 0.0, -0.0, tiny, -tiny, tiny, big, -big, np.inf, -np.inf, np.nan, 1.0, 1.0])
+    toward = np.array([-0.0, 0.0, -1.0, 1.0, 0.0, 0.0, 1.0, np.inf, -np.inf, 0.0, 0.0, 1.0, np.nan, 1.0])
+    a = np.concatenate([a, special.astype(hd)])
+    b = np.concatenate([b, toward.astype(hd)])
+    got = ht.nextafter(to_device(a, dtype), to_device(b, dtype))
+    assert got.dtype.name == dtype
+    want = _nextafter_reference(a, b, dtype)
+    g = got.get()
+    np.testing.assert_array_equal(g, want)
+    np.testing.assert_array_equal(np.signbit(g), np.signbit(want))              # signed zeros
+    for label, h, d in layouts(dtype, rng):                                     # toward +1 from each value
+        r = ht.nextafter(d, 1.0)
+        np.testing.assert_array_equal(r.get(), _nextafter_reference(np.asarray(h), np.ones_like(h), dtype))
+
+
+def test_nextafter_types_and_scalars(rng):
+    a = values("float32", (50,), rng)
+    x = to_device(a, "float32")
+    np.testing.assert_array_equal(ht.nextafter(x, 2.0).get(), np.nextafter(a, np.float32(2)))      # weak scalar
+    np.testing.assert_array_equal(ht.nextafter(-1.0, x).get(), np.nextafter(np.float32(-1), a))
+    for d in ("int8", "int16", "int32", "uint8", "bool"):
+        i = values(d, (20,), rng)
+        want = np.nextafter(i, i + 1 if d != "bool" else ~i)
+        got = ht.nextafter(to_device(i, d), to_device(i + 1 if d != "bool" else ~i, d))
+        assert got.dtype.name == want.dtype.name, d                              # NumPy's: int8 -> float16
+        np.testing.assert_array_equal(got.get(), want)
+    with pytest.raises(TypeError):
+        ht.nextafter(ht.asarray(np.ones(2, np.complex64)), 1.0)
 
 
 def test_bad_input_raises_before_any_launch():

@@ -2,7 +2,7 @@
 without a GPU by the real ROCm hiprtc (gfx90a) and, where the build fetched NVIDIA's wheel, by
 NVRTC (sm_90): sort tiles and merges (every dtype, line dimensions, 32/64-bit positions), argmax/
 argmin (every dtype, layouts, both passes), where, nonzero, searchsorted, count_nonzero, unique's
-kernels, the tiled integer matmul, vecdot and the norms (every dtype, reduction layouts), as the
+kernels and isin's, the tiled integer matmul, vecdot and the norms (every dtype, reduction layouts), as the
 library's own generators write them; plus the sort keys' struct sizes the host code assumes."""
 from __future__ import annotations
 
@@ -87,6 +87,15 @@ def set_matrix():
                                                     bindings={"M": math_dtype(d)})))
         out.append((f"unique_scatter[{d.name}]", st.SCATTER.source(d)))
     out.append(("unique_counts", st.COUNTS.source()))
+    for d in dt.ALL:            # isin: x1's values searched in sorted x2 (x1 an array, or a scalar)
+        b = {"C": d, "M": math_dtype(d)}
+        out.append((f"isin[{d.name}]", _ew(st._isin_k, (d, d, dt.int64, dt.bool, dt.bool),
+                                           ("raw", "array", "scalar", "scalar", "array"), bindings=b)))
+        out.append((f"isin[{d.name}]/scalar", _ew(st._isin_k, (d, d, dt.int64, dt.bool, dt.bool),
+                                                  ("raw", "scalar", "scalar", "scalar", "array"), bindings={**b, "V": d})))
+    out.append(("isin[int8,int16]", _ew(st._isin_k, (dt.int16, dt.int8, dt.int64, dt.bool, dt.bool),
+                                        ("raw", "array", "scalar", "scalar", "array"),
+                                        bindings={"C": dt.int16, "M": dt.int16})))
     return out
 
 
@@ -124,9 +133,9 @@ BATCHES = [MATRIX[i:i + BATCH] for i in range(0, len(MATRIX), BATCH)]
 def test_matrix_covers_every_function_and_dtype():
     names = {label.split("[")[0].split("/")[0] for label, _ in MATRIX}
     assert {"sort_tile", "sort_merge", "argmax", "argmin", "where", "nonzero", "searchsorted_left",
-            "searchsorted_right", "count_nonzero", "unique_starts", "unique_scatter", "unique_counts",
+            "searchsorted_right", "count_nonzero", "unique_starts", "unique_scatter", "unique_counts", "isin",
             "matmul_tiled", "vecdot", "norm2", "norm1", "norminf", "norm-inf", "norm0", "normp"} <= names
-    for fn in ("sort_tile", "argmax", "where", "searchsorted_left", "unique_scatter", "vecdot", "norm2"):
+    for fn in ("sort_tile", "argmax", "where", "searchsorted_left", "unique_scatter", "isin", "vecdot", "norm2"):
         covered = {label.split("[")[1].split("]")[0].split(",")[0].split("/")[0] for label, _ in MATRIX
                    if label.startswith(fn + "[")}
         assert {d.name for d in dt.ALL} <= covered, (fn, {d.name for d in dt.ALL} - covered)

@@ -1,6 +1,6 @@
 """hip.tensor's linear algebra, part 2, against NumPy: the hipSOLVER functions of ht.linalg (solve,
 inv, det, slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, lstsq, pinv, matrix_rank,
-matrix_norm 2/-2/nuc, matrix_power n < 0; hipBLAS's batched LU) for float32/float64/complex64/
+matrix_norm 2/-2/nuc, matrix_power n < 0; hipBLAS's batched LU; eig and eigvals, on the host) for float32/float64/complex64/
 complex128 and integer input, batched, broadcast, non-contiguous and empty; singular / not
 positive definite matrices; dot, vdot, inner, einsum; float16/bfloat16 gemms against float32
 references; the TF32 switch; solver handles per stream."""
@@ -277,6 +277,43 @@ def test_matrix_power_negative(rng):
 def test_eigh(name, shape, rng):
     a = hermitian_pd(name, shape, rng) - shape[-1] * np.eye(shape[-1], dtype=name)     # eigenvalues of both signs
     check_eigh(a, dev(a), name)         # below, with the batched Jacobi tests
+
+
+# -- eig, eigvals: NumPy's geev on the host --------------------------------------------------------------------
+@pytest.mark.parametrize("name", FLOATS + ["int32"])
+@pytest.mark.parametrize("shape", [(5, 5), (3, 4, 4), (1, 1), (0, 0), (2, 0, 0), (0, 3, 3)])
+def test_eig_eigvals(name, shape, rng):
+    a = rand(name, shape, rng)
+    x = dev(a)
+    want = {"float32": np.complex64, "complex64": np.complex64}.get(name, np.complex128)
+    ref = np.linalg.eig(a.astype(np.float64) if name == "int32" else a)
+    w, v = LA.eig(x)
+    assert isinstance(LA.eig(x), LA.EigResult)
+    assert w.dtype.name == v.dtype.name == np.dtype(want).name           # complex even for real eigenvalues
+    assert w.shape == shape[:-1] and v.shape == shape
+    assert w.device == x.device and v.device == x.device
+    real = "float64" if name == "int32" else name.replace("complex64", "float32").replace("complex128", "float64")
+    close(w, ref.eigenvalues.astype(want), real, 1000.0)                  # the same LAPACK: the same order
+    # x v = v diag(w), columns of unit length
+    vh, wh = v.get(), w.get()
+    close(a.astype(want) @ vh, vh * wh[..., None, :], real, 1000.0)
+    if v.size:
+        np.testing.assert_allclose(np.linalg.norm(vh, axis=-2), 1.0, rtol=1e-4)
+    close(LA.eigvals(x), ref.eigenvalues.astype(want), real, 1000.0)
+    assert LA.eigvals(x).dtype.name == np.dtype(want).name
+
+
+def test_eig_of_views_and_non_finite(rng):
+    a = rand("float64", (6, 6), rng)
+    x = dev(a)[::-1, ::2][:3]                                                  # a strided view: copied as it is
+    b = a[::-1, ::2][:3]
+    close(LA.eigvals(x), np.linalg.eigvals(b).astype(np.complex128), "float64", 1000.0)
+    rot = dev(np.array([[0.0, -1.0], [1.0, 0.0]]))
+    np.testing.assert_allclose(np.sort_complex(LA.eigvals(rot).get()), [-1j, 1j], atol=1e-12)
+    with pytest.raises(LA.LinAlgError):
+        LA.eig(dev(np.array([[np.nan, 0.0], [0.0, 1.0]])))
+    with pytest.raises(TypeError):
+        LA.eigvals(dev(np.eye(2, dtype=np.float16)))
 
 
 def test_eigh_reads_lower_triangle(rng):

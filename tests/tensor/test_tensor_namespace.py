@@ -1,6 +1,7 @@
-"""hip.tensor against the Python array API standard (2023.12), as array-api-strict (the standard's
-reference namespace, from PyPI) states it: every name of the main namespace, every ndarray method,
-the inspection namespace, and the dtype functions' answers. No device needed.
+"""hip.tensor against the Python array API standard, as array-api-strict (the standard's reference
+namespace, from PyPI) states it, for 2025.12 (hip.tensor itself) and 2023.12 (the namespace
+`x.__array_namespace__(api_version="2023.12")` gives): every name of the main namespace, every
+ndarray method, the inspection namespace, and the dtype functions' answers. No device needed.
 
 Signatures are compared by what a caller may pass: a positional-only parameter must be accepted at
 its position, any other by its name (we may accept more, never less), and parameters we add must
@@ -16,7 +17,8 @@ import pytest
 xp = pytest.importorskip("array_api_strict")
 import hip.tensor as ht  # noqa: E402
 
-VERSION = "2023.12"
+VERSIONS = ("2023.12", "2025.12")      # the earlier version answered per request, and hip.tensor's own
+VERSION = VERSIONS[-1]
 xp.set_array_api_strict_flags(api_version=VERSION)
 from array_api_strict._array_object import Array as StrictArray  # noqa: E402
 
@@ -37,19 +39,26 @@ def _needs_version(f) -> str:
     return need
 
 
-def _standard_names() -> list[str]:
+def _standard_names(version: str) -> list[str]:
     out = []
     for n in xp.__all__:
         obj = getattr(xp, n)
         if "strict" in n.lower() or n == "__version__" or inspect.ismodule(obj):
             continue            # array-api-strict's own flags; extensions (linalg, fft) apart
-        if callable(obj) and _needs_version(obj) > VERSION:
+        if callable(obj) and _needs_version(obj) > version:
             continue            # a later version's function
         out.append(n)
     return out
 
 
-NAMES = _standard_names()
+NAMES_OF = {v: _standard_names(v) for v in VERSIONS}
+NAMES = NAMES_OF[VERSION]
+_X = ht.ndarray._view_of(None, 1 << 32, (2,), (4,), ht.float32, 0)     # memory never touched
+
+
+def namespace(version: str):
+    """hip.tensor as `version` states it, the standard's way (an array's __array_namespace__)."""
+    return _X.__array_namespace__(api_version=version)
 
 
 def _incompatible(theirs, ours) -> list[str]:
@@ -97,21 +106,48 @@ def _incompatible(theirs, ours) -> list[str]:
 
 def test_the_standard_list_is_derived():
     # the reference namespace really answered (a broken import would make every test vacuous)
-    assert len(NAMES) > 120 and "matmul" in NAMES and "cumulative_sum" in NAMES
-    assert "cumulative_prod" not in NAMES      # 2024.12's, filtered by version
+    old, new = NAMES_OF["2023.12"], NAMES_OF["2025.12"]
+    assert len(old) > 120 and "matmul" in old and "cumulative_sum" in old
+    assert "cumulative_prod" not in old        # 2024.12's, filtered by version
+    assert {"cumulative_prod", "diff", "isin", "take_along_axis", "reciprocal", "nextafter"} <= set(new)
+    assert set(old) <= set(new)
 
 
-def test_every_main_namespace_name_exists():
-    missing = [n for n in NAMES if not hasattr(ht, n)]
-    assert not missing, f"not in hip.tensor: {missing}"
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_main_namespace_name_exists(version):
+    ns = namespace(version)
+    missing = [n for n in NAMES_OF[version] if not hasattr(ns, n)]
+    assert not missing, f"not in hip.tensor ({version}): {missing}"
 
 
-def test_version_and_constants():
-    assert ht.__array_api_version__ == VERSION
+@pytest.mark.parametrize("version", VERSIONS)
+def test_version_and_constants(version):
+    ns = namespace(version)
+    assert ns.__array_api_version__ == version
     for n in ("e", "pi", "inf", "nan"):
-        a, b = float(getattr(ht, n)), float(getattr(xp, n))
+        a, b = float(getattr(ns, n)), float(getattr(xp, n))
         assert a == b or (a != a and b != b), n
-    assert ht.newaxis is xp.newaxis
+    assert ns.newaxis is xp.newaxis
+
+
+def test_the_namespace_answers_per_requested_version():
+    assert ht.__array_api_version__ == "2025.12"
+    assert namespace(None) is ht and namespace("2025.12") is ht
+    old = namespace("2023.12")
+    assert old is namespace("2023.12") and old.sin is ht.sin and old.linalg is ht.linalg
+    with pytest.raises(ValueError, match="unsupported array API version"):
+        namespace("2020.10")
+    # 2025.12 made these tuples; before, lists (views only: no device needed)
+    a, b = _X, ht.ndarray._view_of(None, 1 << 32, (3, 1), (4, 4), ht.float32, 0)
+    assert type(ht.broadcast_arrays(a, b)) is tuple and type(old.broadcast_arrays(a, b)) is list
+    assert [r.shape for r in old.broadcast_arrays(a, b)] == [(3, 2), (3, 2)]
+    assert inspect.signature(old.meshgrid) == inspect.signature(ht.meshgrid)
+    assert type(ht.__array_namespace_info__().devices()) is tuple
+    assert type(old.__array_namespace_info__().devices()) is list
+    for v in VERSIONS:
+        with xp.ArrayAPIStrictFlags(api_version=v):
+            assert type(namespace(v).__array_namespace_info__().devices()) is \
+                type(xp.__array_namespace_info__().devices())
 
 
 # (array-api-strict's Device class is its own: the standard names no device constructor)
@@ -153,13 +189,13 @@ def test_inspection_namespace():
     assert set(ours.capabilities()) >= set(theirs.capabilities()) - {"max dimensions"}
     assert {k: v.name for k, v in ours.default_dtypes().items()} == \
         {k: _name(v) for k, v in theirs.default_dtypes(device=theirs.default_device()).items()}
-    extra = {"float16", "bfloat16"}            # ours beyond the standard's
+    # the standard's dtypes only (float16 and bfloat16 are hip.tensor's own, outside the standard)
     for kind in (None, "bool", "signed integer", "unsigned integer", "integral", "real floating",
                  "complex floating", "numeric", ("integral", "complex floating")):
         want = set(theirs.dtypes(kind=kind)) if kind is not None else set(theirs.dtypes())
-        got = set(ours.dtypes(kind=kind))
-        assert got - extra == want, kind
+        assert set(ours.dtypes(kind=kind)) == want, kind
     assert all(ours.dtypes()[n] is getattr(ht, n) for n in ours.dtypes())
+    assert ht.float16 and ht.bfloat16 and ht.result_type(ht.float16, ht.bfloat16) is ht.float32
 
 
 def _name(d) -> str:

@@ -2,8 +2,9 @@
 over inner, outer, middle, several and all axes, keepdims, non-contiguous and broadcast inputs,
 empty and 0-d arrays, large extents (split over blocks, the last block reducing the partials in the
 same launch), tails of every length, wide and scalar loads (aligned and misaligned views give the
-same bits: the plan alone fixes the summation order), dtype= per the standard; cumulative_sum
-short and long (chunked); a user ReductionKernel with and without identity; bad input."""
+same bits: the plan alone fixes the summation order), dtype= per the standard; cumulative_sum and
+cumulative_prod short and long (chunked); diff (n, axis, prepend/append); a user ReductionKernel
+with and without identity; bad input."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 import hip.tensor as ht
 
-from gpu_tensor import ALL, KIND, assert_matches, ref_dtype, to_device, values
+from gpu_tensor import ALL, KIND, assert_matches, ref_dtype, round_bf16, to_device, values
 
 pytestmark = pytest.mark.gpu
 
@@ -310,6 +311,104 @@ def test_long_cumulative_sum_is_chunked(rng):
                                   np.cumulative_sum(b, axis=1, include_initial=True))
     np.testing.assert_array_equal(ht.cumulative_sum(ht.asarray(b.T.copy()), axis=0).get(),
                                   np.cumulative_sum(b.T, axis=0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "int8", "bool", "float16", "bfloat16",
+                                   "complex64", "complex128"])
+def test_cumulative_prod(dtype, rng):
+    a = values(dtype, (5, 37), rng, low=0.6, high=1.4, int_low=-2, int_high=2)
+    x = to_device(a, dtype)
+    r = a.astype(ref_dtype(dtype))
+    acc = _sum_dtype(dtype) if dtype not in ("float16", "bfloat16") else np.float32
+    for axis in (0, 1, -1):
+        got = ht.cumulative_prod(x, axis=axis)
+        want = np.cumulative_prod(r, axis=axis, dtype=acc)
+        assert got.dtype.name == (dtype if dtype in ("float16", "bfloat16") else np.dtype(want.dtype).name)
+        np.testing.assert_allclose(got.get().astype(np.complex128), want.astype(np.complex128), **_tol(dtype, 37))
+        got = ht.cumulative_prod(x[:, ::-2], axis=axis, include_initial=True)
+        want = np.cumulative_prod(r[:, ::-2], axis=axis, include_initial=True, dtype=acc)
+        np.testing.assert_allclose(got.get().astype(np.complex128), want.astype(np.complex128), **_tol(dtype, 37))
+    assert ht.cumulative_prod(ht.zeros((0,)), include_initial=True).get().tolist() == [1.0]
+    assert ht.cumulative_prod(ht.zeros((3, 0)), axis=0).shape == (3, 0)
+
+
+def test_cumulative_prod_wraps_and_dtype_as_numpy(rng):
+    a = rng.choice(np.array([-3, -2, -1, 1, 2, 3], np.int8), size=(4, 60))
+    x = ht.asarray(a)
+    np.testing.assert_array_equal(ht.cumulative_prod(x, axis=1).get(), np.cumulative_prod(a, axis=1, dtype=np.int64))
+    np.testing.assert_array_equal(ht.cumulative_prod(x, axis=1, dtype=ht.int8).get(),
+                                  np.cumulative_prod(a, axis=1, dtype=np.int8))               # wraps in int8
+    u = a.astype(np.uint32)
+    got = ht.cumulative_prod(ht.asarray(u), axis=0)
+    assert got.dtype == ht.uint64
+    np.testing.assert_array_equal(got.get(), np.cumulative_prod(u, axis=0, dtype=np.uint64))
+    f = ht.cumulative_prod(ht.asarray(a), axis=1, dtype=ht.float64)
+    np.testing.assert_allclose(f.get(), np.cumulative_prod(a.astype(np.float64), axis=1), rtol=1e-13)
+    z = np.array([1.0, np.inf, 0.0, -2.0, np.nan, 3.0])
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(ht.cumulative_prod(ht.asarray(z)).get(), np.cumulative_prod(z))
+
+
+def test_long_cumulative_prod_is_chunked(rng):
+    # integer products wrap modulo 2^64 whatever the grouping: the chunked scan gives NumPy's bits
+    a = rng.choice(np.array([-3, -2, -1, 1, 2, 3], np.int64), size=(1 << 20) + 17)
+    np.testing.assert_array_equal(ht.cumulative_prod(ht.asarray(a)).get(), np.cumulative_prod(a))
+    b = rng.choice(np.array([-1.0, 1.0], np.float64), size=(3, 100003))
+    np.testing.assert_array_equal(ht.cumulative_prod(ht.asarray(b), axis=1, include_initial=True).get(),
+                                  np.cumulative_prod(b, axis=1, include_initial=True))
+    np.testing.assert_array_equal(ht.cumulative_prod(ht.asarray(b.T.copy()), axis=0).get(),
+                                  np.cumulative_prod(b.T, axis=0))
+
+
+def test_long_scans_with_a_narrow_dtype(rng):
+    """The chunked scan's per-chunk offsets are in the accumulator type (dtype=int8, bool)."""
+    a = rng.integers(-100, 100, size=(1 << 16) + 3).astype(np.int8)
+    np.testing.assert_array_equal(ht.cumulative_sum(ht.asarray(a), dtype=ht.int8).get(),
+                                  np.cumulative_sum(a, dtype=np.int8))                       # wraps in int8
+    m = np.ones(70001, bool)
+    m[50000] = False
+    np.testing.assert_array_equal(ht.cumulative_prod(ht.asarray(m), dtype=ht.bool).get(),
+                                  np.cumulative_prod(m, dtype=bool))
+    np.testing.assert_array_equal(ht.cumulative_sum(ht.asarray(m), dtype=ht.bool).get(),
+                                  np.cumulative_sum(m, dtype=bool))
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_diff(dtype, rng):
+    a = values(dtype, (6, 9), rng)
+    x = to_device(a, dtype)
+    for axis in (0, 1, -1, -2):
+        for n in (1, 2, 3):
+            got = ht.diff(x, axis=axis, n=n)
+            want = a
+            for _ in range(n):          # each difference rounded to the dtype (bfloat16: by hand)
+                want = np.diff(want, axis=axis)
+                want = round_bf16(want) if dtype == "bfloat16" else want
+            assert got.dtype.name == dtype and got.shape == want.shape
+            assert_matches(got, want.astype(ref_dtype(dtype)) if KIND[dtype] == "f" else want, dtype,
+                           check_dtype=False)
+    got = ht.diff(x[::-1, ::2], axis=1)                                         # a strided view
+    assert_matches(got, np.diff(a[::-1, ::2], axis=1).astype(ref_dtype(dtype)), dtype, check_dtype=False)
+    assert ht.diff(x, n=12).shape == np.diff(a, n=12).shape == (6, 0)          # n past the length: empty
+
+
+def test_diff_prepend_append(rng):
+    a = values("float64", (4, 5), rng)
+    x = ht.asarray(a)
+    p, q = values("float64", (4, 2), rng), values("float64", (1, 5), rng)
+    np.testing.assert_allclose(ht.diff(x, prepend=ht.asarray(p), append=ht.asarray(p[:, :1])).get(),
+                               np.diff(a, prepend=p, append=p[:, :1]), rtol=1e-15)
+    np.testing.assert_allclose(ht.diff(x, axis=0, n=2, prepend=ht.asarray(q)).get(),
+                               np.diff(a, axis=0, n=2, prepend=q), rtol=1e-15)
+    np.testing.assert_allclose(ht.diff(x, prepend=0.5, append=-1.0).get(), np.diff(a, prepend=0.5, append=-1.0),
+                               rtol=1e-15)                                      # a scalar: one step along axis
+    i = np.array([1, 5, 2], np.int8)
+    got = ht.diff(ht.asarray(i), prepend=3)                                     # a weak scalar: int8 stays int8
+    assert got.dtype == ht.int8
+    np.testing.assert_array_equal(got.get(), np.diff(i, prepend=np.int8(3)))
+    m = ht.diff(ht.asarray(i.astype(np.uint8)), append=ht.asarray(np.array([0], np.uint16)))
+    assert m.dtype == ht.uint16                                                 # prepend/append promote
+    np.testing.assert_array_equal(m.get(), np.diff(i.astype(np.uint8), append=np.array([0], np.uint16)))
 
 
 def test_reduction_kernel_user_defined(rng):

@@ -2,7 +2,8 @@
 axis, layout, ascending/descending, ties, NaN/-0.0/inf, long rows through the merge passes, the
 64-bit position path), argmax/argmin (axes, keepdims, NaN first, ties, the two-pass split, outer
 axes), where, nonzero, searchsorted (sides, sorter, NaN), count_nonzero, unique_all/counts/
-inverse/values (NaNs distinct, -0.0 == 0.0, first occurrences); empty and 0-d inputs."""
+inverse/values (NaNs distinct, -0.0 == 0.0, first occurrences), isin (NaN in nothing, -0.0 in
+[0.0], promotion, scalars, invert); empty and 0-d inputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -334,3 +335,42 @@ def test_unique_large_and_special(rng):
     _equal(r.indices.get(), np.array([3, 1, 0, 2]))
     with pytest.raises(TypeError):
         ht.unique_values(np.arange(3))
+
+
+# -- isin ---------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ALL)
+def test_isin_every_dtype_layout(dtype, rng):
+    """NumPy's isin: equality after promotion, so NaN is in nothing and -0.0 is in [0.0]."""
+    for (label, a, x), (_, b, y) in zip(layouts(dtype, rng), layouts(dtype, rng)):
+        for invert in (False, True):
+            got = ht.isin(x, y, invert=invert)
+            assert got.dtype == ht.bool and got.shape == a.shape, label
+            _equal(got.get(), np.isin(a, b, invert=invert))
+    b = tied(dtype, (5000,), rng)                          # a long x2: the merge-pass sort
+    a = tied(dtype, (7, 11), rng)
+    _equal(ht.isin(to_device(a, dtype), to_device(b, dtype)).get(), np.isin(a, b))
+
+
+def test_isin_promotes_takes_scalars_and_empty_sets(rng):
+    a = np.array([[1, -2, 300], [7, 0, -128]], np.int16)
+    b = np.array([300, 7, -1], np.int16)
+    x = ht.asarray(a)
+    _equal(ht.isin(x, ht.asarray(np.array([1, 0, 5], np.int8))).get(), np.isin(a, np.array([1, 0, 5])))
+    _equal(ht.isin(ht.asarray(np.array([1, 2, 3], np.uint64)), ht.asarray(np.array([3, -1], np.int64))).get(),
+           np.array([False, False, True]))
+    _equal(ht.isin(ht.asarray(np.array([0.5, 2.0, np.nan])), ht.asarray(np.array([2, 3], np.int32))).get(),
+           np.array([False, True, False]))
+    for invert in (False, True):
+        _equal(ht.isin(x, 300, invert=invert).get(), np.isin(a, 300, invert=invert))
+        _equal(ht.isin(ht.asarray(a.astype(np.uint8)), 300, invert=invert).get(),
+               np.full(a.shape, invert))                                     # 300 is no uint8 value
+        _equal(ht.isin(ht.asarray(a.astype(np.uint8)), -1, invert=invert).get(), np.full(a.shape, invert))
+        r = ht.isin(7, ht.asarray(b), invert=invert)
+        assert r.shape == () and bool(r) == (not invert)
+        assert bool(ht.isin(70000, ht.asarray(b), invert=invert)) == invert
+        assert bool(ht.isin(-1, ht.asarray(b.astype(np.uint8)), invert=invert)) == invert
+        _equal(ht.isin(x, ht.asarray(np.zeros(0, np.int16)), invert=invert).get(), np.full(a.shape, invert))
+    assert ht.isin(ht.asarray(np.zeros((0, 3))), ht.asarray(np.ones(4))).shape == (0, 3)
+    f = np.array([-0.0, 0.0, np.nan, np.inf, 1.0], np.float32)
+    _equal(ht.isin(ht.asarray(f), ht.asarray(np.array([0.0, np.nan, np.inf], np.float32))).get(),
+           np.array([True, True, False, True, False]))

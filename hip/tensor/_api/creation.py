@@ -297,8 +297,9 @@ def asnumpy(a, stream=None) -> np.ndarray:
     return np.asarray(a)
 
 
-def meshgrid(*arrays, indexing: str = "xy") -> list[ndarray]:
-    """Coordinate matrices from 1-d arrays ('xy': Cartesian, 'ij': matrix indexing)."""
+def meshgrid(*arrays, indexing: str = "xy") -> tuple[ndarray, ...]:
+    """Coordinate matrices from 1-d arrays ('xy': Cartesian, 'ij': matrix indexing), a tuple
+    (2025.12, as NumPy 2; a list in earlier versions' namespaces)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
     for a in arrays:
@@ -319,4 +320,4 @@ def meshgrid(*arrays, indexing: str = "xy") -> list[ndarray]:
         s = [1] * n
         s[pos] = a.shape[0]
         out.append(broadcast_to(reshape(a, tuple(s)), tuple(shape)).copy())
-    return out
+    return tuple(out)

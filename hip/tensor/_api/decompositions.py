@@ -1,6 +1,6 @@
 """The factorizations of `hip.tensor.linalg` through hipSOLVER (`_libs.solver.Job`) and hipBLAS's batched
 LU: solve, inv, det, slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, lstsq, and from them
-pinv and matrix_rank; eig/eigvals raise NotImplementedError (hipSOLVER 6.4 has no geev).
+pinv and matrix_rank; eig/eigvals on the host (NumPy's LAPACK geev: hipSOLVER 6.4 has none).
 
 Dtypes: float32, float64, complex64, complex128; integers and bool are computed in float64 (as
 NumPy); float16/bfloat16 raise TypeError (as NumPy and PyTorch's CPU linalg). Batches (..., M, N)
@@ -23,7 +23,7 @@ from .._core.shapes import broadcast_shapes, prod
 from .._kernels.elementwise import ElementwiseKernel, _on_device
 from .._libs.solver import (BATCHED_LU_MAX_N, JACOBI_BATCHED_MAX_N, Job, LinAlgError, enums, getrf_batched,
                             getri_batched, getrs_batched, jacobi_params, pointers)
-from .creation import arange, eye, ones, triu, zeros
+from .creation import arange, asarray, eye, ones, triu, zeros
 from .elementwise import abs as _abs, log
 from .linalg import diagonal, matmul
 from .manipulation import broadcast_to, reshape
@@ -32,12 +32,13 @@ from .statistical import any as _any, max as _max, prod as _prod, sum as _sum
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq",
            "pinv", "matrix_rank", "eig", "eigvals", "LinAlgError", "SlogdetResult", "QRResult", "SVDResult",
-           "EighResult"]
+           "EighResult", "EigResult"]
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 QRResult = namedtuple("QRResult", ["Q", "R"])
 SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 
 _INT_MAX = 2 ** 31 - 1
 
@@ -538,19 +539,32 @@ def matrix_rank(x, /, tol=None, hermitian: bool = False, *, rtol=None) -> ndarra
         return count_nonzero(s > tol, axis=-1)
 
 
-# -- the general eigenproblem ------------------------------------------------------------------------------------
-_NO_GEEV = ("hipSOLVER (ROCm 6.4) has no general (non-Hermitian) eigensolver (no geev; the bindings follow its "
-            "headers, so cuSOLVER's Xgeev is out of reach too); use eigh/eigvalsh for Hermitian matrices, or NumPy "
-            "on the host")
+# -- the general eigenproblem: on the host ------------------------------------------------------------------
+# hipSOLVER (ROCm 6.4) has no general (non-Hermitian) eigensolver (no geev in its headers, which the
+# bindings follow, so cuSOLVER's Xgeev is out of reach on the nvidia platform too): eig and eigvals
+# copy x to the host, call NumPy's LAPACK geev and copy the results back.
+def _eig_host(x, name: str, vectors: bool):
+    d = _matrices(x, name)
+    c = _dt.result_type(d, _dt.complex64)            # the complex type of d's precision
+    a = x.get().astype(d.numpy, copy=False)          # waits for x's stream
+    try:
+        r = np.linalg.eig(a) if vectors else np.linalg.eigvals(a)
+    except np.linalg.LinAlgError as e:               # non-finite input, or geev did not converge
+        raise LinAlgError(f"{name}: {e}") from None
+
+    def device(v):
+        return asarray(np.ascontiguousarray(v, dtype=c.numpy), device=x.device_id)
+    return EigResult(device(r.eigenvalues), device(r.eigenvectors)) if vectors else device(r)
 
 
-def eig(x, /) -> tuple:
-    """Not available: raises NotImplementedError (see _NO_GEEV)."""
-    _matrices(x, "eig")
-    raise NotImplementedError(f"eig: {_NO_GEEV}")
+def eig(x, /) -> EigResult:
+    """Eigenvalues (..., M) and right eigenvectors (..., M, M; columns, unit length) of each square
+    matrix, always complex (complex64 for float32 input, complex128 for float64 and integers), in
+    LAPACK's order. Computed on the host: x is copied there and NumPy's geev runs on it (hipSOLVER has
+    no general eigensolver); the results are copied back to x's device."""
+    return _eig_host(x, "eig", True)
 
 
 def eigvals(x, /) -> ndarray:
-    """Not available: raises NotImplementedError (see _NO_GEEV)."""
-    _matrices(x, "eigvals")
-    raise NotImplementedError(f"eigvals: {_NO_GEEV}")
+    """The eigenvalues (..., M) of each square matrix, complex as eig's; on the host, as eig."""
+    return _eig_host(x, "eigvals", False)

@@ -1,7 +1,8 @@
-"""The array API's element-wise functions (2023.12), each one ElementwiseKernel over C++ helpers of
+"""The array API's element-wise functions (2025.12), each one ElementwiseKernel over C++ helpers of
 the prelude. Type rules: the promotion table for the inputs, then NumPy's for the result
 (integers into sin & co. give NumPy's float: int8 -> float16, int16 -> float32, others float64;
-divide gives float64); float16/bfloat16 compute in float32 and round once at the end.
+divide and reciprocal give float64); float16/bfloat16 compute in float32 and round once at the end,
+except nextafter, which steps in the result type itself.
 """
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ _UNARY_FLOAT = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh"
 
 __all__ = list(_UNARY_FLOAT) + [
     "abs", "ceil", "floor", "trunc", "round", "conj", "real", "imag", "negative", "positive", "sign",
-    "signbit", "square", "isnan", "isinf", "isfinite", "bitwise_invert", "logical_not",
+    "signbit", "square", "isnan", "isinf", "isfinite", "bitwise_invert", "logical_not", "reciprocal",
     "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "atan2", "hypot",
-    "copysign", "logaddexp", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "copysign", "nextafter", "logaddexp", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor",
     "bitwise_left_shift", "bitwise_right_shift", "equal", "not_equal", "less", "less_equal", "greater",
     "greater_equal", "logical_and", "logical_or", "logical_xor", "clip",
 ]
@@ -39,7 +40,8 @@ def _int_float(d: _dt.DType) -> _dt.DType:
 
 
 class _Op:
-    """One element-wise function: its C++ expression over `a` (and `b`), in the compute type C."""
+    """One element-wise function: its C++ expression over `a` (and `b`), in the compute type C
+    (math_dtype of the result; the result type itself with compute="exact", bool with "bool")."""
 
     def __init__(self, name, nin, expr, kinds=_ANY, out="same", bool_as=None, compute=None):
         self.name, self.nin, self.kinds, self.out, self.bool_as, self.compute = name, nin, kinds, out, bool_as, compute
@@ -73,6 +75,8 @@ class _Op:
             raise AssertionError(out)
         if self.compute == "bool":
             c = _dt.bool
+        elif self.compute == "exact":
+            c = y
         elif out in ("bool", "real"):
             c = math_dtype(rt)
         else:
@@ -210,6 +214,7 @@ isinf = _def("isinf", 1, "ht_isinf(a)", out="bool")
 isfinite = _def("isfinite", 1, "ht_isfinite(a)", out="bool")
 bitwise_invert = _def("bitwise_invert", 1, "ht_invert(a)", kinds="biu")
 logical_not = _def("logical_not", 1, "!a", out="bool", compute="bool")
+reciprocal = _def("reciprocal", 1, "ht_cast<C>(1) / a", out="divide")     # 1.0 / x: divide's types and special cases
 _conj = _def("conj", 1, "ht_conj(a)", bool_as=_dt.int8)
 _real = _def("real", 1, "ht_real(a)", out="real")
 _imag = _def("imag", 1, "ht_imag(a)", out="real")
@@ -224,6 +229,8 @@ pow = _def("pow", 2, "ht_power(a, b)", kinds="biufc", bool_as=_dt.int8)
 atan2 = _def("atan2", 2, "ht_atan2(a, b)", kinds="biuf", out="float")
 hypot = _def("hypot", 2, "ht_hypot(a, b)", kinds="biuf", out="float")
 copysign = _def("copysign", 2, "ht_copysign(a, b)", kinds="biuf", out="float")
+# on the result type's own bits: float16/bfloat16 step by their ulp, not float32's
+nextafter = _def("nextafter", 2, "ht_nextafter(a, b)", kinds="biuf", out="float", compute="exact")
 logaddexp = _def("logaddexp", 2, "ht_logaddexp(a, b)", kinds="biuf", out="float")
 maximum = _def("maximum", 2, "ht_maximum(a, b)")
 minimum = _def("minimum", 2, "ht_minimum(a, b)")
@@ -262,7 +269,8 @@ _clip_kernels: dict = {}
 
 
 def clip(x: ndarray, /, min: ndarray | float | None = None, max: ndarray | float | None = None) -> ndarray:
-    """x clamped to [min, max] (either may be None); the result has x's dtype; NaN propagates."""
+    """x clamped to [min, max] (either may be None); the result has x's dtype and the shape x, min
+    and max broadcast to (as NumPy); NaN propagates."""
     if not isinstance(x, ndarray):
         raise TypeError(f"clip: x must be a hip.tensor array, got {type(x).__name__}")
     if x.dtype.kind == "c":
@@ -288,10 +296,7 @@ def clip(x: ndarray, /, min: ndarray | float | None = None, max: ndarray | float
                                                    f"const C a = ht_cast<C>(x1); y = ht_cast<Y>({expr});",
                                                    "ht_clip", vectorize=True)
     args = [x] + [v if isinstance(v, ndarray) else scalar_value(v, c) for v in (min, max) if v is not None]
-    y = k(*args, _bindings={"C": c, "Y": x.dtype})
-    if y.shape != x.shape:
-        raise ValueError(f"clip: min/max broadcast x of shape {x.shape} to {y.shape}")
-    return y
+    return k(*args, _bindings={"C": c, "Y": x.dtype})
 
 
 # -- operators of ndarray ---------------------------------------------------------------------------

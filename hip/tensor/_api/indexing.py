@@ -1,5 +1,5 @@
 """Indexing: NumPy's basic indexing as views (ints, slices, None, Ellipsis), advanced indexing by
-integer and boolean arrays as gather/scatter kernels, and `take`.
+integer and boolean arrays as gather/scatter kernels, `take` and `take_along_axis`.
 
 Integer index arrays are checked against the bounds before any kernel runs (on the host for host
 data; by a min/max reduction, one synchronization, for device arrays). A boolean mask is turned
@@ -21,7 +21,7 @@ from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
 from .creation import _host_to_device, asarray
 from .statistical import max as _max, min as _min
 
-__all__ = ["take"]
+__all__ = ["take", "take_along_axis"]
 
 
 class _Adv:
@@ -139,7 +139,9 @@ def _parse(x: ndarray, key):
             d += 1
         else:
             if k.dtype.kind == "b":
-                if tuple(k.shape) != tuple(x.shape[d:d + k.ndim]):
+                # the array API lets a mask dimension of size 0 index any dimension (it selects
+                # nothing); NumPy asks for equal sizes
+                if any(ks not in (xs, 0) for ks, xs in zip(k.shape, x.shape[d:d + k.ndim])):
                     raise IndexError(f"boolean index of shape {tuple(k.shape)} does not match the indexed "
                                      f"dimensions {tuple(x.shape[d:d + k.ndim])}")
                 host = k.get() if isinstance(k, ndarray) else k
@@ -316,6 +318,39 @@ def take(x, indices, /, *, axis=None) -> ndarray:
     if indices.dtype.kind not in "iu":
         raise IndexError(f"take: indices must be integers, got {indices.dtype}")
     return getitem(x, (slice(None),) * axis + (indices,))
+
+
+def take_along_axis(x, indices, /, *, axis: int = -1) -> ndarray:
+    """x's elements at `indices` (integers, x's number of dimensions; negative ones count from the
+    end) along `axis`; the other dimensions broadcast, as NumPy's. One gather kernel; the indices
+    are bounds-checked first (IndexError), as take's."""
+    if not isinstance(x, ndarray):
+        raise TypeError(f"take_along_axis: expected a hip.tensor array, got {type(x).__name__}")
+    if not isinstance(indices, ndarray):
+        raise TypeError(f"take_along_axis: indices must be a hip.tensor array, got {type(indices).__name__}")
+    if indices.dtype.kind not in "iu":
+        raise IndexError(f"take_along_axis: indices must be integers, got {indices.dtype.name}")
+    if indices.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: indices ({indices.ndim}-d) must have x's number of dimensions "
+                         f"({x.ndim})")
+    if x.ndim == 0:
+        raise ValueError("take_along_axis: a 0-d array has no axis")
+    axis = normalize_axis(axis, x.ndim)
+    n = x.shape[axis]
+    # every dimension but `axis` broadcasts; along `axis` the result has the indices' length
+    rest = broadcast_shapes(x.shape[:axis] + (1,) + x.shape[axis + 1:],
+                            indices.shape[:axis] + (1,) + indices.shape[axis + 1:])
+    res_shape = rest[:axis] + (indices.shape[axis],) + rest[axis + 1:]
+    out = ndarray._empty(res_shape, x.dtype, x.device_id)
+    if out.size == 0:
+        return out
+    _check_bounds([_Adv(indices, axis, n)])
+    # src: each output element's line start (stride 0 along axis); the kernel adds k * stride
+    src = x._view(x.ptr, res_shape, broadcast_strides(x.shape[:axis] + (1,) + x.shape[axis + 1:],
+                                                      x.strides[:axis] + (0,) + x.strides[axis + 1:], res_shape))
+    idx = indices._view(indices.ptr, res_shape, broadcast_strides(indices.shape, indices.strides, res_shape))
+    _gather_kernel(1)(src, idx, np.int64(n), np.int64(x.strides[axis]), out)
+    return out
 
 
 # ndarray's x[key] and x[key] = value

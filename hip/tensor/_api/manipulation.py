@@ -89,11 +89,13 @@ def broadcast_to(x, /, shape) -> ndarray:
     return v
 
 
-def broadcast_arrays(*arrays) -> list[ndarray]:
+def broadcast_arrays(*arrays) -> tuple[ndarray, ...]:
+    """Views of the arrays broadcast to one shape, a tuple (2025.12, as NumPy 2; a list in earlier
+    versions' namespaces)."""
     for a in arrays:
         _need_array(a, "broadcast_arrays")
     shape = broadcast_shapes(*[a.shape for a in arrays])
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def expand_dims(x, /, axis=0) -> ndarray:

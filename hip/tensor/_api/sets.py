@@ -1,5 +1,5 @@
-"""The array API's set functions (2023.12): unique_all, unique_counts, unique_inverse,
-unique_values, sort-based.
+"""The array API's set functions (2025.12): unique_all, unique_counts, unique_inverse,
+unique_values, isin; sort-based.
 
 x is flattened (C order) and sorted stably (`_api.sorting.sort_along`); a group starts where a value
 differs from the one before it (`!=`, so every NaN is its own group, as the standard says and
@@ -7,21 +7,28 @@ NumPy 2 does; -0.0 and +0.0 are one group); a scan of the group starts numbers t
 scatter writes values, first positions, inverse indices and group starts. Values come out sorted
 (NaNs last), `indices` are first occurrences, `inverse_indices` has x's shape. The number of
 groups is read back once (a synchronization) to size the results.
+
+isin sorts x2's values (flattened) and finds each element of x1 in them by a binary search in the
+sort's order, one kernel: a match is a value equal (`==`) to the first one not below it, so NaN is in
+nothing and -0.0 is in [+0.0], as `equal` says.
 """
 from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
+
 from .._core import dtypes as _dt
 from .._core.array import ndarray
-from .._kernels.elementwise import ElementwiseKernel
+from .._kernels.elementwise import ElementwiseKernel, _common_device, is_scalar, scalar_value
 from .._kernels.template import TemplateKernel, launch_flat
-from .elementwise import math_dtype
+from .creation import full
+from .elementwise import equal, math_dtype, not_equal
 from .manipulation import reshape
-from .sorting import sort_along
+from .sorting import SORT_KEYS, sort_along
 from .statistical import cumulative_sum
 
-__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values",
+__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "isin",
            "UniqueAllResult", "UniqueCountsResult", "UniqueInverseResult"]
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
@@ -113,3 +120,50 @@ def unique_inverse(x, /) -> UniqueInverseResult:
 
 def unique_values(x, /) -> ndarray:
     return _unique(x, "unique_values", False, False, False)[0]
+
+
+# -- isin: a binary search of each x1 value in sorted x2 ------------------------------------------------------
+_isin_k = ElementwiseKernel(
+    "raw C a, V v, int64 n, bool inv", "bool y",
+    "const C _v = ht_cast<C>(v); const auto _key = ht_skey(_v); long long _lo = 0, _hi = n; "
+    "while (_lo < _hi) { const long long _mid = (_lo + _hi) >> 1; "
+    "if (ht_kless(ht_skey(a[_mid]), _key)) _lo = _mid + 1; else _hi = _mid; } "
+    "y = (_lo < n && ht_cast<M>(a[_lo]) == ht_cast<M>(_v)) != inv", "ht_isin", preamble=SORT_KEYS)
+
+
+def _out_of_range(v, d: _dt.DType) -> bool:
+    """Whether the Python int v cannot be a value of the integer dtype d (so equals none of them)."""
+    if d.kind not in "iu" or isinstance(v, bool) or not isinstance(v, int):
+        return False
+    info = _dt.iinfo(d)
+    return not info.min <= v <= info.max
+
+
+def isin(x1, x2, /, *, invert: bool = False) -> ndarray:
+    """Whether each element of x1 equals some element of x2 (`equal`'s test, after promotion; not,
+    with invert=True): bool, x1's shape (0-d for a scalar x1). One of them may be a Python scalar."""
+    if not isinstance(invert, (bool, np.bool_)):
+        raise TypeError(f"isin: invert must be a bool, got {type(invert).__name__}")
+    for v, what in ((x1, "x1"), (x2, "x2")):
+        if not isinstance(v, ndarray) and not is_scalar(v):
+            raise TypeError(f"isin: {what} must be a hip.tensor array or a Python scalar, got {type(v).__name__}")
+    if not isinstance(x1, ndarray) and not isinstance(x2, ndarray):
+        raise TypeError("isin: at least one of x1 and x2 must be a hip.tensor array")
+    arr = x1 if isinstance(x1, ndarray) else x2
+    scalar = x2 if arr is x1 else x1
+    if arr is x1 and not isinstance(x2, ndarray):
+        # one value: an element-wise comparison; an int outside x1's range equals nothing
+        if _out_of_range(x2, x1.dtype):
+            return full(x1.shape, bool(invert), dtype=_dt.bool, device=x1.device_id)
+        return not_equal(x1, x2) if invert else equal(x1, x2)
+    c = _dt.result_type(x1.dtype if arr is x1 else x1, x2.dtype)
+    if arr is x2 and _out_of_range(scalar, x2.dtype):
+        return full((), bool(invert), dtype=_dt.bool, device=x2.device_id)
+    if arr is x1:
+        _common_device([x1, x2])
+    flat = reshape(x2, (-1,)).astype(c, copy=False)
+    a = sort_along(flat, 0, False, True, False)[0]
+    b = {"C": c, "M": math_dtype(c)}
+    if arr is x1:
+        return _isin_k(a, x1, np.int64(a.shape[0]), np.bool_(invert), _bindings=b)
+    return _isin_k(a, scalar_value(x1, c), np.int64(a.shape[0]), np.bool_(invert), _bindings={**b, "V": c})

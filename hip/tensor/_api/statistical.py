@@ -1,5 +1,6 @@
-"""The array API's statistical functions (2023.12): sum, prod, mean, var, std, max, min,
-cumulative_sum, plus any/all, over any axes with keepdims, `dtype=` per the standard.
+"""The array API's statistical functions (2025.12): sum, prod, mean, var, std, max, min,
+cumulative_sum, cumulative_prod, over any axes with keepdims, `dtype=` per the standard; and its
+utility functions any, all, diff.
 
 Accumulation: integers in int64/uint64 (sum/prod default), float16/bfloat16 in float32, others in
 their own type; results are rounded once to the output dtype.
@@ -19,10 +20,12 @@ from .._kernels import compiler as _compiler
 from .._kernels.elementwise import _on_device, grid_for
 from .._kernels.reduction import ReductionKernel
 from .._kernels.source import PRELUDE
-from .elementwise import math_dtype
-from .manipulation import moveaxis
+from .creation import full
+from .elementwise import math_dtype, not_equal, subtract
+from .manipulation import concat, moveaxis
 
-__all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "cumulative_sum", "any", "all"]
+__all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "cumulative_sum", "cumulative_prod", "any", "all",
+           "diff"]
 
 _sum_k = ReductionKernel("X x", "Y y", "ht_cast<A>(x)", "ht_add(a, b)", "y = ht_cast<Y>(a)", "0", "ht_sum",
                          reduce_type="A")
@@ -173,14 +176,17 @@ def all(x, /, *, axis=None, keepdims=False) -> ndarray:
     return _all_k(x, axis=axis, keepdims=keepdims)
 
 
-# -- cumulative_sum: a block-wide scan per (line, chunk); long lines in two passes ----------------------
+# -- cumulative_sum, cumulative_prod: a block-wide scan per (line, chunk); long lines in two passes -------
 SCAN_BLOCK = 256
+# the scans' combining function and its identity
+SCAN_OPS = {"sum": ("ht_add", "0"), "prod": ("ht_mul", "1")}
 
 
-def scan_source(ndim: int, x: _dt.DType, y: _dt.DType, a: _dt.DType) -> tuple[str, str]:
-    """(source without the prelude, kernel name) of the scan kernel for lines of an `ndim`-d
-    space of lines (other axes), input x, output y, accumulator a."""
-    name = f"ht_scan_{ndim}_{x.name}_{y.name}_{a.name}"
+def scan_source(ndim: int, x: _dt.DType, y: _dt.DType, a: _dt.DType, op: str = "sum") -> tuple[str, str]:
+    """(source without the prelude, kernel name) of the scan kernel (`op`: a SCAN_OPS key) for
+    lines of an `ndim`-d space of lines (other axes), input x, output y, accumulator a."""
+    f, one = SCAN_OPS[op]
+    name = f"ht_scan_{op}_{ndim}_{x.name}_{y.name}_{a.name}"
     src = f"""
 extern "C" __global__ void {name}(const char* x, ht_dims<{ndim}> lshape, ht_dims<{ndim}> lstrides,
         long long astride, {y.ctype}* out, long long n, long long n_out, long long chunk,
@@ -196,21 +202,21 @@ extern "C" __global__ void {name}(const char* x, ht_dims<{ndim}> lshape, ht_dims
       for (int d = {ndim} - 1; d >= 0; --d) {{ long long e = lshape.v[d]; base += (u % e) * lstrides.v[d]; u /= e; }} }}
     const long long lo = (long long)blockIdx.y * chunk;
     const long long hi = (lo + chunk < n) ? lo + chunk : n;
-    A carry = offsets ? offsets[l * off_ld + blockIdx.y] : ht_cast<A>(0);
-    if (include_initial && blockIdx.y == 0 && tid == 0 && !totals) out[l * n_out] = ht_cast<{y.ctype}>(ht_cast<A>(0));
+    A carry = offsets ? offsets[l * off_ld + blockIdx.y] : ht_cast<A>({one});
+    if (include_initial && blockIdx.y == 0 && tid == 0 && !totals) out[l * n_out] = ht_cast<{y.ctype}>(ht_cast<A>({one}));
     for (long long t0 = lo; t0 < hi; t0 += B) {{
         const long long k = t0 + tid;
-        A v = k < hi ? ht_cast<A>(ht_at<{x.ctype}>(x, base + k * astride)) : ht_cast<A>(0);
+        A v = k < hi ? ht_cast<A>(ht_at<{x.ctype}>(x, base + k * astride)) : ht_cast<A>({one});
         s[tid] = v;
         __syncthreads();
         for (int off = 1; off < B; off <<= 1) {{
-            A t = tid >= off ? s[tid - off] : ht_cast<A>(0);
+            A t = tid >= off ? s[tid - off] : ht_cast<A>({one});
             __syncthreads();
-            s[tid] = ht_add(s[tid], t);
+            s[tid] = {f}(s[tid], t);
             __syncthreads();
         }}
-        if (!totals && k < hi) out[l * n_out + include_initial + k] = ht_cast<{y.ctype}>(ht_add(carry, s[tid]));
-        carry = ht_add(carry, s[B - 1]);
+        if (!totals && k < hi) out[l * n_out + include_initial + k] = ht_cast<{y.ctype}>({f}(carry, s[tid]));
+        carry = {f}(carry, s[B - 1]);
         __syncthreads();
     }}
     if (totals && tid == 0) totals[l * gridDim.y + blockIdx.y] = carry;
@@ -222,25 +228,36 @@ extern "C" __global__ void {name}(const char* x, ht_dims<{ndim}> lshape, ht_dims
 _scan_functions: dict = {}
 
 
-def _scan_function(device_id, ndim, x, y, a):
-    key = (device_id, ndim, x, y, a)
+def _scan_function(device_id, ndim, x, y, a, op):
+    key = (device_id, ndim, x, y, a, op)
     fn = _scan_functions.get(key)
     if fn is None:
-        body, name = scan_source(ndim, x, y, a)
+        body, name = scan_source(ndim, x, y, a, op)
         fn = _scan_functions[key] = _compiler.compile_module(PRELUDE + body).get_function(name)
     return fn
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> ndarray:
     """Cumulative sum along `axis` (optional for 1-d input); `include_initial` prepends a zero."""
+    return _scan("sum", x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False) -> ndarray:
+    """Cumulative product along `axis` (optional for 1-d input); `include_initial` prepends a one.
+    dtype as cumulative_sum's (prod's): small integers accumulate in int64/uint64."""
+    return _scan("prod", x, axis, dtype, include_initial)
+
+
+def _scan(op: str, x, axis, dtype, include_initial) -> ndarray:
     import ctypes
-    _need_array(x, "cumulative_sum")
+    name = f"cumulative_{op}"
+    _need_array(x, name)
     if axis is None:
         if x.ndim != 1:
-            raise ValueError("cumulative_sum: axis is required for arrays of more than one dimension")
+            raise ValueError(f"{name}: axis is required for arrays of more than one dimension")
         axis = 0
     if x.ndim == 0:
-        raise ValueError("cumulative_sum needs at least one dimension")
+        raise ValueError(f"{name} needs at least one dimension")
     axis = normalize_axis(axis, x.ndim)
     y = _sum_dtype(x.dtype, dtype)
     a = math_dtype(y)
@@ -257,7 +274,7 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> nda
         dims = ctypes.c_longlong * nd
         with _on_device(x.device_id):
             stream = current_stream(x.device_id)
-            fn = _scan_function(x.device_id, nd, x.dtype, y, a)
+            fn = _scan_function(x.device_id, nd, x.dtype, y, a, op)
             target = grid_for(1 << 62, x.device_id, 1) // 8
             C = 1
             if L < target and n > 8 * SCAN_BLOCK:
@@ -274,10 +291,46 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> nda
                 totals = ndarray._empty((L, C), a, x.device_id)
                 fn.launch((L, C, 1), (SCAN_BLOCK, 1, 1), common + [None, np.int64(0), totals,
                                                                    np.int32(include_initial)], 0, stream)
-                offs = cumulative_sum(totals, axis=1, include_initial=True)     # exclusive prefix per line
+                # exclusive prefix per line, in the accumulator type the kernel reads it as
+                offs = _scan(op, totals, 1, a, True)
                 fn.launch((L, C, 1), (SCAN_BLOCK, 1, 1), common + [offs, np.int64(C + 1), None,
                                                                    np.int32(include_initial)], 0, stream)
     return moveaxis(out, -1, axis)
+
+
+def diff(x, /, *, axis: int = -1, n: int = 1, prepend=None, append=None) -> ndarray:
+    """The n-th forward difference along `axis` (out[i] = x[i+1] - x[i], n times), after
+    concatenating `prepend` and `append` (arrays of x's shape but along `axis`, or scalars, as
+    NumPy); bool gives x[i+1] != x[i], as NumPy. n = 0 gives x."""
+    _need_array(x, "diff")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"diff: n must be an integer, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"diff: order n must be non-negative, got {n}")
+    if x.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = normalize_axis(axis, x.ndim)
+    if n == 0:
+        return x
+    parts = []
+    for v, what in ((prepend, "prepend"), (x, None), (append, "append")):
+        if v is None:
+            continue
+        if not isinstance(v, ndarray):
+            if not isinstance(v, (bool, int, float, complex, np.generic)):
+                raise TypeError(f"diff: {what} must be a hip.tensor array or a scalar, got {type(v).__name__}")
+            # NumPy's: a scalar is one step along axis (weak: of x's dtype where it fits its kind)
+            v = full(x.shape[:axis] + (1,) + x.shape[axis + 1:], v, dtype=_dt.result_type(x.dtype, v),
+                     device=x.device_id)
+        parts.append(v)
+    a = concat(parts, axis=axis) if len(parts) > 1 else x
+    sub = not_equal if a.dtype is _dt.bool else subtract
+    lead = (slice(None),) * axis
+    for _ in range(int(n)):
+        if a.shape[axis] == 0:
+            break
+        a = sub(a[lead + (slice(1, None),)], a[lead + (slice(None, -1),)])
+    return a
 
 
 # ndarray's reduction methods (x.sum(), x.max(), x.cumsum(), ...) call these

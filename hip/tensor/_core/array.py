@@ -36,7 +36,8 @@ class _Ops:
         "getitem", "setitem",                      # _api.indexing
         "matmul",                                  # _api.linalg
         "copy",                                    # _kernels.copy: copy(x, dtype), a C-contiguous copy
-        "namespace",                               # hip.tensor itself (__array_namespace__)
+        "namespace",                               # hip.tensor itself
+        "array_namespace",                         # _api.info: the namespace per API version (__array_namespace__)
     )
 
     def __init__(self):
@@ -488,9 +489,8 @@ class ndarray:
 
     # -- interchange ---------------------------------------------------------------------------------------
     def __array_namespace__(self, /, *, api_version=None):
-        if api_version not in (None, "2021.12", "2022.12", "2023.12"):
-            raise ValueError(f"unsupported array API version {api_version!r}")
-        return ops.namespace
+        """hip.tensor (array API 2025.12), or as an earlier `api_version` states it."""
+        return ops.array_namespace(api_version)
 
     def __dlpack_device__(self):
         return _interop.dlpack_device(self._device_id)

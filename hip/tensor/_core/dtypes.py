@@ -41,6 +41,8 @@ class DType:
     def __eq__(self, other):
         if isinstance(other, DType):
             return self is other
+        if other is None:       # dtype(None) is the default float, but no dtype equals None
+            return False
         try:
             return dtype(other) is self
         except (TypeError, ValueError):

@@ -541,6 +541,39 @@ template <class T> HT_D ht_complex<T> ht_sign(const ht_complex<T>& z) {
 }
 """
 
+# nextafter on the bit pattern: plain C++ over the bit casts and the 2-byte floats, so that a host
+# compiler builds it too (tests/tensor/test_tensor_funcs_cpu.py checks it against NumPy that way).
+NEXTAFTER = r"""
+/* nextafter on the bit pattern, in integer arithmetic alone: each type steps by its own ulp (float16
+   and bfloat16 too, which other functions compute in float32), and no float comparison can flush a
+   subnormal to zero. A NaN gives NaN, equal values give y (-0 toward +0 is +0), zero gives the
+   smallest subnormal of y's sign, else the pattern moves one step away from zero or toward it. */
+template <class T> struct ht_fbits;
+template <> struct ht_fbits<float> { typedef unsigned int U; HT_D static U inf() { return 0x7f800000u; }
+    HT_D static U get(float v) { return __float_as_uint(v); } HT_D static float put(U u) { return __uint_as_float(u); } };
+template <> struct ht_fbits<double> { typedef unsigned long long U; HT_D static U inf() { return 0x7ff0000000000000ull; }
+    HT_D static U get(double v) { return (U)__double_as_longlong(v); }
+    HT_D static double put(U u) { return __longlong_as_double((long long)u); } };
+template <> struct ht_fbits<ht_half> { typedef unsigned short U; HT_D static U inf() { return 0x7c00u; }
+    HT_D static U get(ht_half v) { return v.bits; } HT_D static ht_half put(U u) { ht_half h; h.bits = u; return h; } };
+template <> struct ht_fbits<ht_bfloat16> { typedef unsigned short U; HT_D static U inf() { return 0x7f80u; }
+    HT_D static U get(ht_bfloat16 v) { return v.bits; }
+    HT_D static ht_bfloat16 put(U u) { ht_bfloat16 h; h.bits = u; return h; } };
+template <class T> HT_D T ht_nextafter(T x, T y) {
+    typedef ht_fbits<T> B; typedef typename B::U U;
+    const U sign = (U)((U)1 << (8 * sizeof(U) - 1)), mag = (U)~sign;
+    const U bx = B::get(x), by = B::get(y);
+    if ((U)(bx & mag) > B::inf()) return x;
+    if ((U)(by & mag) > B::inf()) return y;
+    if (bx == by || (U)((bx | by) & mag) == 0) return y;
+    if ((U)(bx & mag) == 0) return B::put((U)((by & sign) | (U)1));
+    /* the sign-magnitude patterns as unsigned keys in value order */
+    const U kx = (bx & sign) ? (U)~bx : (U)(bx | sign), ky = (by & sign) ? (U)~by : (U)(by | sign);
+    const bool away = (kx < ky) == ((bx & sign) == 0);     /* toward y is away from zero */
+    return B::put(away ? (U)(bx + (U)1) : (U)(bx - (U)1));
+}
+"""
+
 _REST = r"""
 /* ---- one cast between every pair of element types ------------------------------------------- */
 template <class To, class From> struct ht_caster { HT_D static To f(const From& v) { return (To)v; } };
@@ -729,7 +762,7 @@ template <class T> HT_D T& ht_at(char* base, long long off) { return *reinterpre
 template <class T> HT_D const T& ht_at(const char* base, long long off) { return *reinterpret_cast<const T*>(base + off); }
 """
 
-PRELUDE = _HEAD + _TWO_BYTE_FLOATS + SCALAR_MATH + _REST
+PRELUDE = _HEAD + _TWO_BYTE_FLOATS + SCALAR_MATH + NEXTAFTER + _REST
 
 
 def source(*parts: str) -> str:
