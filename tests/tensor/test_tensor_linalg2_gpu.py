@@ -585,12 +585,6 @@ def test_matrix_rank_vectors_and_empty():
     np.testing.assert_array_equal(got.get(), np.linalg.matrix_rank(np.zeros((2, 0, 3))))
 
 
-def test_eig_is_not_available():
-    for f in (LA.eig, LA.eigvals):
-        with pytest.raises(NotImplementedError, match="geev"):
-            f(dev(np.eye(3)))
-
-
 # -- handles, streams -----------------------------------------------------------------------------------------------
 def test_solver_handles_per_stream(rng):
     a = well_conditioned("float64", (5, 5), rng)

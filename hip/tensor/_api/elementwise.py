@@ -136,7 +136,7 @@ def _fast_entry(op: _Op, args):
             info = np.iinfo(strong.numpy)
             lo, hi = int(info.min), int(info.max)
     kargs = [a if type(a) is ndarray else scalar_value(a, c) for a in args]
-    sig = op.kernel.signature(kargs, {"C": c, "Y": y})
+    sig = op.kernel.signature(kargs, _bindings(args, c, y))
     return None if sig is None else _Fast(c, sig, int_at, lo, hi)
 
 
@@ -159,7 +159,18 @@ def _apply(op: _Op, args, out=None):
     kargs = [a if isinstance(a, ndarray) else scalar_value(a, c) for a in args]
     if out is not None:
         kargs.append(out)
-    return op.kernel(*kargs, _bindings={"C": c, "Y": y})
+    return op.kernel(*kargs, _bindings=_bindings(args, c, y))
+
+
+def _bindings(args, c, y) -> dict:
+    """The kernel's type bindings: C and Y, and a scalar operand's X<k> is C, the type
+    scalar_value gave it (a bfloat16 scalar travels as its uint16 bits, which must not bind X<k>
+    to uint16: nextafter computes in bfloat16 itself)."""
+    b = {"C": c, "Y": y}
+    for k, a in enumerate(args):
+        if not isinstance(a, ndarray):
+            b[f"X{k + 1}"] = c
+    return b
 
 
 _OPS: dict[str, _Op] = {}

@@ -156,9 +156,9 @@ def isin(x1, x2, /, *, invert: bool = False) -> ndarray:
         if _out_of_range(x2, x1.dtype):
             return full(x1.shape, bool(invert), dtype=_dt.bool, device=x1.device_id)
         return not_equal(x1, x2) if invert else equal(x1, x2)
-    c = _dt.result_type(x1.dtype if arr is x1 else x1, x2.dtype)
-    if arr is x2 and _out_of_range(scalar, x2.dtype):
+    if arr is x2 and _out_of_range(scalar, x2.dtype):   # before promotion, which refuses it
         return full((), bool(invert), dtype=_dt.bool, device=x2.device_id)
+    c = _dt.result_type(x1.dtype if arr is x1 else x1, x2.dtype)
     if arr is x1:
         _common_device([x1, x2])
     flat = reshape(x2, (-1,)).astype(c, copy=False)
