@@ -14,6 +14,7 @@ from .._core import dtypes as _dt
 from .._core.array import ndarray, register
 from .._core.shapes import broadcast_shapes
 from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
+from .creation import asarray as _asarray
 
 _UNARY_FLOAT = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
                 "log1p", "log2", "log10", "sin", "sinh", "sqrt", "tan", "tanh")
@@ -141,6 +142,12 @@ def _fast_entry(op: _Op, args):
 
 
 def _apply(op: _Op, args, out=None):
+    if op.compute == "exact" and not all(isinstance(a, ndarray) for a in args):
+        # A scalar into a kernel that computes in a 2-byte float (nextafter in bfloat16) goes as a
+        # 0-d array of the compute type: the kernel's scalar parameter path gave a wrong value there.
+        arr = next(a for a in args if isinstance(a, ndarray))
+        c = op.resolve(_dt.result_type(*_checked(op.name, args)))[0]
+        args = tuple(a if isinstance(a, ndarray) else _asarray(a, dtype=c, device=arr.device_id) for a in args)
     if out is None:
         key = tuple([a._dtype.name if type(a) is ndarray else type(a) for a in args])   # (str hashes fast)
         try:
