@@ -132,9 +132,9 @@ class Module:
     unused_overrides: list[str] = field(default_factory=list)
     # Declarations owned by other libraries that this one refers to: name -> library.
     imported: dict[str, str] = field(default_factory=dict)
-    # Every anonymous record declared inside another, in the order their definitions end (inner
-    # ones first), those whose fields were lifted into the parent (no record of their own)
-    # included: (kind, name). cuda.bindings numbers them so (anon_struct<i>, anon_union<i>).
+    # Every anonymous record (declared inside another, or named only by a typedef), in the order
+    # their definitions end (inner ones first), those whose fields were lifted into the parent (no
+    # record of their own) included: [kind, name]. cuda.bindings numbers them so (anon_struct<i>).
     anonymous_nested: list[list[str]] = field(default_factory=list)
 
     def anonymous_names(self) -> dict[str, str]:

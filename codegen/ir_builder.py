@@ -282,7 +282,7 @@ class Builder:
             for sf in sub.fields:  # clang looks through anonymous members for offsets
                 rec.fields.append(ir.Field(sf.name, sf.type, c.type.get_offset(sf.name), sf.bit_width, lifted=True))
         rec.fields.sort(key=lambda f: f.offset_bits) if rec.kind == "struct" else None
-        if self._nested(c) and self._is_anon(c):
+        if self._is_anon(c):   # nested, or named only by a typedef (nvrtcBundledHeadersInfo)
             self.module.anonymous_nested.append([rec.kind, name])
 
     @staticmethod

@@ -309,7 +309,7 @@ class Spec:
     # struct_style 'cuda' (cuda.bindings' struct classes: a pointer field reads as an int, an
     # integer typedef of value_classes as that class, an enum field whose value is no member
     # raises ValueError, and repr() is one `name : value` line per field, nested ones indented),
-    # anonymous_names 'cuda_bindings' (each anonymous nested record's class is also
+    # anonymous_names 'cuda_bindings' (each anonymous record's class, nested or typedef-named, is also
     # anon_struct<i>/anon_union<i>, cuda.bindings' numbering: ir.Module.anonymous_names).
     conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
         "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
