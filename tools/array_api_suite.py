@@ -23,28 +23,11 @@ import os
 import pathlib
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
+
+from cuda_suite import outcomes   # one JUnit reader for both suite runners (tools/ is on the path)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NEEDS = ("hypothesis", "ndindex", "pytest_jsonreport")
-
-
-def outcomes(xml_path: pathlib.Path) -> dict[str, tuple[str, str]]:
-    """test id -> (outcome, first line of the message) from a JUnit file."""
-    res: dict[str, tuple[str, str]] = {}
-    if not xml_path.exists():
-        return res
-    for case in ET.parse(xml_path).iter("testcase"):
-        tid = f"{case.get('classname')}::{case.get('name')}"
-        outcome, msg = "passed", ""
-        for tag, name in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
-            el = case.find(tag)
-            if el is not None:
-                lines = (el.get("message") or el.text or "").strip().splitlines()
-                outcome, msg = name, (lines[0][:300] if lines else "")
-                break
-        res[tid] = (outcome, msg)
-    return res
 
 
 def module_spec(module: str, version: str) -> str:
