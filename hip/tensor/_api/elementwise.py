@@ -120,6 +120,8 @@ def _fast_entry(op: _Op, args):
     """The _Fast of these arguments' types, or None (the general path then decides every call)."""
     if not all(type(a) is ndarray or is_scalar(a) for a in args):
         return None
+    if op.compute == "exact" and not all(type(a) is ndarray for a in args):
+        return None   # _apply sends its scalars as 0-d arrays
     try:
         rt = _dt.result_type(*_checked(op.name, args))
         c, y = op.resolve(rt)
@@ -137,17 +139,11 @@ def _fast_entry(op: _Op, args):
             info = np.iinfo(strong.numpy)
             lo, hi = int(info.min), int(info.max)
     kargs = [a if type(a) is ndarray else scalar_value(a, c) for a in args]
-    sig = op.kernel.signature(kargs, _bindings(args, c, y))
+    sig = op.kernel.signature(kargs, {"C": c, "Y": y})
     return None if sig is None else _Fast(c, sig, int_at, lo, hi)
 
 
 def _apply(op: _Op, args, out=None):
-    if op.compute == "exact" and not all(isinstance(a, ndarray) for a in args):
-        # A scalar into a kernel that computes in a 2-byte float (nextafter in bfloat16) goes as a
-        # 0-d array of the compute type: the kernel's scalar parameter path gave a wrong value there.
-        arr = next(a for a in args if isinstance(a, ndarray))
-        c = op.resolve(_dt.result_type(*_checked(op.name, args)))[0]
-        args = tuple(a if isinstance(a, ndarray) else _asarray(a, dtype=c, device=arr.device_id) for a in args)
     if out is None:
         key = tuple([a._dtype.name if type(a) is ndarray else type(a) for a in args])   # (str hashes fast)
         try:
@@ -159,6 +155,14 @@ def _apply(op: _Op, args, out=None):
             r = op.kernel.call_contiguous(f.kernel_sig, args)
             if r is not None:
                 return r
+    if op.compute == "exact" and not all(isinstance(a, ndarray) for a in args):
+        # A scalar into a kernel that computes in a 2-byte float (nextafter in bfloat16) goes as a
+        # 0-d array of the compute type: the kernel's scalar parameter path gave a wrong value there
+        # (_fast_entry leaves these calls to this path).
+        c = op.resolve(_dt.result_type(*_checked(op.name, args)))[0]   # (refuses bad operands first)
+        arr = next(a for a in args if isinstance(a, ndarray))
+        return _apply(op, tuple(a if isinstance(a, ndarray) else _asarray(a, dtype=c, device=arr.device_id)
+                                for a in args), out)
     rt = _dt.result_type(*_checked(op.name, args))
     c, y = op.resolve(rt)
     if out is not None:
@@ -166,18 +170,8 @@ def _apply(op: _Op, args, out=None):
     kargs = [a if isinstance(a, ndarray) else scalar_value(a, c) for a in args]
     if out is not None:
         kargs.append(out)
-    return op.kernel(*kargs, _bindings=_bindings(args, c, y))
+    return op.kernel(*kargs, _bindings={"C": c, "Y": y})
 
-
-def _bindings(args, c, y) -> dict:
-    """The kernel's type bindings: C and Y, and a scalar operand's X<k> is C, the type
-    scalar_value gave it (a bfloat16 scalar travels as its uint16 bits, which must not bind X<k>
-    to uint16: nextafter computes in bfloat16 itself)."""
-    b = {"C": c, "Y": y}
-    for k, a in enumerate(args):
-        if not isinstance(a, ndarray):
-            b[f"X{k + 1}"] = c
-    return b
 
 
 _OPS: dict[str, _Op] = {}
