@@ -519,10 +519,11 @@ class Planner:
             length = self.length_param(fn, p, p.shape[len("string_array["):-1]).name
             return plan("string_array", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _p.string_array_arg({x}, {length}, {what})"])
         if p.shape == "packed":
-            return plan("packed", f"<{t}>_p.kernel_extra({x}, _keep)", keep=True)
+            return plan("packed", f"<{t}>_ka.kernel_extra({x}, _keep)", keep=True)
         if p.shape == "kernel_params":
-            conv = "kernel_params_cuda" if self.spec.conventions.get("kernel_params") == "cuda" else "kernel_params"
-            return plan("kernel_params", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _p.{conv}({x})"])
+            # hip/_kernel_args.pyx, the one packer: how an int without a C type reads is the rule
+            rule = "INT_CTYPES" if self.spec.conventions.get("kernel_params") == "cuda" else "INT_ADDRESS"
+            return plan("kernel_params", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _ka.kernel_params({x}, _ka.{rule})"])
         if p.shape.startswith("array[") and r.kind == "pointer" and self.defined_record(r.pointee) \
                 and self.spec.conventions.get("struct_lists") == "packed":
             # n structs C reads (cuDevResourceGenerateDesc's resources): a list of at least n, packed

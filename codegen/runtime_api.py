@@ -1,6 +1,6 @@
 """What generated modules may call in the hand-written runtime, declared once: the names
-`hip/_pointer.pxd` and `hip/_struct.pxd` declare, which generated code reaches as `_p.NAME` and
-`_s.NAME` (`cimport hip._pointer as _p`, `cimport hip._struct as _s`). The one writer
+`hip/_pointer.pxd`, `hip/_struct.pxd` and `hip/_kernel_args.pxd` declare, which generated code
+reaches as `_p.NAME`, `_s.NAME` and `_ka.NAME` (`cimport hip._pointer as _p`, ...). The one writer
 (codegen/output.py) checks every generated module against them, so an emitter that names a
 missing entry point fails at generation, not later when Cython compiles its output."""
 from __future__ import annotations
@@ -11,9 +11,9 @@ import re
 
 HIP_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hip")
 # the alias a generated module cimports each runtime module as -> its declarations
-MODULES = {"_p": "_pointer.pxd", "_s": "_struct.pxd"}
-_CIMPORT = re.compile(r"^cimport hip\.(_pointer|_struct) as (_p|_s)$", re.M)
-_USE = re.compile(r"(?<![\w.])(_p|_s)\.(\w+)")
+MODULES = {"_p": "_pointer.pxd", "_s": "_struct.pxd", "_ka": "_kernel_args.pxd"}
+_CIMPORT = re.compile(r"^cimport hip\.(_pointer|_struct|_kernel_args) as (_p|_s|_ka)$", re.M)
+_USE = re.compile(r"(?<![\w.])(_p|_s|_ka)\.(\w+)")
 
 
 class UndeclaredEntryPoint(ValueError):
@@ -22,20 +22,26 @@ class UndeclaredEntryPoint(ValueError):
 
 @functools.lru_cache(maxsize=None)
 def declared(alias: str, hip_dir: str = HIP_DIR) -> frozenset:
-    """The names `alias`'s .pxd declares: its classes, functions (inline ones too) and the C
-    names its `cdef extern` blocks give Cython."""
+    """The names `alias`'s .pxd declares: its classes, functions (inline ones too), the C names
+    its `cdef extern` blocks give Cython and its enums' constants."""
     with open(os.path.join(hip_dir, MODULES[alias])) as f:
         text = re.sub(r'"""(.|\n)*?"""', "", f.read())          # C in docstrings of extern blocks
     names = set(re.findall(r"^cdef\s+class\s+(\w+)", text, re.M))
-    in_extern = False
+    in_extern = in_enum = False
     for line in text.splitlines():
         code = line.split("#", 1)[0].rstrip()
         if not code.strip():
             continue
         if not code[0].isspace():               # a top-level declaration (a class's members are not)
             in_extern = code.startswith("cdef extern")
-            if not code.startswith("cdef ") or in_extern:
+            in_enum = re.match(r"cp?def\s+enum\b", code) is not None
+            if not code.startswith("cdef ") or in_extern or in_enum:
                 continue
+        elif in_enum:
+            m = re.match(r"\s*(\w+)\s*(=.*)?$", code)
+            if m:
+                names.add(m.group(1))
+            continue
         elif not in_extern:
             continue
         m = re.match(r"\s*(?:cdef\s+)?(?:inline\s+)?[\w\s\*\[\]]*?\b(\w+)\s*(?:\"[^\"]*\"\s*)?\(", code)

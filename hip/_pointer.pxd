@@ -40,16 +40,15 @@ cdef class StringArray:
     cdef char** ptr
     cdef list _keep
 
-cdef class KernelArgs:
-    cdef bytearray _buf
-    cdef size_t _size
-    cdef void* _extra[5]
-    cdef list _keep
-
 cdef class IntValue:
     cdef unsigned long long _v
     cdef void* _at     # NULL: the value is _v; else it is the _n bytes at _at (a `_ptr=` view)
     cdef int _n
+
+
+cdef inline void* int_value_storage(IntValue o):
+    """Where an IntValue's value lives (getPtr(): a kernel argument's or an attribute's address)."""
+    return o._at if o._at != NULL else <void*>&o._v
 
 cdef void* addr(object o) except? NULL
 cdef void* value_ref(object o, unsigned long long* local) except? NULL
@@ -64,9 +63,6 @@ cdef object device_array(void* p, size_t n, bint device)
 cdef object seq_arg(object o, str typecode)
 cdef int write_back(object o, object packed) except -1
 cdef object as_string_array(object o)
-cdef void* kernel_extra(object o, list keep) except? NULL
-cdef object kernel_params(object o)
-cdef object kernel_params_cuda(object o)
 
 
 # The new object goes back exactly as tp_new made it, `_ptr` written in C: typed as a Pointer in

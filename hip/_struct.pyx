@@ -21,8 +21,8 @@ from cpython.object cimport PyObject
 cdef extern from "Python.h":
     ctypedef struct _TypeObjectDict "PyTypeObject":
         PyObject* tp_dict
-from hip._pointer cimport Pointer, Handle, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, kernel_params, sized, \
-    ctype_arg
+from hip._pointer cimport Pointer, Handle, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, sized, ctype_arg
+from hip._kernel_args cimport kernel_params, INT_ADDRESS
 from libc.stdlib cimport calloc, free
 from hip import _enum
 import sys
@@ -251,7 +251,7 @@ cdef class Field:
             # Kernel arguments in a struct (CUDA_KERNEL_NODE_PARAMS.kernelParams, hipKernelNodeParams'
             # kernelParams): a list, or cuda.bindings' ((values), (ctypes types)), made an address
             # array that the struct keeps alive.
-            value = _kept(s, p, kernel_params(value))
+            value = _kept(s, p, kernel_params(value, INT_ADDRESS))
         if self.kind == K_BYTES:
             if isinstance(value, (list, tuple)):
                 # C's char elements, as cuda.bindings takes them: -128..255 (a signed char's -1 is 255)

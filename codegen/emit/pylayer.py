@@ -8,6 +8,7 @@ shared helpers in hip/_enum.py, hip/_pointer.pyx and hip/_struct.pyx.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from .. import ir, plan
 from ..spec import Spec
@@ -179,6 +180,10 @@ class FunctionEmitter:
                           f"arguments, got {{_n}}\")"])
 
 
+# A use of the kernel-argument packer (hip/_kernel_args.pxd), cimported only by modules that launch
+_USES_PACKER = re.compile(r"(?<![\w.])_ka\.")
+
+
 # The module's initialisation creates thousands of objects (functions, enum members, struct
 # classes), all of which stay alive: the cyclic GC's collections during it (full ones scan every
 # object of the process) are pure cost, ~10% of `import cuda.bindings.driver`. Paused in C (no
@@ -329,8 +334,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     out += GC_PAUSE
     # `cimport a.b as c`, not `from a cimport b as c`: cythonize tracks only the first form's .pxd
     # as a dependency (a changed hip/_struct.pxd must recompile every module).
-    out += ["cimport hip._pointer as _p", "cimport hip._struct as _s",
-            "from hip._pointer cimport Pointer, DevicePointer, Handle, IntValue",
+    out += ["cimport hip._pointer as _p", "cimport hip._struct as _s"]
+    packer_at = len(out)      # `cimport hip._kernel_args as _ka` goes here in modules that launch kernels
+    out += ["from hip._pointer cimport Pointer, DevicePointer, Handle, IntValue",
             "from hip import _enum, _struct, _callbacks, errors as _errors",
             "from hip._enum import Enum",
             "from hip._callbacks import callback_context as _callback_context, unraisable as _unraisable",
@@ -554,7 +560,10 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     # Function bodies (and trampolines) name the classes they use through accessors.
     lazy.body_refs.update(fe.names.body_refs, *(fp.class_refs for fp in plans))
     out[lazy_block_at:lazy_block_at] = lazy.block()
-    return "\n".join(lazy.resolve(out)) + "\n" + manual
+    lines = lazy.resolve(out)      # (what it resolves all follows packer_at)
+    if any(_USES_PACKER.search(line) for line in lines) or _USES_PACKER.search(manual):
+        lines.insert(packer_at, "cimport hip._kernel_args as _ka")
+    return "\n".join(lines) + "\n" + manual
 
 
 def _module_names(module: ir.Module) -> set[str]:

@@ -1,5 +1,5 @@
 """The runtime's interface to generated code is declared once (hip/_pointer.pxd, hip/_struct.pxd,
-read by codegen/runtime_api.py), and the one writer refuses a generated module that names an
+hip/_kernel_args.pxd, read by codegen/runtime_api.py), and the one writer refuses a generated module that names an
 entry point they do not declare: at generation, not when Cython compiles it."""
 from __future__ import annotations
 
@@ -14,11 +14,14 @@ from conftest import GOLDEN, ROOT
 
 
 def test_declared_names_are_the_pxds_top_level_declarations():
-    p, s = runtime_api.declared("_p"), runtime_api.declared("_s")
-    assert {"Pointer", "NDBuffer", "IntValue", "addr", "handle_arg", "enum_arg", "kernel_params_cuda",
+    p, s, ka = runtime_api.declared("_p"), runtime_api.declared("_s"), runtime_api.declared("_ka")
+    assert {"Pointer", "NDBuffer", "IntValue", "addr", "handle_arg", "enum_arg", "int_value_storage",
             "wrap", "hip_pointer_new"} <= p
     assert {"Struct", "record_arg", "typed_values"} <= s
+    assert {"KernelArgs", "kernel_params", "kernel_extra", "INT_ADDRESS", "INT_CTYPES", "INT_INT64"} <= ka
     assert not {"_describe", "_set", "_length", "_ptr"} & p      # a class's members are not entry points
+    assert not {"params", "values", "keep"} & ka
+    assert not {"kernel_params", "kernel_params_cuda", "KernelArgs"} & p   # one packer: hip/_kernel_args
 
 
 def test_every_generated_module_names_only_declared_entry_points():

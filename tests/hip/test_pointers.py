@@ -230,7 +230,7 @@ def test_memcpy_roundtrip_through_device():
 
 def test_kernel_args_packing_matches_c_struct_layout(run_c):
     """`extra=` kernel arguments are packed like a C struct of the same members (gcc decides)."""
-    from hip._pointer import KernelArgs
+    from hip._kernel_args import KernelArgs
     args = (ctypes.c_int8(-3), ctypes.c_double(2.5), Pointer(0x1234), ctypes.c_int16(-2),
             ctypes.c_float(1.25), ctypes.c_int64(-(2**40)), ctypes.c_uint8(200))
     src = r"""

@@ -76,7 +76,7 @@ def test_wheel_has_the_chosen_libraries(wheel):
     whl, _, log = wheel
     names = zipfile.ZipFile(whl).namelist()
     mods = {n.split("/")[-1].split(".")[0] for n in names if n.startswith("hip/") and n.endswith(".so")}
-    assert mods == {"_loader", "_pointer", "_struct", "launch", "chip", "hip", "chiprtc", "hiprtc"}
+    assert mods == {"_loader", "_pointer", "_kernel_args", "_struct", "launch", "chip", "hip", "chiprtc", "hiprtc"}
     for f in ("hip/hip.pyi", "hip/chip.pxd", "hip/hiprtc.pyi", "hip/_coverage/hip.json", "hip/py.typed"):
         assert f in names
     assert not any(n.startswith("hip/_nvidia/") for n in names), "nvidia=no still built the layer"

@@ -174,103 +174,122 @@ def test_compile_error_carries_the_log(cache):
 
 
 # -- argument packing: the bytes hipModuleLaunchKernel reads through kernelParams ------------------
-def unpack_params(plan, codes):
-    """Read each argument back from the address kernelParams gives for it."""
-    out = []
-    for i, code in enumerate(codes):
-        addr = plan.params[i]
-        out.append(struct.unpack(code, ctypes.string_at(addr, struct.calcsize(code)))[0])
-    return out
+# hip._kernel_args packs under hip.tensor's rule (INT_INT64); _core.launch.pack gives the bytes and
+# offsets `launch` passes. The oracle is ctypes: a Structure of the C types each argument stands
+# for has C's layout, so its field offsets and bytes are what a kernel of those parameters reads.
+def _c_layout(fields, values):
+    """(bytes, offsets) of a C struct of `fields` holding `values` (bytes: stored as they are)."""
+    class Args(ctypes.Structure):
+        _fields_ = [(f"a{i}", t) for i, t in enumerate(fields)]
+    s = Args()
+    offsets = [getattr(Args, f"a{i}").offset for i in range(len(fields))]
+    for i, (o, v) in enumerate(zip(offsets, values)):
+        if isinstance(v, bytes):
+            ctypes.memmove(ctypes.addressof(s) + o, v, len(v))
+        else:
+            setattr(s, f"a{i}", v)
+    end = offsets[-1] + ctypes.sizeof(fields[-1])
+    return bytes(s)[:end], offsets
+
+
+def _fields_of(packed, offsets, sizes):
+    return [packed[o:o + z] for o, z in zip(offsets, sizes)]
 
 
 def test_arguments_are_packed_with_their_c_types_and_alignment():
-    class Arr:
-        ptr = 0x7F00_0000_1000
-    args = (np.int8(-3), 2.5, Arr(), np.float16(1.5), np.complex64(1 - 2j), ctypes.c_short(7), True, None,
-            12345678901, np.uint32(4000000000), C.Pointer(0xABC), np.float32(0.25), ctypes.c_double(-1.0))
-    plan = C._Plan(args)
-    plan.pack(args)
-    base = ctypes.addressof(plan.buf)
-    offsets = [plan.params[i] - base for i in range(len(args))]
-    aligns = [1, 8, 8, 2, 8, 2, 1, 8, 8, 4, 8, 4, 8]
-    assert all(o % a == 0 for o, a in zip(offsets, aligns)), offsets
-    assert offsets == sorted(offsets) and len(set(offsets)) == len(offsets)
-    got = unpack_params(plan, ["<b", "<d", "<Q", "<e", "<8s", "<h", "<?", "<Q", "<q", "<I", "<Q", "<f", "<d"])
-    assert got == [-3, 2.5, Arr.ptr, 1.5, np.complex64(1 - 2j).tobytes(), 7, True, 0, 12345678901, 4000000000,
-                   0xABC, 0.25, -1.0]
-
-
-def test_the_c_packer_packs_as_the_plans():
-    """hip.tensor._core.launch packs the common kinds in C (Function.launch's path): the same values at
-    the same offsets as the Python plans; other kinds are left to the plans (None)."""
     from hip.tensor._core import launch as _launch
     from hip.tensor._core.array import ndarray
     from hip.tensor._core.dtypes import dtype
 
     class Arr:
         ptr = 0x7F00_0000_1000
-    nd = ndarray._view_of(None, 0x7E00_0000_0040, (3,), (4,), dtype("float32"), 0)
-    args = (np.int8(-3), 2.5, Arr(), np.float16(1.5), np.complex64(1 - 2j), True, None, 12345678901, nd,
-            np.uint32(4000000000), C.Pointer(0xABC), np.float32(0.25), np.complex128(3 + 4j), np.bool_(True),
-            np.int64(-5), -7, ctypes.c_short(7), (ctypes.c_longlong * 3)(1, -2, 3), ctypes.c_uint8(200),
-            ctypes.c_double(-1.5), (ctypes.c_float * 2)(0.5, 2.0))
-    sizes = [1, 8, 8, 2, 8, 1, 8, 8, 8, 4, 8, 4, 16, 1, 8, 8, 2, 24, 1, 8, 8]
-    plan = C._Plan(args)
-    plan.pack(args)
-    base = ctypes.addressof(plan.buf)
-    offsets = [plan.params[i] - base for i in range(len(args))]
-    packed, c_offsets = _launch.pack(args)
-    assert c_offsets == offsets
-    want = bytes(plan.buf)
-    assert [packed[o:o + z] for o, z in zip(offsets, sizes)] == [want[o:o + z] for o, z in zip(offsets, sizes)]
-    assert packed[offsets[8]:offsets[8] + 8] == (0x7E00_0000_0040).to_bytes(8, "little")
+
     class Pair(ctypes.Structure):
         _fields_ = [("a", ctypes.c_int), ("b", ctypes.c_char)]
-    for other in (Pair(1, b"x"), ctypes.c_int.__ctype_be__(5), ctypes.c_longdouble(1), np.datetime64("2020-01-01"),
-                  2 ** 70, np.longdouble(1), "text"):
-        assert _launch.pack((1, other)) is None, other
+    nd = ndarray._view_of(None, 0x7E00_0000_0040, (3,), (4,), dtype("float32"), 0)
+    c = ctypes
+    # (argument, a C type of the kernel's parameter's size and alignment, the value: complex64 is an
+    # 8-aligned (re, im) pair, complex128 a 16-aligned one, as hip.tensor's ht_complex)
+    table = [(np.int8(-3), c.c_int8, -3), (2.5, c.c_double, 2.5), (Arr(), c.c_uint64, Arr.ptr),
+             (np.float16(1.5), c.c_uint16, int(np.float16(1.5).view(np.uint16))),
+             (np.complex64(1 - 2j), c.c_uint64, np.complex64(1 - 2j).tobytes()), (True, c.c_bool, True),
+             (None, c.c_void_p, None),
+             (12345678901, c.c_int64, 12345678901), (nd, c.c_uint64, 0x7E00_0000_0040),
+             (np.uint32(4000000000), c.c_uint32, 4000000000), (C.Pointer(0xABC), c.c_uint64, 0xABC),
+             (np.float32(0.25), c.c_float, 0.25),
+             (np.complex128(3 + 4j), c.c_longdouble, np.complex128(3 + 4j).tobytes()),
+             (np.bool_(True), c.c_bool, True), (np.int64(-5), c.c_int64, -5), (-7, c.c_int64, -7),
+             (c.c_short(7), c.c_short, 7), ((c.c_longlong * 3)(1, -2, 3), c.c_longlong * 3, (1, -2, 3)),
+             (c.c_uint8(200), c.c_uint8, 200), (Pair(1, b"x"), Pair, (1, b"x")),
+             (c.c_int.__ctype_be__(5), c.c_int.__ctype_be__, 5), (c.c_double(-1.5), c.c_double, -1.5),
+             ((c.c_float * 2)(0.5, 2.0), c.c_float * 2, (0.5, 2.0))]
+    args = tuple(a for a, _, _ in table)
+    want, want_offsets = _c_layout([t for _, t, _ in table],
+                                   [t(*v) if isinstance(v, tuple) else v for _, t, v in table])
+    packed, offsets = _launch.pack(args)
+    assert offsets == want_offsets
+    sizes = [ctypes.sizeof(t) for _, t, _ in table]
+    assert _fields_of(packed, offsets, sizes) == _fields_of(want, offsets, sizes)
 
 
-def test_plans_are_per_signature_and_repack():
-    a1, a2 = (np.float32(1), 3), (np.float32(2), 4)
-    p = C._Plan(a1)
-    p.pack(a2)
-    assert unpack_params(p, ["<f", "<q"]) == [2.0, 4]
+def test_arguments_past_the_stack_buffers_are_packed_alike():
+    """More than 256 arguments, or more than 4096 bytes of them: a heap block, the same layout."""
+    from hip.tensor._core import launch as _launch
+    many = tuple(range(-150, 150))
+    packed, offsets = _launch.pack(many)
+    assert offsets == [8 * i for i in range(300)]
+    assert packed == struct.pack("<300q", *many)
+    big = (ctypes.c_char * 5000)(*b"ab" * 2500)
+    packed, offsets = _launch.pack((np.int8(1), big, 3))
+    assert offsets == [0, 1, 5008] and packed[1:5001] == b"ab" * 2500 and packed[5008:] == struct.pack("<q", 3)
 
 
 def test_objects_with_data_ptr_and_cai_are_pointers():
+    from hip.tensor._core import launch as _launch
+
     class Torchish:
         def data_ptr(self):
             return 0x5000
 
     class Caish:
         __cuda_array_interface__ = {"data": (0x6000, False), "shape": (1,), "typestr": "<f4", "version": 3}
-    args = (Torchish(), Caish())
-    p = C._Plan(args)
-    p.pack(args)
-    assert unpack_params(p, ["<Q", "<Q"]) == [0x5000, 0x6000]
+    packed, offsets = _launch.pack((Torchish(), Caish()))
+    assert packed == struct.pack("<QQ", 0x5000, 0x6000) and offsets == [0, 8]
+
+
+@pytest.mark.parametrize("bad, i", [((1, "text"), 1), ((np.datetime64("2020-01-01"),), 0),
+                                    ((1, np.longdouble(1)), 1), ((2 ** 70,), 0), ((1, 2, -(2 ** 63) - 1), 2),
+                                    ((ctypes.pointer(ctypes.c_int(1)),), 0)])
+def test_arguments_of_no_packed_kind_are_type_errors(bad, i):
+    from hip.tensor._core import launch as _launch
+    with pytest.raises(TypeError, match=f"bad kernel arguments: kernel argument {i}"):
+        _launch.pack(bad)
 
 
 def test_bad_arguments_are_type_errors():
-    with pytest.raises(TypeError, match="argument 1"):
-        C._Plan((1, "text"))
-    with pytest.raises(TypeError, match="argument 0"):
-        C._Plan((np.datetime64("2020-01-01"),))
     f = C.Function(None, "k", 0x1, device_id=0)
     from hip.tensor._core.device import Stream
     null = Stream.from_handle(0, 0)
     with pytest.raises(TypeError, match="bad kernel arguments"):
         f.launch(1, 1, (2 ** 70,), 0, null)           # does not fit int64: refused before the call
+    with pytest.raises(TypeError, match="^bad kernel arguments: kernel argument 1: cannot pass str"):
+        f.launch(1, 1, (1, "text"), 0, null)
     with pytest.raises(TypeError, match="grid"):
         f.launch("1", 1, (), 0, null)
     with pytest.raises(ValueError, match="positive"):
         f.launch((1, 0), 1, (), 0, null)
     with pytest.raises(TypeError, match="block"):
         f.launch(1, (1, 2, 3, 4), (), 0, null)
+    with pytest.raises(OverflowError, match="grid"):
+        f.launch(2 ** 32, 1, (), 0, null)
 
 
 def test_dim3_forms():
-    assert C._dim3((4,), "grid") == (4, 1, 1)
-    assert C._dim3((4, 2), "grid") == (4, 2, 1)
-    assert C._dim3([4, 2, 3], "grid") == (4, 2, 3)
-    assert C._dim3((np.int64(5),), "grid") == (5, 1, 1)
+    from hip._kernel_args import dims
+    assert dims((4,), "grid") == (4, 1, 1)
+    assert dims((4, 2), "grid") == (4, 2, 1)
+    assert dims([4, 2, 3], "grid") == (4, 2, 3)
+    assert dims((np.int64(5),), "grid") == (5, 1, 1)
+    for bad in (True, np.int64(7), (), (1, 2, 3, 4), (1.0,)):     # (a bare NumPy int, as before: TypeError)
+        with pytest.raises(TypeError, match="block is an int"):
+            dims(bad, "block")

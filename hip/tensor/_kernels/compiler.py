@@ -14,11 +14,8 @@ import functools
 import hashlib
 import json
 import os
-import struct
 import tempfile
 import threading
-
-import numpy as np
 
 from hip import hip as h
 from hip.errors import HipError, check, status_error
@@ -344,106 +341,6 @@ _FUNC_ATTRIBUTES = {a.name[len("HIP_FUNC_ATTRIBUTE_"):].lower(): a for a in h.hi
                     if a.name != "HIP_FUNC_ATTRIBUTE_MAX"}
 
 
-def _dim3(d, what: str) -> tuple[int, int, int]:
-    if type(d) is tuple and 1 <= len(d) <= 3:
-        t = d + (1,) * (3 - len(d)) if len(d) < 3 else d
-        x, y, z = t
-        if type(x) is int and type(y) is int and type(z) is int and x > 0 and y > 0 and z > 0:
-            return t
-    if type(d) is int:
-        t = (d, 1, 1)
-    else:
-        try:
-            t = tuple(int(x.__index__()) for x in d)
-        except (TypeError, AttributeError):
-            raise TypeError(f"{what} is an int or a tuple of 1 to 3 ints, got {d!r}") from None
-        if not 1 <= len(t) <= 3:
-            raise TypeError(f"{what} is an int or a tuple of 1 to 3 ints, got {d!r}")
-        t = t + (1,) * (3 - len(t))
-    if min(t) < 1:
-        raise ValueError(f"{what} dimensions must be positive, got {d!r}")
-    return t
-
-
-# Kernel argument packing. Each argument-type signature gets a plan: a struct format with C
-# alignment, a buffer holding the values, a void*[] of the addresses of each value inside it
-# (hipModuleLaunchKernel's kernelParams: an argument whose C type is narrower than what we packed
-# still reads the right low bytes, and its neighbours are unaffected), and a packer generated for
-# the signature, which avoids a Python loop over the arguments on every launch.
-_NP_CODES = {("b", 1): "?", ("i", 1): "b", ("u", 1): "B", ("i", 2): "h", ("u", 2): "H", ("i", 4): "i",
-             ("u", 4): "I", ("i", 8): "q", ("u", 8): "Q", ("f", 2): "e", ("f", 4): "f", ("f", 8): "d"}
-_SIZES = {"?": 1, "b": 1, "B": 1, "h": 2, "H": 2, "i": 4, "I": 4, "q": 8, "Q": 8, "e": 2, "f": 4, "d": 8}
-
-
-def _arg_spec(i: int, a) -> tuple[str, int, int, str]:
-    """(struct code, size, alignment, expression reading argument i from tuple `a`)."""
-    t = type(a)
-    x = f"a[{i}]"
-    if t is bool:
-        return "?", 1, 1, x
-    if t is int:
-        return "q", 8, 8, x                     # CuPy's rule: a Python int is a 64-bit integer
-    if t is float:
-        return "d", 8, 8, x
-    if isinstance(a, np.generic):
-        dt = a.dtype
-        code = _NP_CODES.get((dt.kind, dt.itemsize))
-        if code is not None:
-            return code, dt.itemsize, dt.itemsize, x
-        if dt.kind == "c":                      # (re, im) aligned as a whole (float2/double2)
-            return f"{dt.itemsize}s", dt.itemsize, dt.itemsize, f"a[{i}].tobytes()"
-        raise TypeError(f"kernel argument {i}: NumPy {dt} scalars are not supported")
-    if a is None:
-        return "Q", 8, 8, "0"
-    if isinstance(a, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
-        n = ctypes.sizeof(a)
-        return f"{n}s", n, ctypes.alignment(a), f"bytes({x})"
-    if isinstance(getattr(a, "ptr", None), int):
-        return "Q", 8, 8, f"{x}.ptr"
-    dp = getattr(a, "data_ptr", None)
-    if dp is not None:
-        return "Q", 8, 8, f"{x}.data_ptr()" if callable(dp) else f"{x}.data_ptr"
-    from hip._pointer import Pointer as HipPointer
-    if isinstance(a, HipPointer):
-        return "Q", 8, 8, f"int({x})"
-    if hasattr(a, "__cuda_array_interface__"):
-        return "Q", 8, 8, f"{x}.__cuda_array_interface__['data'][0]"
-    raise TypeError(f"kernel argument {i}: cannot pass {t.__name__} (expected int, float, bool, a NumPy scalar, "
-                    "a ctypes value, None, or a device pointer: an object with .ptr or data_ptr, a hip Pointer)")
-
-
-class _Plan:
-    __slots__ = ("buf", "params", "params_addr", "lock", "pack", "fmt")
-
-    def __init__(self, args: tuple):
-        fmt, offset, offsets, exprs = "<", 0, [], []
-        for i, a in enumerate(args):
-            code, size, align, expr = _arg_spec(i, a)
-            pad = -offset % align
-            if pad:
-                fmt += f"{pad}x"
-            offset += pad
-            offsets.append(offset)
-            fmt += code
-            offset += size
-            exprs.append(expr)
-        self.fmt = fmt
-        self.buf = ctypes.create_string_buffer(max(offset, 8))
-        base = ctypes.addressof(self.buf)
-        self.params = (ctypes.c_void_p * max(len(args), 1))(*[base + o for o in offsets])
-        self.params_addr = ctypes.addressof(self.params) if args else None
-        self.lock = threading.Lock()
-        ns = {"_pack_into": struct.Struct(fmt).pack_into, "_buf": self.buf}
-        exec(f"def pack(a):\n    _pack_into(_buf, 0{''.join(', ' + e for e in exprs)})\n", ns)
-        self.pack = ns["pack"]
-
-
-_plans: dict[tuple, _Plan] = {}
-_launch_kernel = h.hipModuleLaunchKernel
-_CTYPES_KINDS = (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)
-_hot.bind(np.generic, _CTYPES_KINDS)
-
-
 class Function:
     """A kernel of a loaded Module. `launch` is the one launch path of hip.tensor.
 
@@ -463,10 +360,10 @@ class Function:
     def launch(self, grid, block, args, shared_mem: int = 0, stream=None) -> None:
         """Launch on `stream` (the current stream of the function's device by default).
 
-        `stream` is a Stream (or an int handle). Arguments of the common kinds (Python scalars,
-        None, ndarrays, NumPy scalars, ctypes numbers and arrays of numbers, objects with an int
-        `.ptr`) are packed and launched in C (`_core.launch.launch`, no hip.hip call); others go
-        through a per-signature plan packed in Python and the binding. benchmarks/bench_tensor_launch.py measures the CPU cost.
+        `stream` is a Stream (or an int handle). The arguments are packed and launched in C
+        (`_core.launch.launch`: hip._kernel_args' packer, no hip.hip call); arguments of no kind
+        it packs are a TypeError ("bad kernel arguments: kernel argument i: ..."), raised before
+        the launch. benchmarks/bench_tensor_launch.py measures the CPU cost.
         """
         if stream is None:
             sptr = current_stream(self.device_id).ptr
@@ -476,33 +373,7 @@ class Function:
             args = tuple(args)
         r = _hot.launch(self.ptr, grid, block, shared_mem, sptr, args)
         if r:
-            if r > 0:
-                raise _error(r, f"hipModuleLaunchKernel({self.name})")
-            self._launch_checked(grid, block, args, shared_mem, sptr, r == -2)
-
-    def _launch_checked(self, grid, block, args, shared_mem, sptr, dims_only: bool) -> None:
-        """The launch the C path leaves to Python: grid/block of other forms (checked here; when
-        they were its only objection, `dims_only`, the C path then runs), and arguments of other
-        kinds (ctypes values, torch tensors...: packed by a per-signature plan)."""
-        gx, gy, gz = _dim3(grid, "grid")
-        bx, by, bz = _dim3(block, "block")
-        if dims_only:
-            r = _hot.launch(self.ptr, (gx, gy, gz), (bx, by, bz), shared_mem, sptr, args)
-            if r >= 0:
-                if r:
-                    raise _error(r, f"hipModuleLaunchKernel({self.name})")
-                return
-        sig = tuple([type(a) for a in args])
-        plan = _plans.get(sig)
-        if plan is None:
-            plan = _plans[sig] = _Plan(args)
-        with plan.lock:
-            try:
-                plan.pack(args)
-            except (struct.error, TypeError, ValueError, OverflowError, AttributeError) as e:
-                raise TypeError(f"{self.name}: bad kernel arguments ({plan.fmt}): {e}") from None
-            r = _launch_kernel(self.ptr, gx, gy, gz, bx, by, bz, shared_mem, sptr, plan.params_addr, None)
-        check(r, f"hipModuleLaunchKernel({self.name})")
+            raise _error(r, f"hipModuleLaunchKernel({self.name})")
 
     __call__ = launch
 

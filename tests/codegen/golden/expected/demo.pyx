@@ -25,6 +25,7 @@ cdef extern from *:
 cdef int _gc_was_enabled = hip_py_gc_pause()
 cimport hip._pointer as _p
 cimport hip._struct as _s
+cimport hip._kernel_args as _ka
 from hip._pointer cimport Pointer, DevicePointer, Handle, IntValue
 from hip import _enum, _struct, _callbacks, errors as _errors
 from hip._enum import Enum
@@ -363,12 +364,12 @@ def demoLaunch(f, grid, block, kernelParams, extra, stream):
     _keep = []
     _k1 = _s.record_arg(demoDim, grid)
     _k2 = _s.record_arg(demoDim, block)
-    _k3 = _p.kernel_params(kernelParams)
+    _k3 = _ka.kernel_params(kernelParams, _ka.INT_ADDRESS)
     cdef const void *_a0 = <const void *>_p.addr(f)
     cdef _cl.demoDim _a1 = (<_cl.demoDim*>(<Pointer>_k1)._ptr)[0]
     cdef _cl.demoDim _a2 = (<_cl.demoDim*>(<Pointer>_k2)._ptr)[0]
     cdef void **_a3 = <void **>_p.addr(_k3)
-    cdef void **_a4 = <void **>_p.kernel_extra(extra, _keep)
+    cdef void **_a4 = <void **>_ka.kernel_extra(extra, _keep)
     cdef _cl.demoStream_t _a5 = <_cl.demoStream_t>_p.handle_arg(stream, False, 'demoLaunch: stream', 'demoStream_st')
     cdef _cl.demoStatus_t _r
     with nogil:
