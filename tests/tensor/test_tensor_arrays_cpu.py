@@ -252,5 +252,5 @@ def test_vector_path_only_for_unconditional_writes():
     assert not EK("T x", "T y", "y = *(&x + 1)", "k5", vectorize=True)._vectorizable
     from hip.tensor._api import elementwise as ew, indexing as ix
     assert all(op.kernel._vectorizable for op in ew._OPS.values())
-    assert not ix._gather_kernel(1)._vectorizable and not ix._scatter_kernel(2)._vectorizable
+    assert not ix._index_kernel(1)._vectorizable and not ix._index_kernel(2, scatter=True)._vectorizable
     assert not ix._masked_store._vectorizable

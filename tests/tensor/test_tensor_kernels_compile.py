@@ -111,11 +111,11 @@ def creation_and_indexing_matrix():
         out.append((f"masked_store[{d.name}]", _ew(ix._masked_store, (dt.bool, d, d), 0, ("array", "scalar", "array"),
                                                    {"V": d})))
         for n, idx in ((1, dt.int64), (2, dt.int32)):
-            g = ix._gather_kernel(n)
+            g = ix._index_kernel(n)
             out.append((f"gather{n}[{d.name},{idx.name}]",
                         _ew(g, (d,) + (idx,) * n + (dt.int64,) * (2 * n) + (d,), 3,
                             ("array",) * (1 + n) + ("scalar",) * (2 * n) + ("array",))))
-            s = ix._scatter_kernel(n)
+            s = ix._index_kernel(n, scatter=True)
             out.append((f"scatter{n}[{d.name},{idx.name}]",
                         _ew(s, (d,) + (idx,) * n + (dt.int64,) * (2 * n) + (d,), 2,
                             ("array",) * (1 + n) + ("scalar",) * (2 * n) + ("array",))))

@@ -9,6 +9,7 @@ wins is unspecified (NumPy: the last).
 """
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -210,31 +211,16 @@ def _index_views(adv, device_id, res_shape, b0, idx_shape):
     return views
 
 
-_gather_kernels: dict[int, ElementwiseKernel] = {}
-_scatter_kernels: dict[int, ElementwiseKernel] = {}
-
-
-def _offset_expr(n: int) -> str:
-    # a negative index counts from the end, as in Python
-    return " + ".join(f"(long long)(k{j} < 0 ? k{j} + n{j} : k{j}) * s{j}" for j in range(n))
-
-
-def _gather_kernel(n: int) -> ElementwiseKernel:
-    k = _gather_kernels.get(n)
-    if k is None:
-        params = ", ".join(["S src"] + [f"I{j} k{j}" for j in range(n)] + [f"int64 n{j}, int64 s{j}" for j in range(n)])
-        k = _gather_kernels[n] = ElementwiseKernel(
-            params, "S y", f"y = *(const S*)((const char*)&src + {_offset_expr(n)})", "ht_gather")
-    return k
-
-
-def _scatter_kernel(n: int) -> ElementwiseKernel:
-    k = _scatter_kernels.get(n)
-    if k is None:
-        params = ", ".join(["V v"] + [f"I{j} k{j}" for j in range(n)] + [f"int64 n{j}, int64 s{j}" for j in range(n)])
-        k = _scatter_kernels[n] = ElementwiseKernel(
-            params, "D dst", f"*(D*)((char*)&dst + {_offset_expr(n)}) = ht_cast<D>(v)", "ht_scatter")
-    return k
+@functools.cache
+def _index_kernel(n: int, scatter: bool = False) -> ElementwiseKernel:
+    """The kernel of indexing by `n` index arrays: a gather (y = src[k0, ...]) or, `scatter`, a
+    store (dst[k0, ...] = v). A negative index counts from the end, as in Python."""
+    params = ", ".join(["V v" if scatter else "S src"] + [f"I{j} k{j}" for j in range(n)]
+                       + [f"int64 n{j}, int64 s{j}" for j in range(n)])
+    offset = " + ".join(f"(long long)(k{j} < 0 ? k{j} + n{j} : k{j}) * s{j}" for j in range(n))
+    if scatter:
+        return ElementwiseKernel(params, "D dst", f"*(D*)((char*)&dst + {offset}) = ht_cast<D>(v)", "ht_scatter")
+    return ElementwiseKernel(params, "S y", f"y = *(const S*)((const char*)&src + {offset})", "ht_gather")
 
 
 def _scalars(adv, strides):
@@ -255,7 +241,7 @@ def getitem(x: ndarray, key):
         return out
     src = x._view(ptr, res_shape, src_strides)
     views = _index_views(adv, x.device_id, res_shape, b0, idx_shape)
-    _gather_kernel(len(adv))(src, *views, *_scalars(adv, strides), out)
+    _index_kernel(len(adv))(src, *views, *_scalars(adv, strides), out)
     return out
 
 
@@ -301,7 +287,7 @@ def setitem(x: ndarray, key, value) -> None:
     elif broadcast_shapes(value.shape, res_shape) != res_shape:
         raise ValueError(f"shape mismatch: value array of shape {value.shape} could not be broadcast to "
                          f"indexing result of shape {res_shape}")
-    _scatter_kernel(len(adv))(value, *views, *_scalars(adv, strides), dst)
+    _index_kernel(len(adv), scatter=True)(value, *views, *_scalars(adv, strides), dst)
 
 
 def take(x, indices, /, *, axis=None) -> ndarray:
@@ -349,7 +335,7 @@ def take_along_axis(x, indices, /, *, axis: int = -1) -> ndarray:
     src = x._view(x.ptr, res_shape, broadcast_strides(x.shape[:axis] + (1,) + x.shape[axis + 1:],
                                                       x.strides[:axis] + (0,) + x.strides[axis + 1:], res_shape))
     idx = indices._view(indices.ptr, res_shape, broadcast_strides(indices.shape, indices.strides, res_shape))
-    _gather_kernel(1)(src, idx, np.int64(n), np.int64(x.strides[axis]), out)
+    _index_kernel(1)(src, idx, np.int64(n), np.int64(x.strides[axis]), out)
     return out
 
 

@@ -166,17 +166,22 @@ def _element(arrays, at):
     return decl, store
 
 
-def _offsets(ks, nd, idx, flat, pad):
-    """Byte offsets _o{k} of flat element index `flat` in the N-d walk (N - 1 divisions)."""
-    out = [f"{{ {idx} _r = {flat};"]
+def _offsets(ks, nd, idx, flat, pad, slot=False):
+    """Byte offsets _o{k} of flat element index `flat` in the N-d walk (N - 1 divisions); `slot`:
+    stored into the per-slot arrays _o{k}[_w] (summed in _a{k} first)."""
+    acc = "_a" if slot else "_o"
+    out = [f"{{ {idx} _r = {flat};"] + ([f"  long long _a{k} = 0;" for k in ks] if slot else [])
     if nd > 1:
         out.append(f"#pragma unroll\n{pad}  for (int _d = {nd} - 1; _d > 0; --_d) {{")
         out.append(f"  {idx} _e = ({idx})_shape.v[_d], _q = _r / _e, _c = _r - _q * _e; _r = _q;")
-        out += [f"  _o{k} += (long long)_c * _s{k}.v[_d];" for k in ks]
+        out += [f"  {acc}{k} += (long long)_c * _s{k}.v[_d];" for k in ks]
         out.append("}")
-    out += [f"  _o{k} += (long long)_r * _s{k}.v[0];" for k in ks]
+    if slot:
+        out += [f"  _o{k}[_w] = _a{k} + (long long)_r * _s{k}.v[0];" for k in ks]
+    else:
+        out += [f"  _o{k} += (long long)_r * _s{k}.v[0];" for k in ks]
     out.append("}")
-    return [f"long long _o{k} = 0;" for k in ks] + out
+    return out if slot else [f"long long _o{k} = 0;" for k in ks] + out
 
 
 def signature(params, spec, nin):
@@ -248,7 +253,7 @@ def loop_source(arrays, operation, idx, layout, reg):
                          f"            for (int _u = 0; _u < {vec}; ++_u) _v{k}[_w].v[_u] = _t; }}")
         else:
             loads.append(f"_v{k}[_w] = {where};")
-    offs = [] if flat else _offsets_into(ks, nd, idx, f"_j * {vec}", "          ")
+    offs = [] if flat else _offsets(ks, nd, idx, f"_j * {vec}", "          ", slot=True)
     decl, store = _element(arrays, lambda k: f"_v{k}[_w].v[_u]")
     regs = [f"{vt[k]} _v{k}[{per}];" for k in ks] + ([f"long long _o{k}[{per}];" for k in ks] if not flat else [])
 
@@ -271,19 +276,6 @@ def loop_source(arrays, operation, idx, layout, reg):
                 f"_i += ({idx})gridDim.x * {block}) {{\n        const long long i = (long long)_i; (void)i;\n"
                 + _lines(decl1, "        ") + f"        {operation};\n" + _lines(store1, "        ") + "    }\n")
     return src
-
-
-def _offsets_into(ks, nd, idx, flat, pad):
-    """_offsets, storing into the per-slot arrays _o{k}[_w]."""
-    out = [f"{{ {idx} _r = {flat};"] + [f"  long long _a{k} = 0;" for k in ks]
-    if nd > 1:
-        out.append(f"#pragma unroll\n{pad}  for (int _d = {nd} - 1; _d > 0; --_d) {{")
-        out.append(f"  {idx} _e = ({idx})_shape.v[_d], _q = _r / _e, _c = _r - _q * _e; _r = _q;")
-        out += [f"  _a{k} += (long long)_c * _s{k}.v[_d];" for k in ks]
-        out.append("}")
-    out += [f"  _o{k}[_w] = _a{k} + (long long)_r * _s{k}.v[0];" for k in ks]
-    out.append("}")
-    return out
 
 
 def tile_source(arrays, operation, idx, layout):

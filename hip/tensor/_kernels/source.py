@@ -32,6 +32,50 @@ def _math_wrappers() -> str:
     return "\n".join(lines)
 
 
+_INTEGERS = ("int", "unsigned int", "long long", "unsigned long long", "signed char", "unsigned char", "short",
+             "unsigned short")
+
+
+def _two_byte_float(name: str, to_bits: str, from_double: str, one: str, to_float: str,
+                    more: tuple[str, ...]) -> str:
+    """A 2-byte float struct: `to_bits` the function from float to its bits (integers and the
+    types in `more` go through float), `from_double` the bits of double `f` (a C expression),
+    `one` the bits of 1 (true), `to_float` the function from its bits."""
+    return "\n".join(
+        [f"struct alignas(2) {name} {{", "    unsigned short bits;", f"    {name}() = default;",
+         f"    HT_D {name}(float f) : bits({to_bits}(f)) {{}}", f"    HT_D {name}(double f) : bits({from_double}) {{}}",
+         f"    HT_D {name}(bool v) : bits(v ? {one} : 0) {{}}"]
+        + [f"    HT_D {name}({t} v) : bits({to_bits}((float)v)) {{}}" for t in _INTEGERS + more]
+        + [f"    HT_D operator float() const {{ return {to_float}(bits); }}"]
+        + [f"    HT_D {name}& operator{op}=(float o) {{ *this = {name}((float)*this {op} o); return *this; }}"
+           for op in "+-*/"]
+        + ["};"]) + "\n"
+
+
+# ht_real_limits<float>/<double>: inf, nan, pi, ln 2, ln 10; for the complex functions: epsilon and
+# its reciprocal, the largest and smallest normal, sqrt of the smallest, sqrt(6 eps) and sqrt(3 eps)
+# (where asinh z = z, atanh z = z), exp's and tanh's limits, an even power of 2 scaling subnormals
+# up, its log and the sqrt of its reciprocal.
+_REAL_LIMITS = (("inf", "ht_inf_f()", "ht_inf_d()"), ("nan", "ht_nan_f()", "ht_nan_d()"),
+                ("pi", "3.14159265358979f", "3.141592653589793238"),
+                ("ln2", "0.693147180559945f", "0.6931471805599453094"),
+                ("ln10", "2.30258509299405f", "2.302585092994045684"),
+                ("eps", "0x1p-23f", "0x1p-52"), ("recip_eps", "0x1p23f", "0x1p52"),
+                ("max", "0x1.fffffep127f", "0x1.fffffffffffffp1023"), ("min", "0x1p-126f", "0x1p-1022"),
+                ("sqrt_min", "0x1p-63f", "0x1p-511"),
+                ("sqrt_6_eps", "8.4572793e-4f", "3.650024149988857e-8"),
+                ("sqrt_3_eps", "5.9801996e-4f", "2.5809568279517849e-8"),
+                ("exp_big", "88.0f", "709.0"), ("tanh_big", "11.0f", "22.0"),
+                ("tiny_scale", "0x1p24f", "0x1p54"), ("log_tiny_scale", "16.635532333438687f", "37.42994775023705"),
+                ("sqrt_tiny_unscale", "0x1p-12f", "0x1p-27"))
+
+
+def _real_limits() -> str:
+    return "\n".join(f"template <> struct ht_real_limits<{t}> {{\n"
+                     + "\n".join(f"    HT_D static {t} {name}() {{ return {v[i]}; }}" for name, *v in _REAL_LIMITS)
+                     + " };" for i, t in enumerate(("float", "double")))
+
+
 _HEAD = r"""
 /* hiprtc declares the HIP device API itself; include the header only where one is found */
 #if defined(__has_include)
@@ -68,27 +112,8 @@ HT_D float ht_half_bits_to_float(unsigned short h) {
     return (float)__builtin_bit_cast(_Float16, h);
 #endif
 }
-struct alignas(2) ht_half {
-    unsigned short bits;
-    ht_half() = default;
-    HT_D ht_half(float f) : bits(ht_float_to_half_bits(f)) {}
-    HT_D ht_half(double f) : bits(ht_double_to_half_bits(f)) {}
-    HT_D ht_half(bool v) : bits(v ? 0x3c00 : 0) {}
-    HT_D ht_half(int v) : bits(ht_float_to_half_bits((float)v)) {}
-    HT_D ht_half(unsigned int v) : bits(ht_float_to_half_bits((float)v)) {}
-    HT_D ht_half(long long v) : bits(ht_float_to_half_bits((float)v)) {}
-    HT_D ht_half(unsigned long long v) : bits(ht_float_to_half_bits((float)v)) {}
-    HT_D ht_half(signed char v) : bits(ht_float_to_half_bits((float)v)) {}
-    HT_D ht_half(unsigned char v) : bits(ht_float_to_half_bits((float)v)) {}
-    HT_D ht_half(short v) : bits(ht_float_to_half_bits((float)v)) {}
-    HT_D ht_half(unsigned short v) : bits(ht_float_to_half_bits((float)v)) {}
-    HT_D operator float() const { return ht_half_bits_to_float(bits); }
-    HT_D ht_half& operator+=(float o) { *this = ht_half((float)*this + o); return *this; }
-    HT_D ht_half& operator-=(float o) { *this = ht_half((float)*this - o); return *this; }
-    HT_D ht_half& operator*=(float o) { *this = ht_half((float)*this * o); return *this; }
-    HT_D ht_half& operator/=(float o) { *this = ht_half((float)*this / o); return *this; }
-};
-
+""" + _two_byte_float("ht_half", "ht_float_to_half_bits", "ht_double_to_half_bits(f)", "0x3c00",
+                   "ht_half_bits_to_float", ()) + r"""
 /* ---- bfloat16: the high half of a float32, rounded to nearest even -------------------------- */
 HT_D unsigned short ht_float_to_bf16_bits(float f) {
     unsigned int u = __float_as_uint(f);
@@ -97,28 +122,8 @@ HT_D unsigned short ht_float_to_bf16_bits(float f) {
     return (unsigned short)(u >> 16);
 }
 HT_D float ht_bf16_bits_to_float(unsigned short b) { return __uint_as_float(((unsigned int)b) << 16); }
-struct alignas(2) ht_bfloat16 {
-    unsigned short bits;
-    ht_bfloat16() = default;
-    HT_D ht_bfloat16(float f) : bits(ht_float_to_bf16_bits(f)) {}
-    HT_D ht_bfloat16(double f) : bits(ht_float_to_bf16_bits((float)f)) {}
-    HT_D ht_bfloat16(bool v) : bits(v ? 0x3f80 : 0) {}
-    HT_D ht_bfloat16(int v) : bits(ht_float_to_bf16_bits((float)v)) {}
-    HT_D ht_bfloat16(unsigned int v) : bits(ht_float_to_bf16_bits((float)v)) {}
-    HT_D ht_bfloat16(long long v) : bits(ht_float_to_bf16_bits((float)v)) {}
-    HT_D ht_bfloat16(unsigned long long v) : bits(ht_float_to_bf16_bits((float)v)) {}
-    HT_D ht_bfloat16(signed char v) : bits(ht_float_to_bf16_bits((float)v)) {}
-    HT_D ht_bfloat16(unsigned char v) : bits(ht_float_to_bf16_bits((float)v)) {}
-    HT_D ht_bfloat16(short v) : bits(ht_float_to_bf16_bits((float)v)) {}
-    HT_D ht_bfloat16(unsigned short v) : bits(ht_float_to_bf16_bits((float)v)) {}
-    HT_D ht_bfloat16(ht_half v) : bits(ht_float_to_bf16_bits((float)v)) {}
-    HT_D operator float() const { return ht_bf16_bits_to_float(bits); }
-    HT_D ht_bfloat16& operator+=(float o) { *this = ht_bfloat16((float)*this + o); return *this; }
-    HT_D ht_bfloat16& operator-=(float o) { *this = ht_bfloat16((float)*this - o); return *this; }
-    HT_D ht_bfloat16& operator*=(float o) { *this = ht_bfloat16((float)*this * o); return *this; }
-    HT_D ht_bfloat16& operator/=(float o) { *this = ht_bfloat16((float)*this / o); return *this; }
-};
-"""
+""" + _two_byte_float("ht_bfloat16", "ht_float_to_bf16_bits", "ht_float_to_bf16_bits((float)f)", "0x3f80",
+                   "ht_bf16_bits_to_float", ("ht_half",))
 
 # Real and complex scalar math: plain C++ over the device math library (the names C's <math.h>
 # has) and the four bit casts of the inf/NaN helpers, so that a host compiler builds it too
@@ -140,31 +145,7 @@ HT_D bool ht_isfinite(double x) { return fabs(x) < ht_inf_d(); }
 HT_D bool ht_signbit(float x) { return (__float_as_uint(x) >> 31) != 0; }
 HT_D bool ht_signbit(double x) { return __double_as_longlong(x) < 0; }
 template <class T> struct ht_real_limits;
-template <> struct ht_real_limits<float> {
-    HT_D static float inf() { return ht_inf_f(); } HT_D static float nan() { return ht_nan_f(); }
-    HT_D static float pi() { return 3.14159265358979f; } HT_D static float ln2() { return 0.693147180559945f; }
-    HT_D static float ln10() { return 2.30258509299405f; }
-    /* for the complex functions: epsilon, the largest and smallest normal, sqrt of the smallest,
-       sqrt(6 eps) and sqrt(3 eps) (where asinh z = z, atanh z = z), exp's and tanh's limits, an even
-       power of 2 scaling subnormals up, its log and the sqrt of its reciprocal */
-    HT_D static float eps() { return 0x1p-23f; } HT_D static float recip_eps() { return 0x1p23f; }
-    HT_D static float max() { return 0x1.fffffep127f; } HT_D static float min() { return 0x1p-126f; }
-    HT_D static float sqrt_min() { return 0x1p-63f; }
-    HT_D static float sqrt_6_eps() { return 8.4572793e-4f; } HT_D static float sqrt_3_eps() { return 5.9801996e-4f; }
-    HT_D static float exp_big() { return 88.0f; } HT_D static float tanh_big() { return 11.0f; }
-    HT_D static float tiny_scale() { return 0x1p24f; } HT_D static float log_tiny_scale() { return 16.635532333438687f; }
-    HT_D static float sqrt_tiny_unscale() { return 0x1p-12f; } };
-template <> struct ht_real_limits<double> {
-    HT_D static double inf() { return ht_inf_d(); } HT_D static double nan() { return ht_nan_d(); }
-    HT_D static double pi() { return 3.141592653589793238; } HT_D static double ln2() { return 0.6931471805599453094; }
-    HT_D static double ln10() { return 2.302585092994045684; }
-    HT_D static double eps() { return 0x1p-52; } HT_D static double recip_eps() { return 0x1p52; }
-    HT_D static double max() { return 0x1.fffffffffffffp1023; } HT_D static double min() { return 0x1p-1022; }
-    HT_D static double sqrt_min() { return 0x1p-511; }
-    HT_D static double sqrt_6_eps() { return 3.650024149988857e-8; } HT_D static double sqrt_3_eps() { return 2.5809568279517849e-8; }
-    HT_D static double exp_big() { return 709.0; } HT_D static double tanh_big() { return 22.0; }
-    HT_D static double tiny_scale() { return 0x1p54; } HT_D static double log_tiny_scale() { return 37.42994775023705; }
-    HT_D static double sqrt_tiny_unscale() { return 0x1p-27; } };
+""" + _real_limits() + r"""
 
 /* ---- complex64 / complex128 ---------------------------------------------------------------- */
 template <class T> struct alignas(2 * sizeof(T)) ht_complex {
