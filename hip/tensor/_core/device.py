@@ -5,6 +5,7 @@ per device, events for ordering work across streams without synchronizing the ho
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import threading
@@ -29,6 +30,17 @@ def _error(code, function: str) -> HipError:
     except ValueError:
         pass
     return status_error(code, function)
+
+
+def _completed(answer, function: str) -> bool:
+    """Whether a stream or event query's answer says its work has completed (hipErrorNotReady:
+    not yet; any other error raises)."""
+    err = answer[0]
+    if not err:
+        return True
+    if int(err) == _NOT_READY:
+        return False
+    raise _error(err, function)
 
 
 _platform: str | None = None
@@ -115,6 +127,11 @@ def _properties(device_id: int) -> dict:
     return p
 
 
+def _property(key: str, doc: str | None = None) -> property:
+    """A read-only Device attribute: its device's `_properties` entry `key`."""
+    return property(lambda self: _properties(self.id)[key], doc=doc)
+
+
 class _ThreadState(threading.local):
     """Per thread: .streams {device_id: Stream}; .device_stack / .stream_stack: saved state. The
     class-level Nones make a thread's first reads cheap (a missing attribute costs ~1 us)."""
@@ -178,35 +195,14 @@ class Device:
 
     compute_capability = arch
 
-    @property
-    def gcn_arch_name(self) -> str:
-        """gcnArchName as the device reports it (AMD adds target features: 'gfx90a:sramecc+:xnack-')."""
-        return _properties(self.id)["gcn_arch_name"]
-
-    @property
-    def name(self) -> str:
-        return _properties(self.id)["name"]
-
-    @property
-    def total_memory(self) -> int:
-        return _properties(self.id)["total_memory"]
-
-    @property
-    def multiprocessor_count(self) -> int:
-        return _properties(self.id)["multiprocessor_count"]
-
-    @property
-    def warp_size(self) -> int:
-        """64 on most AMD GPUs (wavefront), 32 on NVIDIA: kernels must not assume either."""
-        return _properties(self.id)["warp_size"]
-
-    @property
-    def max_threads_per_block(self) -> int:
-        return _properties(self.id)["max_threads_per_block"]
-
-    @property
-    def max_shared_memory_per_block(self) -> int:
-        return _properties(self.id)["max_shared_memory_per_block"]
+    gcn_arch_name = _property("gcn_arch_name", "gcnArchName as the device reports it (AMD adds target features: "
+                              "'gfx90a:sramecc+:xnack-').")
+    name = _property("name")
+    total_memory = _property("total_memory")
+    multiprocessor_count = _property("multiprocessor_count")
+    warp_size = _property("warp_size", "64 on most AMD GPUs (wavefront), 32 on NVIDIA: kernels must not assume either.")
+    max_threads_per_block = _property("max_threads_per_block")
+    max_shared_memory_per_block = _property("max_shared_memory_per_block")
 
     def mem_info(self) -> tuple[int, int]:
         """(free, total) bytes on the device."""
@@ -239,6 +235,15 @@ class _NullOfCurrentDevice:
 
     def __get__(self, obj, cls):
         return null_stream()
+
+
+_CURRENT = contextlib.nullcontext()
+
+
+def on_device(device_id: int):
+    """`with` this around work for `device_id` (kernels are loaded, and memory pools kept, per
+    device): makes it current when it is not."""
+    return _CURRENT if get_device_id() == device_id else Device(device_id)
 
 
 class Stream:
@@ -317,12 +322,7 @@ class Stream:
 
     def query(self) -> bool:
         """Whether all work queued on the stream has completed."""
-        err = h.hipStreamQuery(self.ptr)[0]
-        if not err:
-            return True
-        if int(err) == _NOT_READY:
-            return False
-        raise _error(err, "hipStreamQuery")
+        return _completed(h.hipStreamQuery(self.ptr), "hipStreamQuery")
 
     def record(self, event: "Event | None" = None) -> "Event":
         """Record `event` (a new one by default) on this stream; return it."""
@@ -419,14 +419,7 @@ class Event:
 
     def query(self) -> bool:
         """Whether the work before the recorded point has completed (True if never recorded)."""
-        if not self.ptr:
-            return True
-        err = h.hipEventQuery(self.ptr)[0]
-        if not err:
-            return True
-        if int(err) == _NOT_READY:
-            return False
-        raise _error(err, "hipEventQuery")
+        return not self.ptr or _completed(h.hipEventQuery(self.ptr), "hipEventQuery")
 
     def synchronize(self) -> None:
         """Block the thread until the event has completed."""

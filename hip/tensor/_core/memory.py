@@ -37,7 +37,7 @@ from bisect import bisect_left, insort
 from hip import hip as h
 from hip.errors import HipError, check
 
-from .device import Device, Stream, _error, current_stream, get_device_id, null_stream
+from .device import Device, Stream, _completed, _error, current_stream, get_device_id, null_stream, on_device
 
 __all__ = ["MemoryPointer", "PinnedMemory", "OutOfMemoryError", "alloc", "alloc_pinned", "memcpy", "memset",
            "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
@@ -85,17 +85,82 @@ def _segment_size(size: int) -> int:
     return (size + _ROUND_LARGE - 1) & ~(_ROUND_LARGE - 1)
 
 
-class _DeviceAllocator:
-    """The caching allocator of one device. All state changes hold `lock`; a free that finds it
-    taken (another thread, or a garbage collection inside the allocator) is deferred."""
+class _DeviceAllocatorBase:
+    """What the allocator of one device shares with every backend's: all state changes hold
+    `lock`; a free that finds it taken (another thread, or a garbage collection inside the
+    allocator) is deferred; `record_stream`'s streams; the counts every backend reports."""
+
+    def __init__(self, device_id: int):
+        self.device_id = device_id
+        self.lock = threading.Lock()
+        self.deferred: list = []
+        self.allocated = self.allocated_peak = self.requested = self.requested_peak = 0
+        self.allocations = self.allocations_peak = 0
+        self.device_allocs = self.device_frees = self.retries = self.ooms = self.syncs = 0
+
+    def free(self, block) -> None:
+        if not self.lock.acquire(False):
+            self.deferred.append(block)
+            return
+        try:
+            if self.deferred:
+                self._drain_deferred()
+            self._free(block)
+        finally:
+            self.lock.release()
+
+    def _drain_deferred(self):
+        while self.deferred:
+            self._free(self.deferred.pop())
+
+    def record_stream(self, block, stream: Stream) -> None:
+        if stream == block.stream:
+            return
+        if stream.device_id != self.device_id:
+            raise ValueError(f"stream of device {stream.device_id} used with memory of device {self.device_id}")
+        if block.uses is None:
+            block.uses = {stream}
+        else:
+            block.uses.add(stream)
+
+    def _retrying(self, status, function: str) -> None:
+        """An allocation failed: its error unless it ran out of memory; else the caller releases
+        what it caches and tries once more."""
+        if int(status) not in _OOM:
+            raise _error(status, function)
+        h.hipGetLastError()
+        self.retries += 1
+
+    def _out_of_memory(self, status, nbytes: int, function: str, released: str) -> OutOfMemoryError:
+        """The error of an allocation that failed again after the release (`released` says what)."""
+        h.hipGetLastError()
+        self.ooms += 1
+        free, total = Device(self.device_id).mem_info()
+        return OutOfMemoryError(
+            status, f"hip.tensor: out of memory on device {self.device_id} trying to allocate {nbytes} bytes "
+            f"(device: {free} of {total} bytes free; this allocator: {self.allocated} allocated, {released})",
+            function)
+
+    def _counts(self) -> dict:
+        return {"allocated_bytes.all.current": self.allocated, "allocated_bytes.all.peak": self.allocated_peak,
+                "requested_bytes.all.current": self.requested, "requested_bytes.all.peak": self.requested_peak,
+                "allocation.all.current": self.allocations, "allocation.all.peak": self.allocations_peak,
+                "num_device_alloc": self.device_allocs, "num_device_free": self.device_frees,
+                "num_alloc_retries": self.retries, "num_ooms": self.ooms, "num_sync_all_streams": self.syncs}
+
+    def _reset_counts(self) -> None:
+        self.allocated_peak, self.requested_peak = self.allocated, self.requested
+        self.allocations_peak = self.allocations
+
+
+class _DeviceAllocator(_DeviceAllocatorBase):
+    """The caching allocator of one device."""
 
     def __init__(self, device_id: int, caching: bool | None = None):
-        self.device_id = device_id
+        super().__init__(device_id)
         if caching is None:
             caching = os.environ.get("HIP_TENSOR_NO_MEMORY_CACHING", "") not in ("1", "true", "yes")
         self.caching = caching
-        self.lock = threading.Lock()
-        self.deferred: list[_Block] = []
         self.small: list = []           # free blocks as sorted (key, size, ptr, block)
         self.large: list = []
         self.pending: list = []         # [(events, block)]: frees waiting for record_stream uses
@@ -109,11 +174,8 @@ class _DeviceAllocator:
         self.promote_at = 256
         self.events: list[int] = []         # recycled event handles (no timing)
         self.segments = 0
-        # statistics (PyTorch's names in memory_stats)
-        self.allocated = self.allocated_peak = self.reserved = self.reserved_peak = 0
-        self.requested = self.requested_peak = 0
-        self.allocations = self.allocations_peak = self.segments_peak = 0
-        self.device_allocs = self.device_frees = self.retries = self.ooms = self.hits = self.syncs = 0
+        # statistics (PyTorch's names in memory_stats), beyond the counts every backend keeps
+        self.reserved = self.reserved_peak = self.segments_peak = self.hits = 0
         # per pool, indexed by `small` (0: large pool, 1: small pool); of the blocks handed out, the
         # large pool's only (the small pool's are the rest: the per-op fast path counts nothing more)
         self.pool_reserved, self.pool_reserved_peak, self.pool_segments = [0, 0], [0, 0], [0, 0]
@@ -191,32 +253,7 @@ class _DeviceAllocator:
         self.hits += 1
         return block
 
-    def free(self, block: _Block) -> None:
-        if not self.lock.acquire(False):
-            self.deferred.append(block)
-            return
-        try:
-            if self.deferred:
-                self._drain_deferred()
-            self._free(block)
-        finally:
-            self.lock.release()
-
     # -- internals (lock held) --------------------------------------------------------------------
-    def _drain_deferred(self):
-        while self.deferred:
-            self._free(self.deferred.pop())
-
-    def record_stream(self, block: _Block, stream: Stream) -> None:
-        if stream == block.stream:
-            return
-        if stream.device_id != self.device_id:
-            raise ValueError(f"stream of device {stream.device_id} used with memory of device {self.device_id}")
-        if block.uses is None:
-            block.uses = {stream}
-        else:
-            block.uses.add(stream)
-
     def _free(self, block: _Block) -> None:
         block.allocated = False
         self.allocated -= block.size
@@ -346,12 +383,7 @@ class _DeviceAllocator:
         return self.seq
 
     def _query(self, ev: int) -> bool:
-        err = h.hipEventQuery(ev)[0]
-        if not err:
-            return True
-        if int(err) == int(h.hipError_t.hipErrorNotReady):
-            return False
-        raise _error(err, "hipEventQuery")
+        return _completed(h.hipEventQuery(ev), "hipEventQuery")
 
     def _process_pending(self) -> None:
         """Blocks whose record_stream uses have completed go to their pools."""
@@ -400,10 +432,7 @@ class _DeviceAllocator:
         else:
             r = h.hipMalloc(size)
         if r[0]:
-            if int(r[0]) not in _OOM:
-                raise _error(r[0], "hipMalloc")
-            h.hipGetLastError()
-            self.retries += 1
+            self._retrying(r[0], "hipMalloc")
             self._release_cached()
             with Device(self.device_id):
                 r = h.hipMalloc(size)
@@ -412,24 +441,15 @@ class _DeviceAllocator:
                     size = need
                     r = h.hipMalloc(size)
             if r[0]:
-                h.hipGetLastError()
-                self.ooms += 1
-                free, total = Device(self.device_id).mem_info()
-                raise OutOfMemoryError(
-                    r[0], f"hip.tensor: out of memory on device {self.device_id} trying to allocate {size} bytes "
-                    f"(device: {free} of {total} bytes free; this allocator: {self.allocated} allocated, "
-                    f"{self.reserved} reserved after releasing its cache)", "hipMalloc")
+                raise self._out_of_memory(r[0], size, "hipMalloc", f"{self.reserved} reserved after releasing its cache")
         self.device_allocs += 1
         self.reserved += size
-        if self.reserved > self.reserved_peak:
-            self.reserved_peak = self.reserved
         self.segments += 1
-        if self.segments > self.segments_peak:
-            self.segments_peak = self.segments
         self.pool_reserved[small] += size
         self.pool_segments[small] += 1
-        if self.pool_reserved[small] > self.pool_reserved_peak[small]:
-            self.pool_reserved_peak[small] = self.pool_reserved[small]
+        self.reserved_peak = max(self.reserved_peak, self.reserved)
+        self.segments_peak = max(self.segments_peak, self.segments)
+        self.pool_reserved_peak[small] = max(self.pool_reserved_peak[small], self.pool_reserved[small])
         b = _Block(int(r[1]), size, small, stream.uid)
         b.stream = stream
         return b
@@ -473,15 +493,11 @@ class _DeviceAllocator:
                 self._drain_deferred()
             free_small, free_large = len(self.small) + sum(map(len, self.quick.values())), len(self.large)
             return {
-                "allocated_bytes.all.current": self.allocated, "allocated_bytes.all.peak": self.allocated_peak,
+                **self._counts(),
                 "reserved_bytes.all.current": self.reserved, "reserved_bytes.all.peak": self.reserved_peak,
-                "requested_bytes.all.current": self.requested, "requested_bytes.all.peak": self.requested_peak,
-                "allocation.all.current": self.allocations, "allocation.all.peak": self.allocations_peak,
                 "segment.all.current": self.segments, "segment.all.peak": self.segments_peak,
                 "inactive_split.all.current": free_small + free_large,
                 "inactive_split.small_pool.current": free_small, "inactive_split.large_pool.current": free_large,
-                "num_device_alloc": self.device_allocs, "num_device_free": self.device_frees,
-                "num_alloc_retries": self.retries, "num_ooms": self.ooms, "num_sync_all_streams": self.syncs,
                 "cache_hits": self.hits, "pending_frees": len(self.pending), "caching": self.caching,
                 "allocated_bytes.small_pool.current": self.allocated - self.large_allocated,
                 "allocated_bytes.large_pool.current": self.large_allocated,
@@ -496,9 +512,8 @@ class _DeviceAllocator:
 
     def reset_peaks(self) -> None:
         with self.lock:
-            self.allocated_peak, self.reserved_peak = self.allocated, self.reserved
-            self.requested_peak, self.allocations_peak, self.segments_peak = \
-                self.requested, self.allocations, self.segments
+            self._reset_counts()
+            self.reserved_peak, self.segments_peak = self.reserved, self.segments
             self.pool_reserved_peak = list(self.pool_reserved)
 
 
@@ -509,7 +524,7 @@ class _AsyncBlock:
         self.ptr, self.size, self.stream, self.uses = ptr, size, stream, None
 
 
-class _AsyncDeviceAllocator:
+class _AsyncDeviceAllocator(_DeviceAllocatorBase):
     """One device's stream-ordered allocator: hipMallocAsync and hipFreeAsync on the block's stream,
     in the device's default memory pool, which caches (its release threshold: what it keeps at a
     synchronization; everything by default). A free waits on the streams `record_stream` named
@@ -517,18 +532,10 @@ class _AsyncDeviceAllocator:
     and the pool's own reserved and used bytes."""
 
     def __init__(self, device_id: int, release_threshold: int = _KEEP_ALL):
-        self.device_id = device_id
+        super().__init__(device_id)
         self.release_threshold = release_threshold
         self.caching = True
         self.pool = None                # the device's default pool, configured on first use
-        self.lock = threading.Lock()
-        self.deferred: list[_AsyncBlock] = []
-        self.allocated = self.allocated_peak = self.requested = self.requested_peak = 0
-        self.allocations = self.allocations_peak = 0
-        self.device_allocs = self.device_frees = self.retries = self.ooms = self.syncs = 0
-
-    def _on_device(self):
-        return Device(self.device_id) if get_device_id() != self.device_id else _SAME_DEVICE
 
     def _pool(self):
         if self.pool is None:
@@ -549,25 +556,16 @@ class _AsyncDeviceAllocator:
             if self.deferred:
                 self._drain_deferred()
             pool = self.pool if self.pool is not None else self._pool()
-            with self._on_device():
+            with on_device(self.device_id):
                 r = h.hipMallocAsync(nbytes, stream.ptr)
                 if r[0]:
-                    if int(r[0]) not in _OOM:
-                        raise _error(r[0], "hipMallocAsync")
-                    h.hipGetLastError()
-                    self.retries += 1       # what the pool keeps goes back to the device, then once more
+                    self._retrying(r[0], "hipMallocAsync")   # what the pool keeps goes back to the device
                     check(h.hipDeviceSynchronize(), "hipDeviceSynchronize")
                     self.syncs += 1
                     check(h.hipMemPoolTrimTo(pool, 0), "hipMemPoolTrimTo")
                     r = h.hipMallocAsync(nbytes, stream.ptr)
                     if r[0]:
-                        h.hipGetLastError()
-                        self.ooms += 1
-                        free, total = Device(self.device_id).mem_info()
-                        raise OutOfMemoryError(
-                            r[0], f"hip.tensor: out of memory on device {self.device_id} trying to allocate {nbytes} "
-                            f"bytes (device: {free} of {total} bytes free; this allocator: {self.allocated} "
-                            "allocated, its pool trimmed)", "hipMallocAsync")
+                        raise self._out_of_memory(r[0], nbytes, "hipMallocAsync", "its pool trimmed")
             self.device_allocs += 1
             self.allocated += nbytes
             if self.allocated > self.allocated_peak:
@@ -579,36 +577,11 @@ class _AsyncDeviceAllocator:
                 self.allocations_peak = self.allocations
             return _AsyncBlock(int(r[1]), nbytes, stream)
 
-    def record_stream(self, block: _AsyncBlock, stream: Stream) -> None:
-        if stream == block.stream:
-            return
-        if stream.device_id != self.device_id:
-            raise ValueError(f"stream of device {stream.device_id} used with memory of device {self.device_id}")
-        if block.uses is None:
-            block.uses = {stream}
-        else:
-            block.uses.add(stream)
-
-    def free(self, block: _AsyncBlock) -> None:
-        if not self.lock.acquire(False):     # a garbage collection inside malloc, or another thread
-            self.deferred.append(block)
-            return
-        try:
-            if self.deferred:
-                self._drain_deferred()
-            self._free(block)
-        finally:
-            self.lock.release()
-
-    def _drain_deferred(self):
-        while self.deferred:
-            self._free(self.deferred.pop())
-
     def _free(self, block: _AsyncBlock) -> None:
         self.allocated -= block.size
         self.requested = self.allocated
         self.allocations -= 1
-        with self._on_device():
+        with on_device(self.device_id):
             if block.uses:
                 for s in block.uses:
                     ev = int(check(h.hipEventCreateWithFlags(h.hipEventDisableTiming), "hipEventCreateWithFlags"))
@@ -628,7 +601,7 @@ class _AsyncDeviceAllocator:
                 self._drain_deferred()
             if self.pool is None:
                 return
-            with self._on_device():
+            with on_device(self.device_id):
                 check(h.hipDeviceSynchronize(), "hipDeviceSynchronize")
                 self.syncs += 1
                 check(h.hipMemPoolTrimTo(self.pool, 0), "hipMemPoolTrimTo")
@@ -642,12 +615,8 @@ class _AsyncDeviceAllocator:
                                                  a.hipMemPoolAttrUsedMemCurrent, a.hipMemPoolAttrUsedMemHigh)] \
                 if self.pool is not None else [0, 0, 0, 0]
             return {
-                "allocated_bytes.all.current": self.allocated, "allocated_bytes.all.peak": self.allocated_peak,
+                **self._counts(),
                 "reserved_bytes.all.current": pool[0], "reserved_bytes.all.peak": pool[1],
-                "requested_bytes.all.current": self.requested, "requested_bytes.all.peak": self.requested_peak,
-                "allocation.all.current": self.allocations, "allocation.all.peak": self.allocations_peak,
-                "num_device_alloc": self.device_allocs, "num_device_free": self.device_frees,
-                "num_alloc_retries": self.retries, "num_ooms": self.ooms, "num_sync_all_streams": self.syncs,
                 "pool.reserved_bytes.current": pool[0], "pool.reserved_bytes.peak": pool[1],
                 "pool.used_bytes.current": pool[2], "pool.used_bytes.peak": pool[3],
                 "pool.release_threshold": self.release_threshold, "caching": True,
@@ -655,23 +624,11 @@ class _AsyncDeviceAllocator:
 
     def reset_peaks(self) -> None:
         with self.lock:
-            self.allocated_peak, self.requested_peak = self.allocated, self.requested
-            self.allocations_peak = self.allocations
+            self._reset_counts()
             if self.pool is not None:
                 zero = ctypes.c_uint64(0)
                 for x in (h.hipMemPoolAttr.hipMemPoolAttrReservedMemHigh, h.hipMemPoolAttr.hipMemPoolAttrUsedMemHigh):
                     check(h.hipMemPoolSetAttribute(self.pool, x, ctypes.addressof(zero)), "hipMemPoolSetAttribute")
-
-
-class _SameDevice:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return None
-
-
-_SAME_DEVICE = _SameDevice()
 
 
 # -- the backends -------------------------------------------------------------------------------------
@@ -781,7 +738,6 @@ class AsyncPoolAllocator(Allocator):
 
 _default = CachingAllocator()
 _current: Allocator = _default
-_devices = _current._devices              # the current allocator's device allocators (alloc's lookup)
 _allocators = _default._devices           # the default allocator's (the GPU tests reach in)
 _used: list[Allocator] = [_default]       # every allocator that was current (empty_cache empties them)
 
@@ -794,12 +750,12 @@ def get_allocator() -> Allocator:
 def set_allocator(allocator: Allocator | None = None) -> Allocator:
     """Make `allocator` the one new memory comes from (None: the default CachingAllocator); returns
     the previous one. Memory already allocated goes back to the allocator that gave it."""
-    global _current, _devices
+    global _current
     if allocator is None:
         allocator = _default
     if not isinstance(allocator, Allocator):
         raise TypeError(f"set_allocator takes a hip.tensor Allocator or None, got {type(allocator).__name__}")
-    prev, _current, _devices = _current, allocator, allocator._devices
+    prev, _current = _current, allocator
     if allocator not in _used:
         _used.append(allocator)
     return prev
@@ -844,26 +800,11 @@ def _index(v, what: str) -> int:
 def alloc(nbytes: int, stream: Stream | None = None) -> MemoryPointer:
     """`nbytes` of device memory for use on `stream` (the current stream by default; the memory is
     on the stream's device) from the current allocator. 0 bytes gives a null pointer."""
-    # every array's path: _alloc's, with the current allocator's device allocators at hand
-    if stream is None:
-        stream = current_stream()
-    if type(nbytes) is not int:
-        nbytes = _index(nbytes, "nbytes")
-    if nbytes < 0:
-        raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
-    if nbytes:
-        a = _devices.get(stream.device_id) or _current.device(stream.device_id)
-        b = a.malloc(nbytes, stream)
-    else:
-        a = b = None
-    m = MemoryPointer.__new__(MemoryPointer)
-    m.size, m.device_id, m.stream, m._block, m._allocator = nbytes, stream.device_id, stream, b, a
-    m.ptr = b.ptr if b is not None else 0
-    return m
+    return _alloc(_current, nbytes, stream)
 
 
 def _alloc(allocator: Allocator, nbytes: int, stream: Stream | None) -> MemoryPointer:
-    """`nbytes` from `allocator` (Allocator.allocate), current or not."""
+    """`nbytes` from `allocator` (Allocator.allocate; alloc: the current one)."""
     if stream is None:
         stream = current_stream()
     if type(nbytes) is not int:

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.array import ndarray
-from .._core.device import Device, current_stream as _current_stream, get_device_id as _get_device_id
+from .._core.device import Device, current_stream as _current_stream, get_device_id as _get_device_id, on_device as _on_device
 from .._core.dtypes import DType
 from .._core.memory import MemoryPointer
 from .._core.shapes import broadcast_shapes, broadcast_strides, c_layout, collapse, is_c_contiguous, memory_extent, prod
@@ -527,23 +527,6 @@ def _resolve_overlap(in_params, ins, outs):
                     res[k] = a.copy()
                     break
     return ins if res is None else res
-
-
-class _Nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return None
-
-
-_NOTHING = _Nothing()
-
-
-def _on_device(device_id: int):
-    """`with` this around compiling and launching for arrays of `device_id`: makes it current
-    when it is not (kernels are loaded per device)."""
-    return _NOTHING if _get_device_id() == device_id else Device(device_id)
 
 
 _grid_cap: dict = {}
