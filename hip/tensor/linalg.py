@@ -20,13 +20,13 @@ from ._api.decompositions import (EigResult, EighResult, LinAlgError, QRResult, 
                                   _solver_dtype, cholesky, det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank,
                                   pinv, qr, slogdet, solve, svd, svdvals)
 from ._api.elementwise import math_dtype, multiply as _multiply, subtract as _subtract
-from ._api.linalg import diagonal, matmul, matrix_transpose, tensordot, vecdot
+from ._api.linalg import _vector_axis, diagonal, matmul, matrix_transpose, tensordot, vecdot
 from ._api.manipulation import (broadcast_to as _broadcast_to, expand_dims as _expand_dims, moveaxis as _moveaxis,
                                 squeeze as _squeeze, stack as _stack)
 from ._api.statistical import max as _max, min as _min, sum as _sum
 from ._core import dtypes as _dt
 from ._core.array import ndarray
-from ._core.shapes import broadcast_shapes, normalize_axes, normalize_axis
+from ._core.shapes import normalize_axes
 from ._kernels.reduction import ReductionKernel
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "cross", "diagonal", "outer", "trace",
@@ -63,14 +63,7 @@ def cross(x1, x2, /, *, axis: int = -1) -> ndarray:
     d = _dt.result_type(x1.dtype, x2.dtype)
     if d.kind not in "iufc":
         raise TypeError(f"cross is not defined for {d.name}")
-    shape = broadcast_shapes(x1.shape, x2.shape)
-    if not shape:
-        raise ValueError("cross needs at least 1-d arrays")
-    ax = normalize_axis(axis, len(shape))
-    for x in (x1, x2):
-        i = ax - (len(shape) - x.ndim)
-        if i < 0 or x.shape[i] != 3:
-            raise ValueError(f"cross: both arrays need size 3 along axis {axis}, got {x1.shape} and {x2.shape}")
+    shape, ax = _vector_axis("cross", x1, x2, axis, 3)
     a = _moveaxis(_broadcast_to(x1, shape), ax, -1)
     b = _moveaxis(_broadcast_to(x2, shape), ax, -1)
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]

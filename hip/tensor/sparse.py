@@ -126,6 +126,13 @@ def _host_csr(arg, shape, what):
     return _csr_from_dense(a) + (a.shape,)
 
 
+def _values_dtype(dtype, data) -> _dt.DType:
+    """The dtype of a sparse matrix's values: `dtype`, else that of `data` (any array)."""
+    if dtype is not None:
+        return _sparse_dtype(dtype)
+    return _value_dtype(data.dtype if isinstance(data, ndarray) else np.asarray(data).dtype)
+
+
 def _where(device, arrays) -> int:
     """The device id: `device`, else that of the first hip.tensor array of `arrays`, else the current."""
     if device is None:
@@ -164,6 +171,15 @@ class _SparseBase:
     _index_names: tuple[str, str] = ("", "")     # the two int32 index arrays of the format
     ndim = 2
     __array_ufunc__ = None      # NumPy operands defer to ours: ndarray @ A -> A.__rmatmul__, no object arrays
+
+    def __init__(self, arg, shape=None, dtype=None, *, device=None, copy=False, check=True):
+        if isinstance(arg, _SparseBase):
+            self._set_from_sparse(arg, dtype, copy)
+        elif isinstance(arg, tuple):
+            self._set_from_arrays(arg, shape, dtype, device, check)     # the format's own arrays
+        else:
+            data, indices, indptr, shape = _host_csr(arg, shape, type(self).__name__)
+            self._set_from_csr(data, indices, indptr, shape, _values_dtype(dtype, data), _where(device, (arg,)))
 
     def _set(self, data, index0, index1, shape) -> None:
         _sparse_dtype(data.dtype)
@@ -343,36 +359,27 @@ class csr_matrix(_SparseBase):
     format = "csr"
     _index_names = ("indices", "indptr")
 
-    def __init__(self, arg, shape=None, dtype=None, *, device=None, copy=False, check=True):
-        if isinstance(arg, _SparseBase):
-            self._set_from_sparse(arg, dtype, copy)
-            return
-        if isinstance(arg, tuple) and len(arg) == 3:
-            data, indices, indptr = arg
-            if shape is None:
-                ip, ix = _host_index(indptr, "indptr"), _host_index(indices, "indices")
-                shape = (ip.size - 1, int(ix.max()) + 1 if ix.size else 0)
-            shape = _shape2(shape)
-            d = _sparse_dtype(dtype) if dtype is not None else _value_dtype(
-                data.dtype if isinstance(data, ndarray) else np.asarray(data).dtype)
-            if check or not all(isinstance(a, ndarray) for a in arg):
-                data, indices, indptr = _canonical_csr(_host(data, "data"), _host_index(indices, "indices"),
-                                                       _host_index(indptr, "indptr"), shape)
-                dev = _where(device, arg)
-                self._set(_upload(data, d, dev), _upload(indices, _dt.int32, dev), _upload(indptr, _dt.int32, dev),
-                          shape)
-                return
-            dev = _where(device, arg)
-            self._set(_device_array(data, "data", dev, d), _device_array(indices, "indices", dev, _dt.int32),
-                      _device_array(indptr, "indptr", dev, _dt.int32), shape)
-            if self.indptr.size != shape[0] + 1 or self.indices.size != self.data.size:
-                raise ValueError("indptr needs shape[0] + 1 entries and indices as many as data")
-            return
-        if isinstance(arg, tuple):
+    def _set_from_arrays(self, arg: tuple, shape, dtype, device, check) -> None:
+        if len(arg) != 3:
             raise ValueError("csr_matrix takes (data, indices, indptr); for (data, (row, col)) use coo_matrix")
-        data, indices, indptr, shape = _host_csr(arg, shape, "csr_matrix")
-        d = _sparse_dtype(dtype) if dtype is not None else _value_dtype(data.dtype)
-        dev = _where(device, (arg,))
+        data, indices, indptr = arg
+        if shape is None:
+            ip, ix = _host_index(indptr, "indptr"), _host_index(indices, "indices")
+            shape = (ip.size - 1, int(ix.max()) + 1 if ix.size else 0)
+        shape = _shape2(shape)
+        d = _values_dtype(dtype, data)
+        if check or not all(isinstance(a, ndarray) for a in arg):
+            csr = _canonical_csr(_host(data, "data"), _host_index(indices, "indices"), _host_index(indptr, "indptr"),
+                                 shape)
+            self._set_from_csr(*csr, shape, d, _where(device, arg))
+            return
+        dev = _where(device, arg)
+        self._set(_device_array(data, "data", dev, d), _device_array(indices, "indices", dev, _dt.int32),
+                  _device_array(indptr, "indptr", dev, _dt.int32), shape)
+        if self.indptr.size != shape[0] + 1 or self.indices.size != self.data.size:
+            raise ValueError("indptr needs shape[0] + 1 entries and indices as many as data")
+
+    def _set_from_csr(self, data, indices, indptr, shape, d: _dt.DType, dev: int) -> None:
         self._set(_upload(data, d, dev), _upload(indices, _dt.int32, dev), _upload(indptr, _dt.int32, dev), shape)
 
     def tocsr(self, copy=False) -> "csr_matrix":
@@ -423,42 +430,35 @@ class coo_matrix(_SparseBase):
     format = "coo"
     _index_names = ("row", "col")
 
-    def __init__(self, arg, shape=None, dtype=None, *, device=None, copy=False, check=True):
-        if isinstance(arg, _SparseBase):
-            self._set_from_sparse(arg, dtype, copy)
-            return
-        if isinstance(arg, tuple) and len(arg) == 2 and isinstance(arg[1], tuple) and len(arg[1]) == 2:
-            data, (row, col) = arg
-            arrays = (data, row, col)
-            d = _sparse_dtype(dtype) if dtype is not None else _value_dtype(
-                data.dtype if isinstance(data, ndarray) else np.asarray(data).dtype)
-            if not check and all(isinstance(a, ndarray) for a in arrays):
-                if shape is None:
-                    raise ValueError("coo_matrix(..., check=False) needs shape")
-                dev = _where(device, arrays)
-                self._set(_device_array(data, "data", dev, d), _device_array(row, "row", dev, _dt.int32),
-                          _device_array(col, "col", dev, _dt.int32), _shape2(shape))
-                if not self.row.size == self.col.size == self.data.size:
-                    raise ValueError("data, row and col must have the same length")
-                return
-            hd, hr, hc = _host(data, "data"), _host_index(row, "row"), _host_index(col, "col")
-            if not hd.ndim == 1 or not hr.size == hc.size == hd.size:
-                raise ValueError(f"data, row and col must be 1-D of one length, got {hd.shape}, {hr.shape}, {hc.shape}")
-            if shape is None:
-                shape = (int(hr.max()) + 1 if hr.size else 0, int(hc.max()) + 1 if hc.size else 0)
-            shape = _shape2(shape)
-            if hr.size and (hr.max() >= shape[0] or hc.max() >= shape[1]):
-                raise ValueError(f"an index lies outside the shape {shape}")
-            order = np.lexsort((hc, hr))
-            dev = _where(device, arrays)
-            self._set(_upload(hd[order], d, dev), _upload(hr[order], _dt.int32, dev),
-                      _upload(hc[order], _dt.int32, dev), shape)
-            return
-        if isinstance(arg, tuple):
+    def _set_from_arrays(self, arg: tuple, shape, dtype, device, check) -> None:
+        if not (len(arg) == 2 and isinstance(arg[1], tuple) and len(arg[1]) == 2):
             raise ValueError("coo_matrix takes (data, (row, col)); for (data, indices, indptr) use csr_matrix")
-        data, indices, indptr, shape = _host_csr(arg, shape, "coo_matrix")
-        d = _sparse_dtype(dtype) if dtype is not None else _value_dtype(data.dtype)
-        dev = _where(device, (arg,))
+        data, (row, col) = arg
+        arrays = (data, row, col)
+        d = _values_dtype(dtype, data)
+        if not check and all(isinstance(a, ndarray) for a in arrays):
+            if shape is None:
+                raise ValueError("coo_matrix(..., check=False) needs shape")
+            dev = _where(device, arrays)
+            self._set(_device_array(data, "data", dev, d), _device_array(row, "row", dev, _dt.int32),
+                      _device_array(col, "col", dev, _dt.int32), _shape2(shape))
+            if not self.row.size == self.col.size == self.data.size:
+                raise ValueError("data, row and col must have the same length")
+            return
+        hd, hr, hc = _host(data, "data"), _host_index(row, "row"), _host_index(col, "col")
+        if not hd.ndim == 1 or not hr.size == hc.size == hd.size:
+            raise ValueError(f"data, row and col must be 1-D of one length, got {hd.shape}, {hr.shape}, {hc.shape}")
+        if shape is None:
+            shape = (int(hr.max()) + 1 if hr.size else 0, int(hc.max()) + 1 if hc.size else 0)
+        shape = _shape2(shape)
+        if hr.size and (hr.max() >= shape[0] or hc.max() >= shape[1]):
+            raise ValueError(f"an index lies outside the shape {shape}")
+        order = np.lexsort((hc, hr))
+        dev = _where(device, arrays)
+        self._set(_upload(hd[order], d, dev), _upload(hr[order], _dt.int32, dev), _upload(hc[order], _dt.int32, dev),
+                  shape)
+
+    def _set_from_csr(self, data, indices, indptr, shape, d: _dt.DType, dev: int) -> None:
         row = np.repeat(np.arange(shape[0], dtype=np.int32), np.diff(indptr))
         self._set(_upload(data, d, dev), _upload(row, _dt.int32, dev), _upload(indices, _dt.int32, dev), shape)
 

@@ -70,6 +70,13 @@ def _matrices(x, name: str, square: bool = True) -> _dt.DType:
     return _solver_dtype(name, x.dtype)
 
 
+def _stack(x):
+    """(m, n, min(m, n), the batch shape, the number of matrices) of a stack of (m, n) matrices."""
+    m, n = x.shape[-2:]
+    batch = x.shape[:-2]
+    return m, n, min(m, n), batch, prod(batch)
+
+
 def _on(x):
     return _on_device(x.device_id)
 
@@ -238,10 +245,7 @@ def qr(x, /, *, mode: str = "reduced"):
     d = _matrices(x, "qr", square=False)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
-    m, n = x.shape[-2:]
-    k = min(m, n)
-    batch = x.shape[:-2]
-    nb = prod(batch)
+    m, n, k, batch, nb = _stack(x)
     dev = x.device_id
     qcols = m if mode == "complete" else k
     with _on(x):
@@ -291,10 +295,7 @@ def _svd(x, name: str, full_matrices: bool, compute_uv: bool):
     d = _matrices(x, name, square=False)
     if not isinstance(full_matrices, bool):
         raise TypeError(f"{name}: full_matrices must be a bool, got {full_matrices!r}")
-    m, n = x.shape[-2:]
-    k = min(m, n)
-    batch = x.shape[:-2]
-    nb = prod(batch)
+    m, n, k, batch, nb = _stack(x)
     dev = x.device_id
     real = d.real_dtype
     with _on(x):
@@ -339,10 +340,7 @@ def _svd(x, name: str, full_matrices: bool, compute_uv: bool):
 def _svd_batched(x, name: str, d: _dt.DType, full_matrices: bool, compute_uv: bool):
     """One gesvdjBatched (Jacobi) for a batch of matrices up to 32 x 32. It takes any m, n (no
     rows >= cols rule) and returns full U (m x m) and V (n x n, not V^H), column-major."""
-    m, n = x.shape[-2:]
-    k = min(m, n)
-    batch = x.shape[:-2]
-    nb = prod(batch)
+    m, n, k, batch, nb = _stack(x)
     dev = x.device_id
     real = d.real_dtype
     w = x.mT.astype(d)                      # x column-major, lda = m
@@ -380,9 +378,7 @@ def svdvals(x, /) -> ndarray:
 # -- Hermitian eigenproblem --------------------------------------------------------------------------------------
 def _eigh(x, name: str, vectors: bool):
     d = _matrices(x, name)
-    n = x.shape[-1]
-    batch = x.shape[:-2]
-    nb = prod(batch)
+    _, n, _, batch, nb = _stack(x)
     dev = x.device_id
     real = d.real_dtype
     with _on(x):

@@ -259,20 +259,29 @@ _vecdot_k = ReductionKernel("X1 x1, X2 x2", "Y y", "ht_mul(ht_conj(ht_cast<A>(x1
                             "ht_add(a, b)", "y = ht_cast<Y>(a)", "0", "ht_vecdot", reduce_type="A")
 
 
+def _vector_axis(name: str, x1, x2, axis, size: int | None = None) -> tuple[tuple, int]:
+    """(the broadcast shape, `axis` of it) for products of the vectors along `axis` of two operands:
+    both reach that axis, with one length (`size` where given)."""
+    shape = broadcast_shapes(x1.shape, x2.shape)
+    if not shape:
+        raise ValueError(f"{name} needs at least 1-d operands")
+    ax = normalize_axis(axis, len(shape))
+    n = shape[ax] if size is None else size
+    for x in (x1, x2):
+        i = ax - (len(shape) - x.ndim)
+        if i < 0 or x.shape[i] != n:
+            need = "one length" if size is None else f"length {size}"
+            raise ValueError(f"{name}: operands of shapes {x1.shape} and {x2.shape} need {need} along axis {axis}")
+    return shape, ax
+
+
 def vecdot(x1, x2, /, *, axis=-1) -> ndarray:
     """Dot products along `axis` of the broadcast operands, conjugating x1 (complex)."""
     _need_array(x1, "vecdot")
     _need_array(x2, "vecdot")
     d = _dt.result_type(x1.dtype, x2.dtype)
     _numeric("vecdot", d)
-    shape = broadcast_shapes(x1.shape, x2.shape)
-    if not shape:
-        raise ValueError("vecdot needs at least 1-d operands")
-    ax = normalize_axis(axis, len(shape))
-    for x in (x1, x2):
-        i = ax - (len(shape) - x.ndim)
-        if i < 0 or x.shape[i] != shape[ax]:
-            raise ValueError(f"vecdot: operands of shapes {x1.shape} and {x2.shape} differ along axis {axis}")
+    _, ax = _vector_axis("vecdot", x1, x2, axis)
     return _vecdot_k(x1, x2, axis=ax, _bindings={"A": math_dtype(d), "Y": d})
 
 

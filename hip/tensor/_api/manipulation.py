@@ -158,13 +158,19 @@ def _copy_into(dst: ndarray, src) -> None:
         copy_kernel()(src, dst)
 
 
-def concat(arrays, /, *, axis=0) -> ndarray:
-    """The arrays joined along an existing axis (axis=None: flattened first); dtype by promotion."""
+def _arrays(arrays, name: str) -> list:
+    """The arrays of a sequence: at least one, each an ndarray."""
     arrays = list(arrays)
     if not arrays:
-        raise ValueError("concat needs at least one array")
+        raise ValueError(f"{name} needs at least one array")
     for a in arrays:
-        _need_array(a, "concat")
+        _need_array(a, name)
+    return arrays
+
+
+def concat(arrays, /, *, axis=0) -> ndarray:
+    """The arrays joined along an existing axis (axis=None: flattened first); dtype by promotion."""
+    arrays = _arrays(arrays, "concat")
     if axis is None:
         arrays = [reshape(a, (-1,)) for a in arrays]
         axis = 0
@@ -188,11 +194,7 @@ def concat(arrays, /, *, axis=0) -> ndarray:
 
 
 def stack(arrays, /, *, axis=0) -> ndarray:
-    arrays = list(arrays)
-    if not arrays:
-        raise ValueError("stack needs at least one array")
-    for a in arrays:
-        _need_array(a, "stack")
+    arrays = _arrays(arrays, "stack")
     if len({a.shape for a in arrays}) != 1:
         raise ValueError(f"stack: all arrays must have one shape, got {[a.shape for a in arrays]}")
     axis = normalize_axis(axis, arrays[0].ndim + 1)

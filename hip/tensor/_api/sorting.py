@@ -251,10 +251,15 @@ def _need_array(x, name):
         raise TypeError(f"{name}: expected a hip.tensor array, got {type(x).__name__}")
 
 
-def _check_flags(name, descending, stable):
+def _sort_axis(name: str, x, axis, descending, stable) -> int:
+    """sort's and argsort's arguments checked: the axis to sort along, normalized."""
+    _need_array(x, name)
     for flag, what in ((descending, "descending"), (stable, "stable")):
         if not isinstance(flag, bool):
             raise TypeError(f"{name}: {what} must be a bool, got {type(flag).__name__}")
+    if x.ndim == 0:
+        raise ValueError(f"{name}: a 0-d array has no axis to sort along")
+    return normalize_axis(axis, x.ndim)
 
 
 def sort_along(x: ndarray, axis: int, descending: bool, want_values: bool, want_indices: bool):
@@ -311,17 +316,9 @@ def _i32(v) -> np.int32:
 
 def sort(x, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> ndarray:
     """A sorted copy of x along `axis` (stable; NaNs last, or first when descending)."""
-    _need_array(x, "sort")
-    _check_flags("sort", descending, stable)
-    if x.ndim == 0:
-        raise ValueError("sort: a 0-d array has no axis to sort along")
-    return sort_along(x, normalize_axis(axis, x.ndim), descending, True, False)[0]
+    return sort_along(x, _sort_axis("sort", x, axis, descending, stable), descending, True, False)[0]
 
 
 def argsort(x, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> ndarray:
     """int64 positions that sort x along `axis` (stable; NaNs last, or first when descending)."""
-    _need_array(x, "argsort")
-    _check_flags("argsort", descending, stable)
-    if x.ndim == 0:
-        raise ValueError("argsort: a 0-d array has no axis to sort along")
-    return sort_along(x, normalize_axis(axis, x.ndim), descending, False, True)[1]
+    return sort_along(x, _sort_axis("argsort", x, axis, descending, stable), descending, False, True)[1]

@@ -201,6 +201,16 @@ def _gemm_at(d, dev, wp: int, cp: int, op: int, m, cout, kc, P) -> None:
                                op, P, cout * P, m)
 
 
+def _batched(input, nd: int, cout: int, out_sp: tuple):
+    """(x, out, unbatched): the input contiguous with its batch axis (one of 1 where it has none)
+    and the output (N, cout, *out_sp) on its device."""
+    unbatched = input.ndim == nd + 1
+    x = contiguous(input)
+    if unbatched:
+        x = x.reshape((1,) + x.shape)
+    return x, ndarray._empty((x.shape[0], cout) + out_sp, x.dtype, x.device_id), unbatched
+
+
 def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
     name = f"conv{nd}d"
     cin, cout = _check_args(name, nd, input, weight, bias, groups, False)
@@ -224,13 +234,8 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
     out_sp = tuple((L + t - d * (k - 1) - 1) // s + 1 for L, t, d, k, s in zip(sp, total, D, K, S))
     if any(o < 1 for o in out_sp):
         raise ValueError(f"{name}: the (padded) input {sp} is smaller than the (dilated) kernel {tuple(K)}")
-    unbatched = input.ndim == nd + 1
-    x = contiguous(input)
-    if unbatched:
-        x = x.reshape((1,) + x.shape)
-    N = x.shape[0]
-    dev = x.device_id
-    out = ndarray._empty((N, cout) + out_sp, x.dtype, dev)
+    x, out, unbatched = _batched(input, nd, cout, out_sp)
+    N, dev = x.shape[0], x.device_id
     kk, P = prod(K), prod(out_sp)
     c = compute_dtype(x.dtype)
     b = bias.reshape((1, cout, 1)) if bias is not None else c.numpy.type(0)
@@ -285,13 +290,8 @@ def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gr
     out_sp = tuple((L - 1) * s - 2 * p + d * (k - 1) + op + 1 for L, s, p, d, k, op in zip(sp, S, Pd, D, K, OP))
     if any(o < 1 for o in out_sp):
         raise ValueError(f"{name}: the output size {out_sp} would be empty")
-    unbatched = input.ndim == nd + 1
-    x = contiguous(input)
-    if unbatched:
-        x = x.reshape((1,) + x.shape)
-    N = x.shape[0]
-    dev = x.device_id
-    out = ndarray._empty((N, cout) + out_sp, x.dtype, dev)
+    x, out, unbatched = _batched(input, nd, cout, out_sp)
+    N, dev = x.shape[0], x.device_id
     kk, Pin = prod(K), prod(sp)
     if out.size:
         G = groups

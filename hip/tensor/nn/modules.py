@@ -275,20 +275,20 @@ class Tanh(_Activation):
         return F.tanh(x)
 
 
-class Softmax(Module):
+class _AlongDim(Module):
+    """A module of a function along one dimension, `dim`."""
+
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
 
+
+class Softmax(_AlongDim):
     def forward(self, x):
         return F.softmax(x, dim=self.dim)
 
 
-class LogSoftmax(Module):
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
+class LogSoftmax(_AlongDim):
     def forward(self, x):
         return F.log_softmax(x, dim=self.dim)
 
