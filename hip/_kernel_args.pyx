@@ -111,15 +111,23 @@ cdef int fast_pointer_type(type t, str attr) except -1:
     return 0
 
 
-cdef inline bint _is_cdata(object x) except -1:
-    """A ctypes C data object (no such object exists before ctypes is imported)."""
-    global _CData
-    if _CData is None:
-        ct = sys.modules.get("ctypes")
-        if ct is None:
-            return False
+cdef int _load_bases() except -1:
+    """_CData and _np_generic, of the modules imported so far (before one is, no object of its
+    kind exists)."""
+    global _CData, _np_generic
+    ct, np = sys.modules.get("ctypes"), sys.modules.get("numpy")
+    if ct is not None:
         _CData = ct._SimpleCData.__mro__[1]
-    return isinstance(x, _CData)
+    if np is not None:
+        _np_generic = np.generic
+    return 0
+
+
+cdef inline bint _is_cdata(object x) except -1:
+    """A ctypes C data object."""
+    if _CData is None:
+        _load_bases()
+    return _CData is not None and isinstance(x, _CData)
 
 
 cdef Py_ssize_t _ctype_align(object t) except 0:
@@ -136,13 +144,10 @@ cdef Py_ssize_t _ctype_align(object t) except 0:
 
 
 cdef inline bint _is_np_scalar(object x) except -1:
-    global _np_generic
+    """A NumPy scalar."""
     if _np_generic is None:
-        np = sys.modules.get("numpy")
-        if np is None:
-            return False
-        _np_generic = np.generic
-    return isinstance(x, _np_generic)
+        _load_bases()
+    return _np_generic is not None and isinstance(x, _np_generic)
 
 
 cdef void* _cdata_storage(object x) except? NULL:

@@ -1,5 +1,6 @@
 cimport cython
 from cpython.object cimport PyObject, PyTypeObject
+from libc.string cimport memcpy
 
 # Not tracked by the cycle collector (why: _pointer.pyx). Declared here, where the modules that
 # derive from Pointer read it: their subclasses must agree.
@@ -10,15 +11,15 @@ cdef class Pointer:
     cdef object _destroyed      # the function that destroyed the handle this object holds, or None
 
 cdef class NDBuffer(Pointer):
-    cdef tuple _shape
-    cdef object _strides           # None: C-contiguous; else the byte stride of each axis
-    cdef str _typestr              # as the caller gave it (AMD's `typestr`)
+    cdef readonly tuple shape
+    cdef readonly object strides   # None: C-contiguous (as in __cuda_array_interface__); else bytes per axis
+    cdef readonly str typestr      # as given to configure(); else the array-interface form ('B' for bytes)
+    cdef readonly Py_ssize_t itemsize
     cdef str _array_typestr        # array-interface spelling ('<f4') for __cuda_array_interface__
-    cdef Py_ssize_t _itemsize
     cdef Py_ssize_t _capacity      # bytes usable from _ptr on (-1: unknown)
-    cdef bint _readonly
+    cdef readonly bint is_read_only
     cdef bint _device              # known device memory: no buffer protocol (host reads would crash)
-    cdef object _stream
+    cdef readonly object stream_as_int   # __cuda_array_interface__'s stream
     cdef int _exports              # buffer views handed out (configure is refused meanwhile)
     cdef bytes _format
     cdef _describe(self, object pyobj)
@@ -49,6 +50,15 @@ cdef class IntValue:
 cdef inline void* int_value_storage(IntValue o):
     """Where an IntValue's value lives (getPtr(): a kernel argument's or an attribute's address)."""
     return o._at if o._at != NULL else <void*>&o._v
+
+cdef inline void store_float(void* p, double x, int nbytes) noexcept nogil:
+    """`x` as a C float (nbytes 4) or double (8) at `p`, which need not be aligned."""
+    cdef float f
+    if nbytes == 4:
+        f = <float>x
+        memcpy(p, &f, 4)
+    else:
+        memcpy(p, &x, 8)
 
 cdef void* addr(object o) except? NULL
 cdef void* value_ref(object o, unsigned long long* local) except? NULL

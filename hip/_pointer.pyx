@@ -114,13 +114,18 @@ cdef class Pointer:
         p._owner = owner
         return p
 
+    _converts = False   # a subclass whose constructor converts values (strings, lists): fromObj calls it
+
     @classmethod
     def fromObj(cls, pyobj):
-        """`pyobj` itself if it is an instance of this class, else a new one holding its address
+        """`pyobj` itself if it is an instance of this class, else a new one: the constructor's
+        (CStr, the ListOf classes: it converts strings and lists), else one holding its address
         (None, int, Pointer, ctypes object, buffer, `__cuda_array_interface__`, ...); the new object
         keeps `pyobj` alive. (AMD's HIP Python: the `fromObj` of every wrapper type.)"""
         if isinstance(pyobj, cls):
             return pyobj
+        if cls._converts:
+            return cls(pyobj)
         cdef Pointer p = cls.__new__(cls)
         p._ptr = addr(pyobj)
         p._owner = pyobj if pyobj is not None and not isinstance(pyobj, int) else None
@@ -324,13 +329,13 @@ cdef class NDBuffer(Pointer):
     NUMPY_CHAR_CODES = _NUMPY_CHAR_CODES
 
     def __cinit__(self):
-        self._shape = (1,)
-        self._strides = None
-        self._typestr = "B"
+        self.shape = (1,)
+        self.strides = None
+        self.typestr = "B"
         self._array_typestr = "|u1"
-        self._itemsize = 1
+        self.itemsize = 1
         self._capacity = -1
-        self._stream = None
+        self.stream_as_int = None
 
     def __init__(self, pyobj=None):
         self._describe(pyobj)
@@ -344,9 +349,9 @@ cdef class NDBuffer(Pointer):
         if isinstance(pyobj, NDBuffer):
             o = <NDBuffer>pyobj
             self._ptr, self._owner = o._ptr, o
-            self._shape, self._strides, self._typestr, self._array_typestr = o._shape, o._strides, o._typestr, o._array_typestr
-            self._itemsize, self._capacity, self._readonly, self._device, self._stream = \
-                o._itemsize, o._capacity, o._readonly, o._device, o._stream
+            self.shape, self.strides, self.typestr, self._array_typestr = o.shape, o.strides, o.typestr, o._array_typestr
+            self.itemsize, self._capacity, self.is_read_only, self._device, self.stream_as_int = \
+                o.itemsize, o._capacity, o.is_read_only, o._device, o.stream_as_int
             return
         if isinstance(pyobj, Pointer) or (ct is not None and isinstance(
                 pyobj, (ct.c_void_p, ct.c_char_p, ct.c_wchar_p, ct._Pointer, ct._CFuncPtr))):
@@ -358,13 +363,13 @@ cdef class NDBuffer(Pointer):
             fmt = mv.format.lstrip("@=")
             _type_table()
             at = _FORMAT_TYPES.get(fmt) or f"|V{mv.itemsize}"
-            self._shape = tuple(mv.shape)
-            self._itemsize = mv.itemsize
-            self._typestr = self._array_typestr = at
-            self._readonly = mv.readonly
+            self.shape = tuple(mv.shape)
+            self.itemsize = mv.itemsize
+            self.typestr = self._array_typestr = at
+            self.is_read_only = mv.readonly
             self._owner = mv
             if mv.ndim and not mv.c_contiguous:
-                self._strides = tuple(mv.strides)
+                self.strides = tuple(mv.strides)
             self._ptr = _buffer_address(mv)
             self._capacity = mv.nbytes if mv.c_contiguous else -1
             return
@@ -373,17 +378,17 @@ cdef class NDBuffer(Pointer):
             if "data" not in cai:
                 raise ValueError("input object has '__cuda_array_interface__' attribute but the dict has no 'data' key")
             self._ptr = PyLong_AsVoidPtr(cai["data"][0] or 0)
-            self._readonly = bool(cai["data"][1])
-            self._typestr = cai.get("typestr", "|u1")
-            self._array_typestr, self._itemsize = _typeinfo(self._typestr, None)
-            self._shape = tuple(cai.get("shape", (1,)))
+            self.is_read_only = bool(cai["data"][1])
+            self.typestr = cai.get("typestr", "|u1")
+            self._array_typestr, self.itemsize = _typeinfo(self.typestr, None)
+            self.shape = tuple(cai.get("shape", (1,)))
             st = cai.get("strides")
-            if st is not None and not _is_c_contiguous(self._shape, tuple(st), self._itemsize):
-                self._strides = tuple(st)
-            self._stream = cai.get("stream")
+            if st is not None and not _is_c_contiguous(self.shape, tuple(st), self.itemsize):
+                self.strides = tuple(st)
+            self.stream_as_int = cai.get("stream")
             self._device = True
-            if self._strides is None:
-                self._capacity = _prod(self._shape) * self._itemsize
+            if self.strides is None:
+                self._capacity = _prod(self.shape) * self.itemsize
             self._owner = pyobj
             return
         self._ptr = addr(pyobj)      # DLPack, ... (raises TypeError for anything else)
@@ -426,10 +431,10 @@ cdef class NDBuffer(Pointer):
                 raise TypeError(f"'typestr': must be str, not {type(typestr).__name__}")
             at, size = _typeinfo(typestr, itemsize)
         elif itemsize is not None:
-            at, size = (self._array_typestr if itemsize == self._itemsize else f"|V{itemsize}"), itemsize
+            at, size = (self._array_typestr if itemsize == self.itemsize else f"|V{itemsize}"), itemsize
         else:
-            at, size = self._array_typestr, self._itemsize
-        old_bytes = _prod(self._shape) * self._itemsize if self._strides is None else -1
+            at, size = self._array_typestr, self.itemsize
+        old_bytes = _prod(self.shape) * self.itemsize if self.strides is None else -1
         if shape is not None:
             if not isinstance(shape, tuple):
                 shape = (shape,) if not isinstance(shape, list) else tuple(shape)
@@ -447,8 +452,8 @@ cdef class NDBuffer(Pointer):
                     raise ValueError(f"'shape': negative extent {n}")
                 dims.append(n)
             new_shape = tuple(dims)
-        elif size == self._itemsize and self._strides is None:
-            new_shape = self._shape
+        elif size == self.itemsize and self.strides is None:
+            new_shape = self.shape
         else:
             cap = self._capacity if self._capacity >= 0 else old_bytes
             if cap < 0:
@@ -472,66 +477,40 @@ cdef class NDBuffer(Pointer):
                                      "and the default stream (see the CUDA array interface)")
                 if stream < 0:
                     raise ValueError("'stream': expected positive integer")
-                self._stream = stream
+                self.stream_as_int = stream
             else:
-                self._stream = <size_t>addr(stream)
+                self.stream_as_int = <size_t>addr(stream)
         if ro is not None:
-            self._readonly = bool(ro)
+            self.is_read_only = bool(ro)
         if typestr is not None:
-            self._typestr = typestr
-        self._array_typestr, self._itemsize, self._shape, self._strides = at, size, new_shape, None
+            self.typestr = typestr
+        self._array_typestr, self.itemsize, self.shape, self.strides = at, size, new_shape, None
         self._format = None
         return self
 
     @property
     def __cuda_array_interface__(self):
-        return {"shape": self._shape, "typestr": self._array_typestr, "data": (<size_t>self._ptr, self._readonly),
-                "strides": self._strides, "offset": 0, "mask": None, "version": 3, "stream": self._stream}
-
-    @property
-    def typestr(self):
-        """The type string, as given to configure() (array-interface form otherwise; 'B' for bytes)."""
-        return self._typestr
-
-    @property
-    def shape(self):
-        return self._shape
-
-    @property
-    def strides(self):
-        """Byte strides of each axis (None: C-contiguous, as in __cuda_array_interface__)."""
-        return self._strides
+        return {"shape": self.shape, "typestr": self._array_typestr, "data": (<size_t>self._ptr, self.is_read_only),
+                "strides": self.strides, "offset": 0, "mask": None, "version": 3, "stream": self.stream_as_int}
 
     @property
     def ndim(self):
-        return len(self._shape)
+        return len(self.shape)
 
     @property
     def size(self):
         """Number of elements: the product of `shape`."""
-        return _prod(self._shape)
-
-    @property
-    def itemsize(self):
-        return self._itemsize
+        return _prod(self.shape)
 
     @property
     def nbytes(self):
         """Bytes of the elements: size * itemsize."""
-        return _prod(self._shape) * self._itemsize
+        return _prod(self.shape) * self.itemsize
 
     @property
     def rank(self):
         """Number of axes longer than 1 (AMD's HIP Python)."""
-        return sum(1 for n in self._shape if n > 1)
-
-    @property
-    def is_read_only(self):
-        return self._readonly
-
-    @property
-    def stream_as_int(self):
-        return self._stream
+        return sum(1 for n in self.shape if n > 1)
 
     def __getitem__(self, key):
         """NumPy basic indexing: ints (negative from the end), slices (any step), `...` and None.
@@ -539,9 +518,9 @@ cdef class NDBuffer(Pointer):
         NumPy's would be); an index past an axis raises IndexError."""
         cdef NDBuffer v
         cdef Py_ssize_t offset = 0, n, i, start, stop, step, dim = 0
-        shape = self._shape
+        shape = self.shape
         ndim = len(shape)
-        strides = self._strides if self._strides is not None else _c_strides(shape, self._itemsize)
+        strides = self.strides if self.strides is not None else _c_strides(shape, self.itemsize)
         if not isinstance(key, tuple):
             key = (key,)
         n_ell = sum(1 for k in key if k is Ellipsis)
@@ -588,19 +567,19 @@ cdef class NDBuffer(Pointer):
         v = type(self).__new__(type(self))
         v._ptr = <char*>self._ptr + offset
         v._owner = self
-        v._shape = tuple(new_shape)
+        v.shape = tuple(new_shape)
         st = tuple(new_strides)
-        v._strides = None if _is_c_contiguous(v._shape, st, self._itemsize) else st
-        v._typestr, v._array_typestr, v._itemsize = self._typestr, self._array_typestr, self._itemsize
-        v._readonly, v._device, v._stream = self._readonly, self._device, self._stream
+        v.strides = None if _is_c_contiguous(v.shape, st, self.itemsize) else st
+        v.typestr, v._array_typestr, v.itemsize = self.typestr, self._array_typestr, self.itemsize
+        v.is_read_only, v._device, v.stream_as_int = self.is_read_only, self._device, self.stream_as_int
         v._capacity = self._capacity - offset if self._capacity >= 0 else -1
         return v
 
     def __iter__(self):
         """Views along the first axis, as iterating a NumPy array."""
-        if not self._shape:
+        if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        for i in range(self._shape[0]):
+        for i in range(self.shape[0]):
             yield self[i]
 
     cdef bytes _buffer_format(self):
@@ -611,14 +590,14 @@ cdef class NDBuffer(Pointer):
                      "u8": "Q", "f2": "e", "f4": "f", "f8": "d", "f16": "g", "c8": "Zf", "c16": "Zd", "c32": "Zg"}
             code = codes.get(at[1:])
             if code is None:
-                code = f"{self._itemsize}s"
+                code = f"{self.itemsize}s"
             elif at[0] in "<>" and at[0] != ("<" if sys.byteorder == "little" else ">"):
                 code = at[0] + code
             self._format = code.encode("ascii")
         return self._format
 
     def __getbuffer__(self, Py_buffer* buf, int flags):
-        cdef Py_ssize_t ndim = len(self._shape)
+        cdef Py_ssize_t ndim = len(self.shape)
         cdef Py_ssize_t* arr
         cdef Py_ssize_t k
         if self._device:
@@ -626,9 +605,9 @@ cdef class NDBuffer(Pointer):
                               "read it (copy it with hipMemcpy, or hand __cuda_array_interface__ to CuPy/Numba/PyTorch)")
         if self._ptr == NULL:
             raise BufferError("NULL pointer: no buffer to export")
-        if (flags & PyBUF_WRITABLE) == PyBUF_WRITABLE and self._readonly:
+        if (flags & PyBUF_WRITABLE) == PyBUF_WRITABLE and self.is_read_only:
             raise BufferError("the data is read-only")
-        strides = self._strides
+        strides = self.strides
         if strides is not None and (flags & PyBUF_STRIDES) != PyBUF_STRIDES:
             raise BufferError("the view is not contiguous: request strides")
         if strides is not None and ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS or
@@ -636,22 +615,22 @@ cdef class NDBuffer(Pointer):
                                     (flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS):
             raise BufferError("the view is not contiguous")
         if strides is None and ndim > 1 and (flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS \
-                and sum(1 for n in self._shape if n > 1) > 1:
+                and sum(1 for n in self.shape if n > 1) > 1:
             raise BufferError("the view is C-contiguous, not Fortran-contiguous")
         fmt = self._buffer_format()
         arr = <Py_ssize_t*>malloc(max(2 * ndim, 1) * sizeof(Py_ssize_t))
         if arr == NULL:
             raise MemoryError()
         if strides is None:
-            strides = _c_strides(self._shape, self._itemsize)
+            strides = _c_strides(self.shape, self.itemsize)
         for k in range(ndim):
-            arr[k] = self._shape[k]
+            arr[k] = self.shape[k]
             arr[ndim + k] = strides[k]
         buf.buf = self._ptr
         buf.obj = self
-        buf.len = _prod(self._shape) * self._itemsize
-        buf.readonly = self._readonly
-        buf.itemsize = self._itemsize
+        buf.len = _prod(self.shape) * self.itemsize
+        buf.readonly = self.is_read_only
+        buf.itemsize = self.itemsize
         buf.format = NULL
         if (flags & PyBUF_FORMAT) == PyBUF_FORMAT:
             buf.format = <char*>self._format
@@ -667,8 +646,8 @@ cdef class NDBuffer(Pointer):
         self._exports -= 1
 
     def __repr__(self):
-        return (f"<{type(self).__name__} {hex(<size_t>self._ptr)} shape={self._shape} typestr={self._typestr!r}"
-                f"{' strided' if self._strides is not None else ''}>")
+        return (f"<{type(self).__name__} {hex(<size_t>self._ptr)} shape={self.shape} typestr={self.typestr!r}"
+                f"{' strided' if self.strides is not None else ''}>")
 
 
 cdef void* _buffer_address(object mv) except? NULL:
@@ -696,7 +675,7 @@ cdef object device_array(void* p, size_t n, bint device):
         return None
     cdef DevicePointer d = DevicePointer.__new__(DevicePointer)
     d._ptr = p
-    d._shape = (n,)
+    d.shape = (n,)
     d._capacity = n
     d._device = device
     return d
@@ -729,6 +708,7 @@ cdef class CStr(Pointer):
     the bytes, `len(s)`, `s.decode()`; it compares equal to the same text as bytes or str.
     `CStr(obj)`: bytes/bytearray (pointing into them), str (UTF-8 encoded), or any address;
     `malloc(n)` gives it n zeroed bytes of its own (a buffer for C to fill)."""
+    _converts = True
 
     def __init__(self, pyobj=None):
         self._set(pyobj)
@@ -752,12 +732,6 @@ cdef class CStr(Pointer):
             self._ptr = addr(pyobj)
             self._owner = pyobj if pyobj is not None and not isinstance(pyobj, int) else None
             self._len = 0
-
-    @classmethod
-    def fromObj(cls, pyobj):
-        if isinstance(pyobj, cls):
-            return pyobj
-        return cls(pyobj)
 
     cdef Py_ssize_t _length(self):
         if self._ptr == NULL:
@@ -931,6 +905,7 @@ cdef object cstr_result(const char* p):
 cdef class _ListOf(Pointer):
     """A C array from a list/tuple (elements converted, memory owned), or any pointer-like object."""
     _typecode = "P"
+    _converts = True
 
     def __init__(self, pyobj=None):
         if isinstance(pyobj, (list, tuple)):
@@ -957,12 +932,6 @@ cdef class _ListOf(Pointer):
             return array(code, out)
         except OverflowError as e:
             raise OverflowError(f"{type(self).__name__}: {e}") from None
-
-    @classmethod
-    def fromObj(cls, pyobj):
-        if isinstance(pyobj, cls):
-            return pyobj
-        return cls(pyobj)
 
 
 cdef class ListOfInt(_ListOf):
@@ -1157,8 +1126,6 @@ cdef const void* number_arg(object o, void* local, int kind, int nbytes) except?
     objects, NumPy arrays and device memory (device pointer mode)."""
     cdef long long i
     cdef unsigned long long u
-    cdef double d
-    cdef float f
     if isinstance(o, bool):
         raise TypeError("expected a number (or a pointer), got bool")
     if o is None:   # alpha/beta are read, never optional: NULL would crash the library
@@ -1186,24 +1153,11 @@ cdef const void* number_arg(object o, void* local, int kind, int nbytes) except?
     if kind == 2:
         if isinstance(o, complex):
             raise TypeError("expected a real number, got complex")
-        if nbytes == 4:
-            f = o
-            memcpy(local, &f, 4)
-        else:
-            d = o
-            memcpy(local, &d, 8)
+        store_float(local, o, nbytes)
         return local
     c = complex(o)
-    if nbytes == 4:
-        f = c.real
-        memcpy(local, &f, 4)
-        f = c.imag
-        memcpy(<char*>local + 4, &f, 4)
-    else:
-        d = c.real
-        memcpy(local, &d, 8)
-        d = c.imag
-        memcpy(<char*>local + 8, &d, 8)
+    store_float(local, c.real, nbytes)
+    store_float(<char*>local + nbytes, c.imag, nbytes)
     return local
 
 

@@ -21,7 +21,8 @@ from cpython.object cimport PyObject
 cdef extern from "Python.h":
     ctypedef struct _TypeObjectDict "PyTypeObject":
         PyObject* tp_dict
-from hip._pointer cimport Pointer, Handle, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, sized, ctype_arg
+from hip._pointer cimport (Pointer, Handle, NDBuffer, addr, waddr, wrap, index, as_signed, as_unsigned, sized, ctype_arg,
+                           store_float)
 from hip._kernel_args cimport kernel_params, INT_ADDRESS
 from libc.stdlib cimport calloc, free
 from hip import _enum
@@ -105,8 +106,6 @@ cdef object int_value(object value):
 cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
     cdef int64_t i
     cdef uint64_t u
-    cdef float f
-    cdef double d
     cdef void* v
     if kind == K_INT or kind == K_ENUM:
         if kind == K_ENUM and not isinstance(value, int):
@@ -123,12 +122,7 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
         elif n == 4: (<uint32_t*>p)[0] = <uint32_t>u
         else: (<uint64_t*>p)[0] = u
     elif kind == K_FLOAT:
-        if n == 4:
-            f = value
-            memcpy(p, &f, 4)
-        else:
-            d = value
-            memcpy(p, &d, 8)
+        store_float(p, value, n)
     elif kind == K_PTR or kind == K_ADDR:
         v = addr(value)
         memcpy(p, &v, sizeof(void*))
