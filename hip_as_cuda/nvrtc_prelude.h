@@ -74,39 +74,38 @@ __device__ inline T __hip_as_cuda_shfl_from(T var, int src_lane) {
 
 // CUDA's shuffle semantics within the 32-lane warp (width: a power of 2 up to 32, larger ones
 // read as 32; a lane whose source lies outside its width-segment, later segments for xor, keeps
-// its own value).
-template <class T>
-__device__ inline T __hip_as_cuda_shfl_sync(unsigned mask, T var, int src_lane, int width = 32) {
-  (void)mask;
+// its own value). Kind: 0 from lane `arg` of the segment, 1 up by `arg`, 2 down by `arg`, 3 xor `arg`.
+template <int Kind, class T>
+__device__ inline T __hip_as_cuda_shfl(T var, int arg, int width) {
   width = width > 32 ? 32 : width;
-  int lane = __hip_as_cuda_warp_lane();
-  int src = (lane & ~(width - 1)) + (src_lane & (width - 1));
+  int lane = __hip_as_cuda_warp_lane(), low = lane & (width - 1), src;
+  if (Kind == 0) {
+    src = lane - low + (arg & (width - 1));
+  } else if (Kind == 1) {
+    src = low < arg ? lane : lane - arg;
+  } else if (Kind == 2) {
+    src = low + arg >= width ? lane : lane + arg;
+  } else {
+    src = lane ^ arg;
+    if (src >= ((lane + width) & ~(width - 1)) || src > 31) src = lane;
+  }
   return __hip_as_cuda_shfl_from(var, __hip_as_cuda_warp_base() + src);
 }
 template <class T>
-__device__ inline T __hip_as_cuda_shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32) {
-  (void)mask;
-  width = width > 32 ? 32 : width;
-  int lane = __hip_as_cuda_warp_lane();
-  int src = (lane & (width - 1)) < (int)delta ? lane : lane - (int)delta;
-  return __hip_as_cuda_shfl_from(var, __hip_as_cuda_warp_base() + src);
+__device__ inline T __hip_as_cuda_shfl_sync(unsigned, T var, int src_lane, int width = 32) {
+  return __hip_as_cuda_shfl<0>(var, src_lane, width);
 }
 template <class T>
-__device__ inline T __hip_as_cuda_shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) {
-  (void)mask;
-  width = width > 32 ? 32 : width;
-  int lane = __hip_as_cuda_warp_lane();
-  int src = (lane & (width - 1)) + (int)delta >= width ? lane : lane + (int)delta;
-  return __hip_as_cuda_shfl_from(var, __hip_as_cuda_warp_base() + src);
+__device__ inline T __hip_as_cuda_shfl_up_sync(unsigned, T var, unsigned delta, int width = 32) {
+  return __hip_as_cuda_shfl<1>(var, (int)delta, width);
 }
 template <class T>
-__device__ inline T __hip_as_cuda_shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
-  (void)mask;
-  width = width > 32 ? 32 : width;
-  int lane = __hip_as_cuda_warp_lane();
-  int src = lane ^ lane_mask;
-  if (src >= ((lane + width) & ~(width - 1)) || src > 31) src = lane;
-  return __hip_as_cuda_shfl_from(var, __hip_as_cuda_warp_base() + src);
+__device__ inline T __hip_as_cuda_shfl_down_sync(unsigned, T var, unsigned delta, int width = 32) {
+  return __hip_as_cuda_shfl<2>(var, (int)delta, width);
+}
+template <class T>
+__device__ inline T __hip_as_cuda_shfl_xor_sync(unsigned, T var, int lane_mask, int width = 32) {
+  return __hip_as_cuda_shfl<3>(var, lane_mask, width);
 }
 #define __shfl_sync __hip_as_cuda_shfl_sync
 #define __shfl_up_sync __hip_as_cuda_shfl_up_sync

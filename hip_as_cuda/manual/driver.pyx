@@ -2,6 +2,11 @@
 # bridge.manual says why each function is here).
 from libc.string cimport memset
 
+include "manual/_graph_exec_update.pxi"
+
+cdef extern from "_bridge_driver.c":
+    int _cu_status "hipnv_cudaError_enum_from_hipError_t"(int, int*) nogil
+
 ctypedef const char* (*_name_ref_t)(void*) noexcept nogil
 cdef void* _kernel_name_ref = NULL      # hipKernelNameRef, for cuFuncGetName
 
@@ -36,24 +41,19 @@ cdef CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void*
 cdef CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER* pCopy) except? CUDA_ERROR_NOT_FOUND nogil:
     """HIP 6.4 has no peer 3D copy, but its 3D copy takes any two addresses of the unified
     address space (CUDA's contexts only say whose they are): the same copy through cuMemcpy3D."""
-    cdef CUDA_MEMCPY3D c
-    if pCopy == NULL:
-        return CUDA_ERROR_INVALID_VALUE
-    _peer_as_3d(pCopy, &c)
-    return _b_cuMemcpy3D_v2(&c)
+    return _peer_copy(pCopy, NULL, False)
 
 
 cdef CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER* pCopy, CUstream hStream) except? CUDA_ERROR_NOT_FOUND nogil:
     """cuMemcpy3DPeer's copy, through cuMemcpy3DAsync on hStream."""
+    return _peer_copy(pCopy, hStream, True)
+
+
+cdef CUresult _peer_copy(const CUDA_MEMCPY3D_PEER* p, CUstream stream, bint on_stream) except? CUDA_ERROR_NOT_FOUND nogil:
     cdef CUDA_MEMCPY3D c
-    if pCopy == NULL:
+    if p == NULL:
         return CUDA_ERROR_INVALID_VALUE
-    _peer_as_3d(pCopy, &c)
-    return _b_cuMemcpy3DAsync_v2(&c, hStream)
-
-
-cdef inline void _peer_as_3d(const CUDA_MEMCPY3D_PEER* p, CUDA_MEMCPY3D* c) noexcept nogil:
-    memset(c, 0, sizeof(CUDA_MEMCPY3D))
+    memset(&c, 0, sizeof(CUDA_MEMCPY3D))
     c.srcXInBytes, c.srcY, c.srcZ, c.srcLOD = p.srcXInBytes, p.srcY, p.srcZ, p.srcLOD
     c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray = p.srcMemoryType, p.srcHost, p.srcDevice, p.srcArray
     c.srcPitch, c.srcHeight = p.srcPitch, p.srcHeight
@@ -61,6 +61,7 @@ cdef inline void _peer_as_3d(const CUDA_MEMCPY3D_PEER* p, CUDA_MEMCPY3D* c) noex
     c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray = p.dstMemoryType, p.dstHost, p.dstDevice, p.dstArray
     c.dstPitch, c.dstHeight = p.dstPitch, p.dstHeight
     c.WidthInBytes, c.Height, c.Depth = p.WidthInBytes, p.Height, p.Depth
+    return _b_cuMemcpy3DAsync_v2(&c, stream) if on_stream else _b_cuMemcpy3D_v2(&c)
 
 
 cdef CUresult cuFuncGetName(const char** name, CUfunction hfunc) except? CUDA_ERROR_NOT_FOUND nogil:
@@ -112,12 +113,7 @@ cdef CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const cha
 
 
 cdef CUresult cuLibraryGetModule(CUmodule* pMod, CUlibrary library) except? CUDA_ERROR_NOT_FOUND nogil:
-    if pMod == NULL:
-        return CUDA_ERROR_INVALID_VALUE
-    if library == NULL:
-        return CUDA_ERROR_INVALID_HANDLE
-    pMod[0] = <CUmodule>library
-    return CUDA_SUCCESS
+    return _same_handle(<void**>pMod, <void*>library)
 
 
 cdef CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* numbytes, CUlibrary library, const char* name) except? CUDA_ERROR_NOT_FOUND nogil:
@@ -127,11 +123,16 @@ cdef CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* numbytes, CUlibrary 
 
 
 cdef CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) except? CUDA_ERROR_NOT_FOUND nogil:
-    if pFunc == NULL:
+    return _same_handle(<void**>pFunc, <void*>kernel)
+
+
+cdef inline CUresult _same_handle(void** out, void* handle) noexcept nogil:
+    """A library's module, a kernel's function: the handle itself, through `out`."""
+    if out == NULL:
         return CUDA_ERROR_INVALID_VALUE
-    if kernel == NULL:
+    if handle == NULL:
         return CUDA_ERROR_INVALID_HANDLE
-    pFunc[0] = <CUfunction>kernel
+    out[0] = handle
     return CUDA_SUCCESS
 
 
@@ -157,30 +158,10 @@ cdef CUresult cuKernelGetName(const char** name, CUkernel hfunc) except? CUDA_ER
     return cuFuncGetName(name, <CUfunction>hfunc)
 
 
-ctypedef int (*_exec_update_t)(void*, void*, void**, int*) noexcept nogil
-cdef void* _graph_exec_update = NULL    # hipGraphExecUpdate
-
-cdef extern from "_bridge_driver.c":
-    int _cu_status "hipnv_cudaError_enum_from_hipError_t"(int, int*) nogil
-
-
 cdef CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo* resultInfo) except? CUDA_ERROR_NOT_FOUND nogil:
-    """CUDA fills one result record where HIP gives the result and the failing node through two
-    pointers; HIP names no errorFromNode (NULL, as CUDA leaves it where no node is to blame)."""
-    global _graph_exec_update
-    cdef void* f = _graph_exec_update
-    cdef void* node = NULL
-    cdef int result = 0, ok = 1, r
+    """HIP's result and failing node, as CUDA's record (_graph_exec_update.pxi)."""
     if resultInfo == NULL:
         return CUDA_ERROR_INVALID_VALUE
-    if f == NULL:
-        f = hipcuda_resolve("hipGraphExecUpdate")
-        if f == NULL:
-            return CUDA_ERROR_NOT_FOUND   # the except? value: the resolver has set the Python error
-        _graph_exec_update = f
-    r = (<_exec_update_t>f)(<void*>hGraphExec, <void*>hGraph, &node, &result)
-    resultInfo.result = <CUgraphExecUpdateResult>result
-    resultInfo.errorNode = <CUgraphNode>node
-    resultInfo.errorFromNode = NULL
-    r = _cu_status(r, &ok)
-    return <CUresult>r if ok else CUDA_ERROR_UNKNOWN
+    return <CUresult>_exec_update(<void*>hGraphExec, <void*>hGraph, <int*>&resultInfo.result,
+                                  <void**>&resultInfo.errorNode, <void**>&resultInfo.errorFromNode, _cu_status,
+                                  CUDA_ERROR_NOT_FOUND, CUDA_ERROR_UNKNOWN)

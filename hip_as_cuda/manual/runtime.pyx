@@ -2,32 +2,33 @@
 # bridge.manual says why each function is here).
 from libc.string cimport memset
 
+include "manual/_graph_exec_update.pxi"
+
+cdef extern from "_bridge_runtime.c":
+    int _rt_status "hipnv_cudaError_from_hipError_t"(int, int*) nogil
+
 
 cdef cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms* p) except? cudaErrorCallRequiresNewerDriver nogil:
     """HIP 6.4 has no peer 3D copy, but its 3D copy takes any two addresses of the unified
     address space (CUDA's devices only say whose they are): the same copy through cudaMemcpy3D,
     of kind cudaMemcpyDefault."""
-    cdef cudaMemcpy3DParms c
-    if p == NULL:
-        return cudaErrorInvalidValue
-    _peer_as_3d(p, &c)
-    return _b_cudaMemcpy3D(&c)
+    return _peer_copy(p, NULL, False)
 
 
 cdef cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms* p, cudaStream_t stream) except? cudaErrorCallRequiresNewerDriver nogil:
     """cudaMemcpy3DPeer's copy, through cudaMemcpy3DAsync on stream."""
+    return _peer_copy(p, stream, True)
+
+
+cdef cudaError_t _peer_copy(const cudaMemcpy3DPeerParms* p, cudaStream_t stream, bint on_stream) except? cudaErrorCallRequiresNewerDriver nogil:
     cdef cudaMemcpy3DParms c
     if p == NULL:
         return cudaErrorInvalidValue
-    _peer_as_3d(p, &c)
-    return _b_cudaMemcpy3DAsync(&c, stream)
-
-
-cdef inline void _peer_as_3d(const cudaMemcpy3DPeerParms* p, cudaMemcpy3DParms* c) noexcept nogil:
-    memset(c, 0, sizeof(cudaMemcpy3DParms))
+    memset(&c, 0, sizeof(cudaMemcpy3DParms))
     c.srcArray, c.srcPos, c.srcPtr = p.srcArray, p.srcPos, p.srcPtr
     c.dstArray, c.dstPos, c.dstPtr = p.dstArray, p.dstPos, p.dstPtr
     c.extent, c.kind = p.extent, cudaMemcpyDefault
+    return _b_cudaMemcpy3DAsync(&c, stream) if on_stream else _b_cudaMemcpy3D(&c)
 
 
 # CUDA's deprecated 1D array copies (count bytes from an offset), which HIP 6.4 declares only
@@ -74,30 +75,10 @@ cdef cudaError_t getLocalRuntimeVersion(int* runtimeVersion) except? cudaErrorCa
     return cudaRuntimeGetVersion(runtimeVersion)
 
 
-ctypedef int (*_exec_update_t)(void*, void*, void**, int*) noexcept nogil
-cdef void* _graph_exec_update = NULL    # hipGraphExecUpdate
-
-cdef extern from "_bridge_runtime.c":
-    int _rt_status "hipnv_cudaError_from_hipError_t"(int, int*) nogil
-
-
 cdef cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo* resultInfo) except? cudaErrorCallRequiresNewerDriver nogil:
-    """CUDA fills one result record where HIP gives the result and the failing node through two
-    pointers; HIP names no errorFromNode (NULL, as CUDA leaves it where no node is to blame)."""
-    global _graph_exec_update
-    cdef void* f = _graph_exec_update
-    cdef void* node = NULL
-    cdef int result = 0, ok = 1, r
+    """HIP's result and failing node, as CUDA's record (_graph_exec_update.pxi)."""
     if resultInfo == NULL:
         return cudaErrorInvalidValue
-    if f == NULL:
-        f = hipcuda_resolve("hipGraphExecUpdate")
-        if f == NULL:
-            return cudaErrorCallRequiresNewerDriver   # the except? value: the resolver set the error
-        _graph_exec_update = f
-    r = (<_exec_update_t>f)(<void*>hGraphExec, <void*>hGraph, &node, &result)
-    resultInfo.result = <cudaGraphExecUpdateResult>result
-    resultInfo.errorNode = <cudaGraphNode_t>node
-    resultInfo.errorFromNode = NULL
-    r = _rt_status(r, &ok)
-    return <cudaError_t>r if ok else cudaErrorUnknown
+    return <cudaError_t>_exec_update(<void*>hGraphExec, <void*>hGraph, <int*>&resultInfo.result,
+                                     <void**>&resultInfo.errorNode, <void**>&resultInfo.errorFromNode, _rt_status,
+                                     cudaErrorCallRequiresNewerDriver, cudaErrorUnknown)
