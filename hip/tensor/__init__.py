@@ -58,7 +58,7 @@ from ._core.array import register as _register
 
 _register(namespace=_sys.modules[__name__])     # what an array's __array_namespace__() returns
 
-if "dask" in _sys.modules:
+if _sys.modules.get("dask") is not None:
     # Dask is here (a Dask worker unpickling hip.tensor chunks, or a program that imported it
     # first): register hip.tensor's array with it (hip.tensor.dask; Dask stays optional)
     import importlib as _importlib

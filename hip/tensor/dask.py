@@ -5,7 +5,8 @@ Importing this module registers hip.tensor's array as a Dask chunk type (`regist
 its implementations of Dask's dispatches: `concatenate_lookup`, `tensordot_lookup`,
 `einsum_lookup`, `take_lookup`, `empty_lookup`, `percentile_lookup`, `numel_lookup`,
 `nannumel_lookup`, `to_numpy_dispatch`, `to_cupy_dispatch` (and `to_hip_dispatch`, the way onto
-this backend), with Dask's `sizeof`. Everything else a chunk meets, NumPy's functions and ufuncs
+this backend), with Dask's `sizeof` and `normalize_token` (a hash of the content, copied to the host
+once: `da.from_array(x, name=False)` skips it). Everything else a chunk meets, NumPy's functions and ufuncs
 on it, runs through hip.tensor's NumPy protocols (`__array_function__`, `__array_ufunc__`).
 
 `import hip.tensor` imports this module where Dask is already imported (a Dask worker unpickling
@@ -15,13 +16,15 @@ select the backend, whose entry point (`dask.array.backends`, name `hip`) import
     dask.config.set({"array.backend": "hip"})
     x = da.ones((1 << 20,), chunks=1 << 16)       # hip.tensor chunks on the current device
 
-Chunks live on the device current where a task runs; `dask.distributed` with one worker per GPU
-(each worker's process sees one device) spreads them over GPUs. Chunks travel between processes
-through the host (pickling copies to the host, as CuPy's does).
+Chunks live on the device current where a task runs. `gpu_cluster()` starts `dask.distributed`
+with one worker process per GPU, each seeing only its own device (as dask-cuda's LocalCUDACluster,
+without dask-cuda); Dask schedules, hip.tensor computes. Chunks travel between processes through
+the host (pickling copies to the host, as CuPy's does).
 """
 from __future__ import annotations
 
 import hashlib
+import os
 
 import dask.array as da
 import numpy as np
@@ -32,6 +35,8 @@ from dask.array.dispatch import (concatenate_lookup, einsum_lookup, empty_lookup
                                  numel_lookup, percentile_lookup, take_lookup, tensordot_lookup,
                                  to_cupy_dispatch, to_numpy_dispatch)
 from dask.sizeof import sizeof
+from dask.tokenize import normalize_token
+from dask.hashing import hash_buffer_hex
 from dask.utils import Dispatch
 
 from . import random as _random
@@ -44,8 +49,9 @@ from ._api.manipulation import concat
 from ._api.sorting import sort
 from ._core import dtypes as _dt
 from ._core.array import ndarray
+from ._core.device import device_count, platform
 
-__all__ = ["HipTensorBackendEntrypoint", "RandomState", "to_hip_dispatch", "meta"]
+__all__ = ["HipTensorBackendEntrypoint", "RandomState", "to_hip_dispatch", "meta", "gpu_cluster", "register"]
 
 to_hip_dispatch = Dispatch("to_hip_dispatch")
 
@@ -129,6 +135,11 @@ def _same(data, **kwargs):
     return data
 
 
+def _token(x):
+    # the content's hash, as Dask's for NumPy arrays (one copy to the host; name= skips it)
+    return "hip.tensor.ndarray", x.dtype.name, x.shape, hash_buffer_hex(x.get())
+
+
 def _register_cupy():
     import cupy                     # another library's device arrays come as views (DLPack, CAI)
     to_hip_dispatch.register(cupy.ndarray, _from_host)
@@ -157,7 +168,30 @@ def register() -> None:
     to_hip_dispatch.register(np.ndarray, _from_host)
     to_hip_dispatch.register_lazy("cupy", _register_cupy)
     sizeof.register(ndarray, lambda x: x.nbytes)
+    normalize_token.register(ndarray, _token)
     _registered = True
+
+
+# -- one worker per GPU ---------------------------------------------------------------------------
+def gpu_cluster(devices=None, *, threads_per_worker: int = 1, **cluster_options):
+    """A `distributed.SpecCluster` on this machine with one worker process (a Nanny) per GPU of
+    `devices` (ordinals; default all), each seeing only its device: `CUDA_VISIBLE_DEVICES` on the
+    nvidia platform, `HIP_VISIBLE_DEVICES` on AMD, set before the worker's HIP starts (ordinals
+    count within an inherited list). Workers have no host memory limit: their data is device
+    memory, which Dask's spilling (by host memory) would copy to disk. Use it with
+    `distributed.Client(cluster)`."""
+    from distributed import Nanny, Scheduler, SpecCluster      # (distributed is optional)
+    var = "CUDA_VISIBLE_DEVICES" if platform() == "nvidia" else "HIP_VISIBLE_DEVICES"
+    devices = list(range(device_count()) if devices is None else devices)
+    if not devices:
+        raise ValueError("gpu_cluster: no devices")
+    inherited = [d for d in os.environ.get(var, "").split(",") if d.strip()]
+    visible = [inherited[d] if inherited else str(d) for d in devices]
+    workers = {f"gpu-{d}": {"cls": Nanny, "options": {"nthreads": threads_per_worker, "memory_limit": 0,
+                                                      "host": "127.0.0.1", "env": {var: v}}}
+               for d, v in zip(devices, visible)}
+    scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False, "dashboard_address": None}}
+    return SpecCluster(workers=workers, scheduler=scheduler, **cluster_options)
 
 
 # -- the backend ---------------------------------------------------------------------------------
