@@ -29,7 +29,7 @@ import os
 import dask.array as da
 import numpy as np
 from dask import config
-from dask.array.backends import ArrayBackendEntrypoint, _nannumel, _numel_arraylike
+from dask.array.backends import ArrayBackendEntrypoint, _nannumel, _numel_arraylike, array_creation_dispatch
 from dask.array.chunk_types import register_chunk_type
 from dask.array.dispatch import (concatenate_lookup, einsum_lookup, empty_lookup, nannumel_lookup,
                                  numel_lookup, percentile_lookup, take_lookup, tensordot_lookup,
@@ -149,10 +149,12 @@ _registered = False
 
 
 def register() -> None:
-    """Register hip.tensor's array with Dask (done at import; again is a no-op)."""
+    """Register hip.tensor's array with Dask, and the backend "hip" (done at import; again is a
+    no-op)."""
     global _registered
     if _registered:
         return
+    _registered = True
     register_chunk_type(ndarray)
     concatenate_lookup.register(ndarray, _concatenate)
     tensordot_lookup.register(ndarray, _tensordot)
@@ -169,7 +171,8 @@ def register() -> None:
     to_hip_dispatch.register_lazy("cupy", _register_cupy)
     sizeof.register(ndarray, lambda x: x.nbytes)
     normalize_token.register(ndarray, _token)
-    _registered = True
+    # the backend too: found without the entry point's metadata (a checkout on PYTHONPATH)
+    array_creation_dispatch.register_backend("hip", HipTensorBackendEntrypoint())
 
 
 # -- one worker per GPU ---------------------------------------------------------------------------

@@ -101,6 +101,11 @@ def test_to_hip_dispatch():
     assert hd.to_hip_dispatch(X) is X
 
 
+def test_importing_registers_the_backend_without_the_entry_points_metadata():
+    from dask.array.backends import array_creation_dispatch
+    assert isinstance(array_creation_dispatch._lookup.get("hip"), hd.HipTensorBackendEntrypoint)
+
+
 def test_registering_twice_is_a_no_op():
     from dask.array.chunk_types import _HANDLED_CHUNK_TYPES
     n = _HANDLED_CHUNK_TYPES.count(ht.ndarray)
