@@ -61,23 +61,32 @@ def timed(client, reps, run):
     return best
 
 
+def persisted(arr, distributed):
+    """`arr` persisted, its tasks finished (enqueued on the workers' GPUs); a task's error raised."""
+    arr = arr.persist()
+    futures = distributed.futures_of(arr)
+    distributed.wait(futures)
+    for f in futures:
+        if f.status == "error":
+            f.result()
+    return arr
+
+
 def measure(devices, a, da, distributed, hd):
     n = a.gib << 28                 # float32 elements
     c = int(a.chunk_gib * (1 << 28))
     with hd.gpu_cluster(devices) as cluster, distributed.Client(cluster) as client:
         chunks = ((c,) * (n // c) + ((n % c,) if n % c else ()),)
-        x = da.map_blocks(block, 1, chunks=chunks, dtype=np.float32, meta=hd.meta(np.float32)).persist()
-        distributed.wait(x)
+        x = persisted(da.map_blocks(block, 1, chunks=chunks, dtype=np.float32, meta=hd.meta(np.float32)), distributed)
         m = {}
         m["sum"] = timed(client, a.reps, lambda: x.sum().compute())
-        m["chain"] = timed(client, a.reps, lambda: distributed.wait(((x * 2 + 1) * x - 3).persist()))
+        m["chain"] = timed(client, a.reps, lambda: persisted((x * 2 + 1) * x - 3, distributed))
         del x
         k = -(-a.n // a.block)
         blocks = ((a.block,) * (k - 1) + (a.n - a.block * (k - 1),),) * 2
-        am, bm = (da.map_blocks(block, seed, chunks=blocks, dtype=np.float32, meta=hd.meta(np.float32)).persist()
-                  for seed in (2, 3))
-        distributed.wait([am, bm])
-        m["matmul"] = timed(client, a.reps, lambda: distributed.wait((am @ bm).persist()))
+        am, bm = (persisted(da.map_blocks(block, seed, chunks=blocks, dtype=np.float32, meta=hd.meta(np.float32)),
+                            distributed) for seed in (2, 3))
+        m["matmul"] = timed(client, a.reps, lambda: persisted(am @ bm, distributed))
     return m
 
 

@@ -136,17 +136,30 @@ def test_out_is_taken_apart_from_the_call():
 @pytest.mark.parametrize("call", [
     lambda: np.sum(X, where=True),
     lambda: np.sum(X, initial=0.0),
-    lambda: np.add(X, 1, dtype=np.float64),
     lambda: np.add(X, 1, where=False),
     lambda: np.sort(X, kind="heapsort"),
     lambda: np.ravel(X, order="F"),
     lambda: np.linalg.svd(X, compute_uv=False),
     lambda: np.linalg.eigh(X, UPLO="U"),
-    lambda: np.mean(X, dtype=np.float64),
 ])
 def test_arguments_hip_tensor_lacks_are_a_type_error_before_any_device_work(call):
     with pytest.raises(TypeError, match="has no argument"):
         call()
+
+
+def test_dtype_hip_tensor_lacks_casts_the_operands_with_numpys_rule():
+    pos, kw, _ = T.functions[np.add].arguments((X, 1), {"dtype": np.float32})     # X's own: no copy
+    assert pos[0] is X and pos[1] == 1 and kw == {}
+    with pytest.raises(TypeError, match="same_kind"):
+        np.add(X, 1, dtype=np.int32)                        # float32 -> int32: refused, as NumPy
+    with pytest.raises(TypeError, match="same_kind"):
+        np.concatenate([X, X], dtype=np.int8)
+
+
+def test_creation_functions_take_numpys_positional_dtype():
+    # np.arange(start, stop, step, dtype, like=x): NumPy's C function takes dtype by position
+    pos, kw, _ = T.functions[np.arange].arguments((3, 40, 2, np.dtype("int32")), {})
+    assert pos == [3, 40, 2] and kw == {"dtype": np.dtype("int32")}
 
 
 def test_numpys_defaults_given_explicitly_are_accepted():

@@ -42,6 +42,9 @@ CASES = {
     **{f"ufunc.{u}": (lambda a, b, u=u: getattr(np, u)(a, b), (I, J)) for u in (
         "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "remainder", "floor_divide")},
     "ufunc.power": (lambda a, b: np.power(a, b), (POS, POS)),
+    "ufunc.dtype": (lambda i, j: np.add(i, j, dtype=np.float64) + np.multiply(i, 3, dtype=np.int64), (I, J)),
+    "mean_dtype": (lambda a: np.mean(a, axis=0, dtype=np.float64), (A,)),
+    "like.arange_positional_dtype": (lambda a: np.arange(1, 9, 2, np.int32, like=a), (A,)),
     "ufunc.invert": (lambda a: np.invert(a), (I,)),
     "ufunc.logical": (lambda m: np.logical_xor(np.logical_and(m, ~m), np.logical_or(m, np.logical_not(m))), (MASK,)),
     "ufunc.matmul": (lambda a, b: np.matmul(a, b.T), (A, B)),
@@ -102,7 +105,7 @@ CASES = {
     "argsort": (lambda a: np.argsort(a, axis=1, stable=True), (A,)),
     "searchsorted": (lambda v, w: np.searchsorted(np.sort(v), w), (V, W)),
     "isin": (lambda i, j: np.isin(i, j), (I, J)),
-    "unique_values": (lambda i: np.unique_values(i), (I,)),
+    "unique_values": (lambda i: np.sort(np.unique_values(i)), (I,)),     # (NumPy's order is unspecified)
     "nonzero": (lambda m: np.nonzero(m)[1], (MASK,)),
     # linear algebra and einsum
     "dot": (lambda a, b: np.dot(a, b.T), (A, B)),

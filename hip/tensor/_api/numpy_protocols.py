@@ -10,7 +10,8 @@ derived from what hip.tensor exports, at first use: for each overridable NumPy o
 else the hip.tensor function under one of NumPy's aliases of the object (`np.arccos` is `np.acos`
 -> `ht.acos`; `np.concatenate` is `np.concat` -> `ht.concat`). NumPy's arguments are bound to
 NumPy's signature and passed on by position or name; an argument hip.tensor's function lacks is
-dropped when it has NumPy's default value and is a TypeError otherwise. Arguments left out take
+dropped when it has NumPy's default value and is a TypeError otherwise; a `dtype=` hip.tensor's
+function lacks casts the array operands first (NumPy computes in it). Arguments left out take
 NumPy's defaults where they differ from hip.tensor's (`np.add.reduce` sums over axis 0).
 `out=` is written after the call, with NumPy's same_kind rule. What the table lacks, and ufunc
 methods hip.tensor has no counterpart for (`reduceat`, `at`, `maximum.accumulate`, ...), return
@@ -22,6 +23,7 @@ import inspect
 
 import numpy as np
 
+from .._core import dtypes as _dt
 from .._core.array import ndarray, ops, register
 from .._core.shapes import broadcast_shapes
 from .elementwise import _same_kind
@@ -101,7 +103,13 @@ def _translate(entry: Entry, args, kwargs):
     try:
         given = entry.np_sig.bind(*args, **kwargs).arguments
     except TypeError as e:
-        raise TypeError(f"{what}: {e}") from None
+        # NEP 35's creation functions are C functions taking more positionally than their text
+        # signatures say (np.arange(start, stop, step, dtype, like=...)): their keyword-only
+        # parameters, in order, may come by position
+        try:
+            given = _positional(entry.np_sig).bind(*args, **kwargs).arguments
+        except (TypeError, ValueError):
+            raise TypeError(f"{what}: {e}") from None
     params = entry.sig.parameters
     n_pos = 0
     for p in params.values():
@@ -112,16 +120,18 @@ def _translate(entry: Entry, args, kwargs):
     var_kw = any(p.kind is _P.VAR_KEYWORD for p in params.values())
     pos: list = []
     kw: dict = {}
-    out = None
+    out = cast = None
 
     def keyword(name, value, default):
-        nonlocal out
+        nonlocal out, cast
         target = name if name in params else _SYNONYMS.get(name, name)
         hp = params.get(target)
         if hp is not None and hp.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY):
             kw[target] = value
         elif hp is None and var_kw:
             kw[name] = value
+        elif name == "dtype" and value is not None:
+            cast = value                    # the type NumPy computes in: the operands cast first
         elif name == "out":
             out = value[0] if isinstance(value, tuple) and len(value) == 1 else value
             if isinstance(out, tuple):
@@ -153,7 +163,26 @@ def _translate(entry: Entry, args, kwargs):
             if hp is not None and hp.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY) and \
                     (hp.default is _P.empty or not _is_default(p.default, hp.default)):
                 kw[hp.name] = p.default
+    if cast is not None:
+        pos = [_cast(a, cast, what) for a in pos]
     return pos, kw, out
+
+
+def _positional(sig: inspect.Signature) -> inspect.Signature:
+    return sig.replace(parameters=[p.replace(kind=_P.POSITIONAL_OR_KEYWORD) if p.kind is _P.KEYWORD_ONLY else p
+                                   for p in sig.parameters.values()])
+
+
+def _cast(a, dtype, what: str):
+    """An operand cast to NumPy's `dtype=` (NumPy's same_kind rule); sequences element-wise."""
+    if isinstance(a, (list, tuple)):
+        return type(a)(_cast(x, dtype, what) for x in a)
+    if not isinstance(a, ndarray):
+        return a
+    d = _dt.dtype(dtype)
+    if not _same_kind(a.dtype, d):
+        raise TypeError(f"{what}: cannot cast {a.dtype.name} to dtype={d.name} (NumPy's same_kind rule)")
+    return a.astype(d, copy=False)
 
 
 def _describe(value) -> str:
