@@ -63,9 +63,10 @@ class Entry:
 
     def arguments(self, args, kwargs) -> tuple[list, dict, object]:
         """hip.tensor's (positional, keyword) arguments for NumPy's call, and its `out` (or None)."""
-        if self.np_sig is None or self.sig is None:
-            out = kwargs.pop("out", None)           # no signatures (an old NumPy): CuPy's way
-            return list(args), dict(kwargs), out
+        if self.np_sig is None or self.sig is None:     # no signatures (an old NumPy): CuPy's way
+            kwargs = dict(kwargs)
+            out = kwargs.pop("out", None)
+            return list(args), kwargs, out[0] if isinstance(out, tuple) and len(out) == 1 else out
         return _translate(self, args, kwargs)
 
     def __call__(self, args, kwargs):
