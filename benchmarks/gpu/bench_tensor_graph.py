@@ -7,7 +7,7 @@
       enqueues its kernel before it returns), then one synchronize; best of rounds; hip.tensor
       against PyTorch (target <= 0.8x PyTorch). With --anatomy, the parts of hip.tensor's call
       (allocation, the kernel launch, the rest) are timed alone.
-  (b) a chain of 20 small ops (10 x (sin(z) * y + k, then z - |x|), 1024 float32) captured once
+  (b) a chain of 20 small ops (4 x (sin(z) * y + k, then z - |x|), 1024 float32) captured once
       and replayed: us per replay over a loop of replays then one synchronize, `ht.graph` against
       `torch.cuda.graph` (target <= 1.0x PyTorch); and the same chain run eagerly, for scale.
 
@@ -46,8 +46,9 @@ def per_call_us(fn, sync, n: int, rounds: int) -> float:
 
 
 def chain(m, x, y):
+    """20 ops: 4 x (sin, *, +, abs, -)."""
     z = x
-    for k in range(10):
+    for k in range(4):
         z = m.sin(z) * y + (k + 1)
         z = z - m.abs(x)
     return z
