@@ -120,7 +120,7 @@ def main() -> int:
     args = ap.parse_args()
     import hip.tensor as ht
     if not ht.is_available():
-        print("no GPU: nothing measured")
+        print("skipped: no HIP device is visible (hip.tensor.is_available() is False)")
         return 77
     try:
         import torch
