@@ -11,8 +11,8 @@ at each call; a handle per stream keeps threads apart as hipBLAS's do). Plans: p
 M, N, K, epilogue, compute type) the matmul descriptor, the four layouts and the algorithm
 hipblasLtMatmulAlgoGetHeuristic ranks first for a workspace of WORKSPACE_BYTES, kept for the
 `PLANS` most recently used; a plan for which hipBLASLt offers no algorithm is remembered as such.
-A call sets the bias pointer on its plan's descriptor and runs hipblasLtMatmul, both under the
-plan's lock. The workspace is one block of WORKSPACE_BYTES per stream from the caching allocator,
+A call sets the bias pointer on its plan's descriptor (where it changed) and runs
+hipblasLtMatmul, both under the plan's lock. The workspace is one block of WORKSPACE_BYTES per stream from the caching allocator,
 held while the stream lives (PyTorch keeps its cuBLASLt workspace so too).
 
 `linear()` returns False when it does not run (hipBLASLt not built or its library missing,
@@ -133,7 +133,8 @@ class _Plan:
                 self.algo = self.results.algo       # (a view: self.results keeps its memory)
         elif status != hipblas.hipblasStatus_t.HIPBLAS_STATUS_NOT_SUPPORTED:
             check((status,), "hipblasLtMatmulAlgoGetHeuristic", BlasError)
-        self.bias_ptr = np.zeros(1, np.uint64)       # the bias attribute's value, set per call
+        self.bias_ptr = np.zeros(1, np.uint64)       # the bias attribute's value (C reads it at the Set call)
+        self.bias = None                              # the address the descriptor holds
         self.alpha, self.beta = np.ones(1, np.float32), np.zeros(1, np.float32)
         weakref.finalize(self, _destroy, L, self._owned).atexit = False   # not while the runtime shuts down
 
@@ -183,10 +184,11 @@ def linear(stream, d: _dt.DType, m: int, n: int, k: int, x: int, w: int, bias: i
     ws = _workspace(stream)
     handle = _handles.get(stream)
     with p.lock:
-        if bias is not None:
+        if bias is not None and bias != p.bias:       # a model's layer passes the same bias each call
             p.bias_ptr[0] = bias
             check(L.hipblasLtMatmulDescSetAttribute(p.desc, _bias_attr(L), p.bias_ptr, 8),
                   "hipblasLtMatmulDescSetAttribute", BlasError)
+            p.bias = bias
         check(L.hipblasLtMatmul(handle, p.desc, p.alpha, w, p.a, x, p.b, p.beta, y, p.c, y, p.c, p.algo,
                                 ws.ptr, WORKSPACE_BYTES, stream.ptr), "hipblasLtMatmul", BlasError)
     return True
