@@ -3,7 +3,7 @@ fused into the matmul's epilogue (and the other activations after it) in float32
 bfloat16, against `torch.nn.functional.linear` plus the activation on the same (rounded) inputs in
 float32 on the CPU, and `nn.Sequential(Linear, ReLU, ...)` against PyTorch's own model on the GPU;
 that hipBLASLt ran (its plans) and that the gemm path (use_hipblaslt off) agrees; the epilogue's
-GELU is the tanh formula; shapes and layouts it declines fall back.
+GELU is the tanh formula; shapes and layouts it declines fall back; a graph capture replays it.
 
     HIP_PLATFORM=nvidia python3 -m pytest tests/tensor/test_tensor_blaslt_gpu.py -q
 """
@@ -161,3 +161,25 @@ def test_edge_cases(case, rng):
         b, tb = make((), dtype, rng, -1, 1)
     check(F.linear(x, w, b, activation="relu"), TF.relu(TF.linear(t, tw) + tb), dtype,
           tol={"float16": TOL["float16"], "float64": 1e-12}[dtype])
+
+
+def test_graph_capture_replays_the_fused_linear(rng):
+    """Captured (its plan, handle and workspace made inside the capture: the workspace from the
+    graph's pool), replayed for new input: what eager calls give."""
+    from hip.tensor._core import memory as M
+    x, t = make((256, 192), "float16", rng, -1, 1)
+    w, tw = make((320, 192), "float16", rng, -0.25, 0.25)
+    b, tb = make((320,), "float16", rng, -1, 1)
+    g = ht.Graph()
+    before = M.memory_stats()["allocated_bytes.all.current"]
+    with ht.graph(g):
+        out = F.linear(x, w, b, activation="relu")
+    assert M.memory_stats()["allocated_bytes.all.current"] == before   # workspace and output: the graph's
+    assert _planned("float16", 256, 320, 192, "HIPBLASLT_EPILOGUE_RELU_BIAS")
+    g.replay()
+    check(out, TF.relu(TF.linear(t, tw, tb)), "float16")
+    x2, t2 = make((256, 192), "float16", rng, -1, 1)
+    x[...] = x2
+    g.replay()
+    ht.synchronize()
+    check(out, TF.relu(TF.linear(t2, tw, tb)), "float16")

@@ -11,9 +11,10 @@ at each call; a handle per stream keeps threads apart as hipBLAS's do). Plans: p
 M, N, K, epilogue, compute type) the matmul descriptor, the four layouts and the algorithm
 hipblasLtMatmulAlgoGetHeuristic ranks first for a workspace of WORKSPACE_BYTES, kept for the
 `PLANS` most recently used; a plan for which hipBLASLt offers no algorithm is remembered as such.
-A call sets the bias pointer on its plan's descriptor (where it changed) and runs
-hipblasLtMatmul, both under the plan's lock. The workspace is one block of WORKSPACE_BYTES per stream from the caching allocator,
-held while the stream lives (PyTorch keeps its cuBLASLt workspace so too).
+A call sets the bias pointer on its plan's descriptor (where it changed) and runs hipblasLtMatmul,
+both under the plan's lock. The workspace is one block of WORKSPACE_BYTES per stream from the
+caching allocator, held while the stream lives (PyTorch keeps its cuBLASLt workspace so too);
+during a graph capture, a block of the graph's pool for each call.
 
 `linear()` returns False when it does not run (hipBLASLt not built or its library missing,
 remembered for the process; a shape hipBLASLt has no algorithm for): the caller uses the gemm.
@@ -72,6 +73,10 @@ _handles = _Handles(lambda: library("hipblaslt"), "hipblasLtCreate", None, BlasE
 
 
 def _workspace(stream):
+    if memory.capturing(stream):
+        # a block of the graph's pool for this call: kept for its replays, reused in stream order
+        # by what the capture allocates next; a cached block would be shared with eager calls
+        return memory.alloc(WORKSPACE_BYTES, stream)
     key = (stream.device_id, stream.uid)
     ws = _workspaces.get(key)
     if ws is None:
