@@ -868,6 +868,11 @@ def alloc(nbytes: int, stream: Stream | None = None) -> MemoryPointer:
 _capturing: dict = {}   # stream uid -> the Allocator of the graph being captured on that stream
 
 
+def capturing(stream: Stream) -> bool:
+    """Whether a graph is being captured on `stream` (its memory comes from the graph's pool)."""
+    return stream.uid in _capturing
+
+
 def capture_pool(stream: Stream, pool: "Allocator | None") -> None:
     """Memory `alloc` gives for `stream` comes from `pool` (None: the current allocator again):
     a graph capture's private pool (hip.tensor's Graph)."""
