@@ -12,6 +12,7 @@ Layout: subpackages by role on floors, each importing only from its own floor an
 (tests/tensor/test_tensor_layering.py checks it), bottom up:
   _core      the runtime substrate and the array: launch (the C launch path), dtypes, shapes,
              device (Device, Stream, Event), memory (caching allocator, pinned pool, statistics),
+             graph (Graph, graph: capture and replay),
              interop (DLPack and __cuda_array_interface__), array (ndarray: a leaf, whose operators
              call the floors above through its dispatch table, filled at their import)
   _kernels   compiler (hiprtc, kernel caches, launch), source (the C++ prelude), elementwise
@@ -33,6 +34,7 @@ import sys as _sys
 
 from ._core.device import *  # noqa: F401,F403
 from ._core.memory import *  # noqa: F401,F403
+from ._core.graph import *  # noqa: F401,F403
 from ._core.interop import *  # noqa: F401,F403
 from ._core.dtypes import *  # noqa: F401,F403
 from ._core.array import *  # noqa: F401,F403
