@@ -2,7 +2,7 @@
 # bridge.manual says why each function is here).
 from libc.string cimport memset
 
-include "manual/_graph_exec_update.pxi"
+include "manual/_common.pxi"
 
 cdef extern from "_bridge_driver.c":
     int _cu_status "hipnv_cudaError_enum_from_hipError_t"(int, int*) nogil
@@ -67,15 +67,12 @@ cdef CUresult _peer_copy(const CUDA_MEMCPY3D_PEER* p, CUstream stream, bint on_s
 cdef CUresult cuFuncGetName(const char** name, CUfunction hfunc) except? CUDA_ERROR_NOT_FOUND nogil:
     """HIP returns a module function's name (hipKernelNameRef; NULL when it has none) where CUDA
     writes it through `name` and answers with a status."""
-    global _kernel_name_ref
-    cdef void* f = _kernel_name_ref
+    cdef void* f
     if name == NULL or hfunc == NULL:
         return CUDA_ERROR_INVALID_VALUE
-    if f == NULL:             # resolved once, as the generated bridges resolve theirs
-        f = hipcuda_resolve("hipKernelNameRef")
-        if f == NULL:
-            return CUDA_ERROR_NOT_FOUND   # the except? value: the resolver has set the Python error
-        _kernel_name_ref = f
+    f = _hip_function(&_kernel_name_ref, "hipKernelNameRef")
+    if f == NULL:
+        return CUDA_ERROR_NOT_FOUND   # the except? value: the resolver has set the Python error
     name[0] = (<_name_ref_t>f)(<void*>hfunc)
     return CUDA_SUCCESS if name[0] != NULL else CUDA_ERROR_INVALID_HANDLE
 
@@ -159,9 +156,53 @@ cdef CUresult cuKernelGetName(const char** name, CUkernel hfunc) except? CUDA_ER
 
 
 cdef CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo* resultInfo) except? CUDA_ERROR_NOT_FOUND nogil:
-    """HIP's result and failing node, as CUDA's record (_graph_exec_update.pxi)."""
+    """HIP's result and failing node, as CUDA's record (_common.pxi)."""
     if resultInfo == NULL:
         return CUDA_ERROR_INVALID_VALUE
     return <CUresult>_exec_update(<void*>hGraphExec, <void*>hGraph, <int*>&resultInfo.result,
                                   <void**>&resultInfo.errorNode, <void**>&resultInfo.errorFromNode, _cu_status,
                                   CUDA_ERROR_NOT_FOUND, CUDA_ERROR_UNKNOWN)
+
+
+# -- surface objects: HIP 6.4 creates them from the runtime's resource descriptor only -----------
+cdef extern from *:
+    """
+    /* hipResourceDesc's layout (hip/driver_types.h) as far as an array resource reads it: the
+       resource type, then the union at pointer alignment, whose array member is the handle. */
+    typedef struct { int resType; union { void* array; char whole[56]; } res; } hipcuda_array_resource;
+    """
+    ctypedef struct hipcuda_array_resource:
+        int resType
+    void hipcuda_set_array "hipcuda_set_array_"(hipcuda_array_resource*, void*) nogil
+
+cdef extern from *:
+    """
+    static void hipcuda_set_array_(hipcuda_array_resource* d, void* array) {
+        memset(d, 0, sizeof *d); d->resType = 0 /* hipResourceTypeArray */; d->res.array = array;
+    }
+    """
+
+ctypedef int (*_surface_create_t)(unsigned long long*, const hipcuda_array_resource*) noexcept nogil
+cdef void* _create_surface = NULL       # hipCreateSurfaceObject
+
+
+cdef CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject, const CUDA_RESOURCE_DESC* pResDesc) except? CUDA_ERROR_NOT_FOUND nogil:
+    """CUDA's driver describes the surface's array with its own resource descriptor, HIP with the
+    runtime's (hipCreateSurfaceObject). A surface is an array resource with flags 0 (CUDA
+    refuses anything else): that descriptor, written in HIP's."""
+    cdef void* f
+    cdef hipcuda_array_resource d
+    cdef unsigned long long obj = 0
+    cdef int ok = 1, r
+    if pSurfObject == NULL or pResDesc == NULL or pResDesc.resType != CU_RESOURCE_TYPE_ARRAY \
+            or pResDesc.flags != 0 or pResDesc.res.array.hArray == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    f = _hip_function(&_create_surface, "hipCreateSurfaceObject")
+    if f == NULL:
+        return CUDA_ERROR_NOT_FOUND   # the except? value: the resolver has set the Python error
+    hipcuda_set_array(&d, <void*>pResDesc.res.array.hArray)
+    r = (<_surface_create_t>f)(&obj, &d)
+    r = _cu_status(r, &ok)
+    if r == 0:
+        pSurfObject[0] = <CUsurfObject>obj
+    return <CUresult>r if ok else CUDA_ERROR_UNKNOWN

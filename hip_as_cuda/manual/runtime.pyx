@@ -2,7 +2,7 @@
 # bridge.manual says why each function is here).
 from libc.string cimport memset
 
-include "manual/_graph_exec_update.pxi"
+include "manual/_common.pxi"
 
 cdef extern from "_bridge_runtime.c":
     int _rt_status "hipnv_cudaError_from_hipError_t"(int, int*) nogil
@@ -76,7 +76,7 @@ cdef cudaError_t getLocalRuntimeVersion(int* runtimeVersion) except? cudaErrorCa
 
 
 cdef cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo* resultInfo) except? cudaErrorCallRequiresNewerDriver nogil:
-    """HIP's result and failing node, as CUDA's record (_graph_exec_update.pxi)."""
+    """HIP's result and failing node, as CUDA's record (_common.pxi)."""
     if resultInfo == NULL:
         return cudaErrorInvalidValue
     return <cudaError_t>_exec_update(<void*>hGraphExec, <void*>hGraph, <int*>&resultInfo.result,

@@ -800,11 +800,29 @@ def _index(v, what: str) -> int:
 def alloc(nbytes: int, stream: Stream | None = None) -> MemoryPointer:
     """`nbytes` of device memory for use on `stream` (the current stream by default; the memory is
     on the stream's device) from the current allocator. 0 bytes gives a null pointer."""
-    return _alloc(_current, nbytes, stream)
+    return _alloc(None, nbytes, stream)
 
 
-def _alloc(allocator: Allocator, nbytes: int, stream: Stream | None) -> MemoryPointer:
-    """`nbytes` from `allocator` (Allocator.allocate; alloc: the current one)."""
+_capturing: dict = {}   # stream uid -> the Allocator of the graph being captured on that stream
+
+
+def capturing(stream: Stream) -> bool:
+    """Whether a graph is being captured on `stream` (its memory comes from the graph's pool)."""
+    return stream.uid in _capturing
+
+
+def capture_pool(stream: Stream, pool: "Allocator | None") -> None:
+    """Memory `alloc` gives for `stream` comes from `pool` (None: the current allocator again):
+    a graph capture's private pool (hip.tensor's Graph)."""
+    if pool is None:
+        _capturing.pop(stream.uid, None)
+    else:
+        _capturing[stream.uid] = pool
+
+
+def _alloc(allocator: Allocator | None, nbytes: int, stream: Stream | None) -> MemoryPointer:
+    """`nbytes` from `allocator` (Allocator.allocate); None (alloc, every array's path): the pool
+    of the graph being captured on `stream`, else the current allocator."""
     if stream is None:
         stream = current_stream()
     if type(nbytes) is not int:
@@ -812,6 +830,8 @@ def _alloc(allocator: Allocator, nbytes: int, stream: Stream | None) -> MemoryPo
     if nbytes < 0:
         raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
     if nbytes:
+        if allocator is None:
+            allocator = _capturing[stream.uid] if _capturing and stream.uid in _capturing else _current
         a = allocator._devices.get(stream.device_id) or allocator.device(stream.device_id)
         b = a.malloc(nbytes, stream)
     else:
