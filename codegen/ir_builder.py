@@ -293,6 +293,10 @@ class Builder:
             for sf in sub.fields:  # clang looks through anonymous members for offsets
                 rec.fields.append(ir.Field(sf.name, sf.type, c.type.get_offset(sf.name), sf.bit_width, lifted=True))
         rec.fields.sort(key=lambda f: f.offset_bits) if rec.kind == "struct" else None
+        if not rec.fields and not any(f.kind == K.FIELD_DECL for f in c.get_children()):
+            # `struct miopenHandle {};` (MIOpen's MIOPEN_DECLARE_OBJECT): nothing to bind but its
+            # name, so it is opaque as a declaration is, and pointers to it are handles
+            rec.size = rec.align = -1
         if self._is_anon(c):   # nested, or named only by a typedef (nvrtcBundledHeadersInfo)
             self.module.anonymous_nested.append([rec.kind, name])
 

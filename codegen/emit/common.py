@@ -188,12 +188,12 @@ def safe_field(name: str) -> str:
 
 def macro_value(v):
     """A macro's Python value as AMD's HIP Python gives it: integer macros are C `int` there
-    (0x80000000 is -2147483648), string macros `char*` (bytes)."""
+    (0x80000000 is -2147483648), string macros `char*` (bytes). A value no 32 bits hold
+    (MIOpen's HIP_PACKAGE_VERSION_FLAT, a `1000ULL` product) is C's, whole."""
     if isinstance(v, str):
         return v.encode()
-    if isinstance(v, int) and not isinstance(v, bool) and not -2**31 <= v < 2**31:
-        v &= 0xFFFFFFFF
-        return v - 2**32 if v >> 31 else v
+    if isinstance(v, int) and not isinstance(v, bool) and 2**31 <= v < 2**32:
+        return v - 2**32
     return v
 
 
