@@ -558,6 +558,27 @@ def test_comgr_data_round_trip(comgr):
         comgr.amd_comgr_get_data_kind(data)
 
 
+def test_comgr_metadata_map_through_a_python_callback(comgr):
+    """An ISA's metadata map, walked by amd_comgr_iterate_map_metadata calling a Python function
+    (the spec's callbacks: a trampoline per callback type) once per entry, as the map's size says."""
+    _clib("amd_comgr")
+    ok = comgr.amd_comgr_status_t.AMD_COMGR_STATUS_SUCCESS
+    err, isa = comgr.amd_comgr_get_isa_name(0)
+    err, node = comgr.amd_comgr_get_isa_metadata(isa)
+    assert err is ok and comgr.amd_comgr_get_metadata_kind(node)[1] is comgr.amd_comgr_metadata_kind_t.AMD_COMGR_METADATA_KIND_MAP
+    keys = []
+
+    def entry(key, value, user_data):
+        n = comgr.amd_comgr_get_metadata_string(key, 0, None)[1]
+        text = bytearray(n)
+        assert comgr.amd_comgr_get_metadata_string(key, n, text)[0] is ok
+        keys.append(bytes(text).rstrip(b"\0"))
+        return ok
+    assert comgr.amd_comgr_iterate_map_metadata(node, entry, None) == (ok,)
+    assert len(keys) == comgr.amd_comgr_get_metadata_map_size(node)[1] > 0 and b"Architecture" in keys
+    assert comgr.amd_comgr_destroy_metadata(node) == (ok,)
+
+
 @pytest.mark.parametrize("lib", LIBS)
 def test_has_symbol_matches_the_library(include64, lib):
     """A function the 6.4 headers declare but the installed (older) library lacks raises
