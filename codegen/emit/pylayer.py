@@ -279,8 +279,8 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
             out.defs.append(ClassDef(cls, "Handle", f"Opaque handle `{td.name}`.",
                                      _ctype_body(ir.CType("typedef", td.name), types)))
         out.handle_names[td.name] = cls
-        if cls != td.name:
-            out.aliases.append(f"{td.name} = {cls}")
+        if cls != td.name:   # another library's class by its module (MIOpen's queue is HIP's stream)
+            out.aliases.append(f"{td.name} = {names.cls_of(cls)}")
     # Integer typedefs returned as objects (cuda.bindings' CUdeviceptr): int(), getPtr()
     typedef_names = {td.name for td in module.typedefs}
     out.value_classes = [n for n in spec.conventions.get("value_classes", ()) if n in typedef_names]
