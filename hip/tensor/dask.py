@@ -23,6 +23,7 @@ the host (pickling copies to the host, as CuPy's does).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 
@@ -269,21 +270,10 @@ class HipTensorBackendEntrypoint(ArrayBackendEntrypoint):
         raise NotImplementedError("hip.tensor.random has no NumPy BitGenerators: with the 'hip' backend use "
                                   "da.random.random & co. or da.random.RandomState (not default_rng)")
 
-    @staticmethod
-    def ones(*args, **kwargs):
-        return _with_meta("ones", *args, **kwargs)
-
-    @staticmethod
-    def zeros(*args, **kwargs):
-        return _with_meta("zeros", *args, **kwargs)
-
-    @staticmethod
-    def empty(*args, **kwargs):
-        return _with_meta("empty", *args, **kwargs)
-
-    @staticmethod
-    def full(*args, **kwargs):
-        return _with_meta("full", *args, **kwargs)
+    ones = staticmethod(functools.partial(_with_meta, "ones"))
+    zeros = staticmethod(functools.partial(_with_meta, "zeros"))
+    empty = staticmethod(functools.partial(_with_meta, "empty"))
+    full = staticmethod(functools.partial(_with_meta, "full"))
 
     @staticmethod
     def arange(*args, like=None, **kwargs):
