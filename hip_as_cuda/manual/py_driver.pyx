@@ -2,12 +2,7 @@
 # generated driver.pyx; its stubs are py_driver.pyi): cuda.bindings' helpers that are no CUDA
 # library function.
 
-def sizeof(objType):
-    """sizeof(objType)
-    The size in bytes of the C type of a class of this module: a struct's, a handle's (a pointer)
-    or an integer typedef's; any other is a TypeError (as cuda.bindings')."""
-    return _struct.c_sizeof(objType, _value_sizes)
-
+include "manual/_py_common.pxi"
 
 
 cdef class cudaBindingsDriverGlobal:

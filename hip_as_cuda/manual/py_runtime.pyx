@@ -30,12 +30,7 @@ def getLocalRuntimeVersion():
     return cudaRuntimeGetVersion()
 
 
-def sizeof(objType):
-    """sizeof(objType)
-    The size in bytes of the C type of a class of this module: a struct's, a handle's (a pointer)
-    or an integer typedef's; any other is a TypeError (as cuda.bindings')."""
-    return _struct.c_sizeof(objType, _value_sizes)
-
+include "manual/_py_common.pxi"
 
 
 cdef class cudaBindingsRuntimeGlobal:
