@@ -71,7 +71,7 @@ def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module],
     handles = [h for d in deps for h in specs[d.library].handles] + spec.handles
     nullable = [h for d in deps for h in specs[d.library].nullable_handles] + spec.nullable_handles
     types = TypeIndex(module, deps, handles, nullable)
-    types.handle_classes = spec.conventions.get("handle_classes", "tag")
+    types.handle_classes = spec.conventions.handle_classes
     bound = {f.name for f in module.functions} | set(types.records) | set(types.typedefs) | set(types.enums) \
         | set(types.enumerators)
     module.aliases = {a: t for a, t in sorted(module.aliases.items()) if t in bound and a not in bound}

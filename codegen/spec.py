@@ -31,11 +31,17 @@ class SpecError(ValueError):
 
 # -- shapes -------------------------------------------------------------------------------------
 # A value's shape: a type (str, int, bool, object: anything), [shape] (a list of it),
-# {type: shape} (a map with keys of that type) or {'key': shape, ...} (a map with those keys only).
+# {type: shape} (a map with keys of that type), {'key': shape, ...} (a map with those keys only),
+# ('a', 'b') (one of these strings) or a dataclass whose fields are `_key`s (a map of its keys).
 def _check(value, shape, where: str) -> None:
     if value is None:   # `key:` with nothing after it: as if absent
         return
-    if isinstance(shape, list):
+    if dataclasses.is_dataclass(shape):
+        _check(value, _schema(shape), where)
+    elif isinstance(shape, tuple):
+        if value not in shape:
+            raise SpecError(f"{where}: expected one of {', '.join(map(repr, shape))}, got {value!r}")
+    elif isinstance(shape, list):
         if not isinstance(value, list):
             raise SpecError(f"{where}: expected a list, got {value!r}")
         for i, v in enumerate(value):
@@ -74,6 +80,21 @@ def _schema(cls) -> dict:
             d = d.setdefault(p, {})
         d[last] = f.metadata["shape"]
     return out
+
+
+def build(cls, d: dict, **extra):
+    """An instance of `cls` from the mapping `d` (checked against `cls`'s schema), each field read
+    from its `_key` path, nested dataclasses built in turn; `extra` sets fields no key names."""
+    kw = {}
+    for f in dataclasses.fields(cls):
+        if "yaml" not in f.metadata:
+            continue
+        v = _get(d, f.metadata["yaml"])
+        if v is None:
+            continue
+        shape = f.metadata["shape"]
+        kw[f.name] = build(shape, v) if dataclasses.is_dataclass(shape) else v
+    return cls(**kw, **extra)
 
 
 def _get(d: dict, path: str, default=None):
@@ -205,6 +226,74 @@ class DestroyRule:
 _STRS = [str]
 
 
+@dataclass(frozen=True)
+class Conventions:
+    """Where a library's Python layer follows another binding's conventions than HIP Python's (the
+    `cuda` alias: cuda.bindings'); the defaults are HIP Python's. docs/spec_format.rst has each."""
+    # every output is None unless the call succeeded
+    outputs_on_error: str = field(default="", metadata=_key("outputs_on_error", ("none",)))
+    # an enum's class is named by its typedef (CUresult, not cudaError_enum)
+    enum_names: str = field(default="", metadata=_key("enum_names", ("typedef",)))
+    # str() of a member is repr(), a value's later name wins
+    enum_style: str = field(default="", metadata=_key("enum_style", ("cuda",)))
+    # a void* the call returns is an int
+    pointer_results: str = field(default="", metadata=_key("pointer_results", ("int",)))
+    # C strings returned as bytes, not CStr
+    string_results: str = field(default="", metadata=_key("string_results", ("bytes",)))
+    # integer typedefs returned as objects with int() and getPtr() (CUdeviceptr)
+    value_classes: list[str] = field(default_factory=list, metadata=_key("value_classes", _STRS))
+    # an array the call fills, of 0 elements, is NULL (the query form)
+    empty_out_arrays: str = field(default="", metadata=_key("empty_out_arrays", ("null",)))
+    # 'function.param' regex -> the Python default of an in or inout number
+    defaults: dict[str, str] = field(default_factory=dict, metadata=_key("defaults", {str: str}))
+    # C parameter name -> Python name, where C's clashes with Python's (`type`)
+    param_names: dict[str, str] = field(default_factory=dict, metadata=_key("param_names", {str: str}))
+    # 'tag': a handle class per struct tag; 'typedef': one per handle typedef, named after it
+    handle_classes: str = field(default="tag", metadata=_key("handle_classes", ("tag", "typedef")))
+    # a module of the package whose handle class of the same struct a handle class derives from
+    handle_bases: str = field(default="", metadata=_key("handle_bases", str))
+    # kernelParams only as cuda.bindings takes them (the packer's INT_CTYPES rule)
+    kernel_params: str = field(default="", metadata=_key("kernel_params", ("cuda",)))
+    # an `out text` buffer returned whole, spaces after the text's NUL
+    text_results: str = field(default="", metadata=_key("text_results", ("spaced",)))
+    # enum -> {enumerator regex -> type}: what a `void*` output means for each attribute value
+    typed_values: dict[str, dict[str, str]] = field(default_factory=dict,
+                                                    metadata=_key("typed_values", {str: {str: str}}))
+    # a list of structs for a struct pointer is packed into one C array
+    struct_lists: str = field(default="", metadata=_key("struct_lists", ("packed",)))
+    # a `const char*` input takes bytes or bytearray only
+    strings: str = field(default="", metadata=_key("strings", ("bytes",)))
+    # a struct typedef is a class of its own derived from the type it names
+    struct_typedefs: str = field(default="", metadata=_key("struct_typedefs", ("subclass",)))
+    # classes only function bodies use are made on first use (codegen/emit/lazy.py)
+    lazy_classes: str = field(default="", metadata=_key("lazy_classes", ("first_use",)))
+    # integer, enum, handle and void* parameters take what cuda.bindings' conversions take
+    integers: str = field(default="", metadata=_key("integers", ("truncate",)))
+    # handle classes given __cuda_stream__
+    stream_classes: list[str] = field(default_factory=list, metadata=_key("stream_classes", _STRS))
+    # cuda.bindings' struct classes (pointer fields as ints, value classes, repr)
+    struct_style: str = field(default="", metadata=_key("struct_style", ("cuda",)))
+    # each anonymous record is also anon_struct<i> / anon_union<i>, as cuda.bindings numbers them
+    anonymous_names: str = field(default="", metadata=_key("anonymous_names", ("cuda_bindings",)))
+
+
+@dataclass(frozen=True)
+class Cimport:
+    """Where the cimport layer's C API follows another binding's (the `cuda` alias: cuda.bindings'
+    cydriver, whose __pyx_capi__ compiled Cython imports by name and signature); codegen/emit/cdecl.py's
+    `Style` applies it."""
+    # 'api': a function by the name its header's #define gives it (cuMemAlloc for cuMemAlloc_v2)
+    names: str = field(default="", metadata=_key("names", ("api",)))
+    sentinel: str = field(default="", metadata=_key("sentinel", str))    # the `except?` value of a status
+    # 'cuda_bindings': no const on a pointer itself, a const pointee innermost, an unnamed
+    # function-pointer parameter void*
+    spelling: str = field(default="", metadata=_key("spelling", ("cuda_bindings",)))
+    # headers, or folders ending in '/', whose types are declared in Cython, not `cdef extern`
+    cython_level: list[str] = field(default_factory=list, metadata=_key("cython_level", _STRS))
+    # 'typedef': `#define A B` of a type is a Cython typedef the parameters spelled with it keep
+    type_macros: str = field(default="", metadata=_key("type_macros", ("typedef",)))
+
+
 @dataclass
 class Spec:
     library: str = field(metadata=_key("library", str, True))            # 'hip', 'hiprtc', ...
@@ -279,55 +368,10 @@ class Spec:
     debian_runtime: list[str] = field(default_factory=list, metadata=_key("debian.runtime", _STRS))
     doc: str = field(default="", metadata=_key("doc", str))
     # Python-layer conventions where they differ from HIP Python's (the `cuda` alias follows
-    # cuda.bindings'): outputs_on_error 'none' (every output is None unless the call succeeded),
-    # enum_names 'typedef' (an enum's class is named by its typedef: CUresult, not cudaError_enum),
-    # enum_style 'cuda' (str() is repr(), a value's later name wins), pointer_results 'int' (a
-    # void* the call returns is an int), string_results 'bytes' (C strings as bytes, not CStr),
-    # value_classes (integer typedefs returned as objects with int() and getPtr(): CUdeviceptr),
-    # empty_out_arrays 'null' (an array the call fills, of 0 elements, is NULL: the query form),
-    # defaults ('function.param' regex -> the Python default of an in or inout number),
-    # param_names (C parameter name -> Python name, where C's clashes with Python's: `type`),
-    # handle_classes 'typedef' (a class per handle typedef, named after it: CUstream, not
-    # CUstream_st; always true, as Python objects are), handle_bases (a module of the package whose
-    # handle class of the same struct a handle class derives from: runtime's cudaStream_t is a
-    # driver.CUstream), kernel_params 'cuda' (kernelParams only as cuda.bindings takes them: None,
-    # an int address, a buffer, or ((values), (ctypes types)) of the types it supports),
-    # text_results 'spaced' (an `out text` buffer returned whole, spaces after the text's NUL, as
-    # cuda.bindings' b" " * length), typed_values (enum -> {enumerator regex -> type}: what a
-    # `void*` output means for each value of the attribute parameter that selects it; the first
-    # matching regex wins; docs/spec_format.rst, `typed` shape), struct_lists 'packed' (a list of
-    # structs for a struct pointer is packed into one C array: cuMemSetAccess(ptr, size, [desc], 1)),
-    # strings 'bytes' (a `const char*` input takes bytes or bytearray only, as cuda.bindings' `char*`),
-    # struct_typedefs 'subclass' (a struct typedef is a subclass of the type it names, not an alias),
-    # lazy_classes 'first_use' (enum classes and struct typedef subclasses that only function bodies
-    # use are made on first use, not at import: codegen/emit/lazy.py; the cuda alias's import time).
-    # integers 'truncate' (an integer parameter also takes any number with __int__, truncated, an
-    # enum parameter whatever int() takes, a handle or void* parameter a bool or float as the int
-    # it makes, as cuda.bindings' conversions do: cuLaunchKernel(f, n / 256, ...),
-    # cudaDeviceGetAttribute(CUdevice_attribute.X, dev)),
-    # stream_classes (handle classes with __cuda_stream__, the CUDA stream protocol: CUstream),
-    # struct_style 'cuda' (cuda.bindings' struct classes: a pointer field reads as an int, an
-    # integer typedef of value_classes as that class, an enum field whose value is no member
-    # raises ValueError, and repr() is one `name : value` line per field, nested ones indented),
-    # anonymous_names 'cuda_bindings' (each anonymous record's class, nested or typedef-named, is also
-    # anon_struct<i>/anon_union<i>, cuda.bindings' numbering: ir.Module.anonymous_names).
-    conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
-        "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
-        "string_results": str, "value_classes": _STRS, "empty_out_arrays": str,
-        "defaults": {str: str}, "param_names": {str: str}, "handle_classes": str, "handle_bases": str,
-        "kernel_params": str, "text_results": str, "typed_values": {str: {str: str}}, "struct_lists": str,
-        "strings": str, "struct_typedefs": str, "lazy_classes": str, "integers": str, "stream_classes": _STRS, "struct_style": str, "anonymous_names": str}))
-    # The cimport layer's C API where it follows another binding's (the `cuda` alias: cuda.bindings'
-    # cydriver, whose __pyx_capi__ compiled Cython such as cuda.core imports by name and signature):
-    # names 'api' (a function by the name its header's #define gives it: cuMemAlloc for
-    # cuMemAlloc_v2), sentinel (the `except?` value: CUDA_ERROR_NOT_FOUND), spelling 'cuda_bindings'
-    # (a pointer's own `const` dropped, a const pointee kept at the innermost level, an unnamed
-    # function-pointer parameter a `void*`), cython_level (headers, or folders ending in '/', whose
-    # types are declared in Cython, not `cdef extern`: the interop headers a Cython user need not
-    # have) and type_macros ('#define cudaStreamAttrID cudaLaunchAttributeID': a Cython typedef, and
-    # the parameters that spell it keep it).
-    cimport: dict = field(default_factory=dict, metadata=_key("cimport", {
-        "names": str, "sentinel": str, "spelling": str, "cython_level": _STRS, "type_macros": str}))
+    # cuda.bindings')
+    conventions: Conventions = field(default_factory=Conventions, metadata=_key("conventions", Conventions))
+    # The cimport layer's C API where it follows another binding's (None: the header's)
+    cimport: Cimport | None = field(default=None, metadata=_key("cimport", Cimport))
     # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
     package: str = field(default="hip", metadata=_key("package", str))
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's
@@ -429,6 +473,9 @@ def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> Spe
         raise SpecError(f"{library}.yaml: library is {d['library']!r}, not the file's name")
     kw = {f.name: _get(d, f.metadata["yaml"]) for f in dataclasses.fields(Spec)
           if "yaml" in f.metadata and _get(d, f.metadata["yaml"]) is not None}
+    for f in dataclasses.fields(Spec):   # the typed parts: conventions, cimport, bridge
+        if f.name in kw and dataclasses.is_dataclass(f.metadata["shape"]):
+            kw[f.name] = build(f.metadata["shape"], kw[f.name])
     try:
         kw["rules"] = _rules(d) + _rules(defaults, "defaults.yaml ")
         kw["overrides"] = {fn: {p: _intent(v) for p, v in params.items()} for fn, params in kw.get("overrides", {}).items()}

@@ -87,13 +87,13 @@ def analyse(spec: specmod.Spec, cuda_include: str) -> hipgen.Library:
     module, tus = build_ir(spec, cuda_include)
     # Python names cuda.bindings gives C parameters that clash with Python's (`type` -> `typename`):
     # renamed in the IR, before the spec's intents (which use the new names) apply.
-    renames = spec.conventions.get("param_names", {})
-    macros, spelled = type_spellings(module, tus) if spec.cimport.get("type_macros") == "typedef" else ({}, {})
+    renames = spec.conventions.param_names
+    macros, spelled = type_spellings(module, tus) if spec.cimport is not None and spec.cimport.type_macros == "typedef" else ({}, {})
     spelled = {(f, renames.get(p, p)): m for (f, p), m in spelled.items()}
     for f in module.functions:
         for p in f.params:
             p.name = renames.get(p.name, p.name)
-    header_types = name_struct_handles(module) if spec.conventions.get("handle_classes") == "typedef" else {}
+    header_types = name_struct_handles(module) if spec.conventions.handle_classes == "typedef" else {}
     types = hipgen.analyse(module, spec, [], {spec.library: spec})
     from ..emit import cdecl
     return hipgen.Library(spec, module, types, cdecl.Style.of(module, spec, macros, spelled, header_types))
@@ -132,7 +132,7 @@ def handle_bases(spec: specmod.Spec, libs: dict, all_specs: dict, cuda_include: 
     """Struct tag -> the handle class of the module `conventions.handle_bases` names, for the
     structs both modules' handle typedefs point at (runtime's cudaStream_t and driver's CUstream
     are both `struct CUstream_st*`): cuda.bindings derives the one from the other."""
-    base = spec.conventions.get("handle_bases")
+    base = spec.conventions.handle_bases
     if not base:
         return {}
     if base not in libs:
@@ -183,7 +183,7 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
     hip_libs, libs = {}, {}
     names = modules or list(all_specs)
     # A module whose handle classes derive from another's (runtime's from driver's) comes after it.
-    names = sorted(names, key=lambda n: all_specs[n].conventions.get("handle_bases") is not None)
+    names = sorted(names, key=lambda n: all_specs[n].conventions.handle_bases != "")
     for name in names:
         spec = all_specs[name]
         lib = libs[name] = analyse(spec, cuda_include)

@@ -56,6 +56,9 @@ def test_every_shipped_spec_loads():
     ("callbacks:\n  f: {callback: cb, once: 'yes'}\n", "expected bool"),
     ("intent_overrides:\n  f: {x: out scalar, rocm: 'after 6'}\n", "bad ROCm version range"),
     ("intent_rules:\n  - {as: in scalar}\n", "missing 'match'"),
+    ("conventions: {strngs: bytes}\n", "conventions: unknown key 'strngs'"),
+    ("conventions: {strings: text}\n", r"conventions.strings: expected one of 'bytes', got 'text'"),
+    ("cimport: {names: api, sentinal: X}\n", "cimport: unknown key 'sentinal'"),
 ])
 def test_spec_format_errors(tmp_path, extra, message):
     text = textwrap.dedent(MINIMAL)
