@@ -63,7 +63,7 @@ def locate(python: str = sys.executable) -> Cuda:
 
 def layer_libraries(wanted: list[str], cuda: Cuda) -> list[str]:
     """The libraries of `wanted` whose CUDA headers are all there: one layer library each."""
-    from codegen.nvidia import nvspec
+    from codegen.bridge import spec as nvspec
     return [l for l in nvspec.all_libraries() if l in wanted
             and all(any(os.path.exists(os.path.join(d, h)) for d in cuda.includes)
                     for h in nvspec.load(l).cuda_headers)]

@@ -37,7 +37,7 @@ def declarator(t: ir.CType, name: str, base: Callable[[ir.CType], str], funcptr_
     spelled here; `base(t)` spells the innermost named type (builtin, void, typedef,
     record, enum) without const, which is what differs between languages: Cython's
     `bint` and module-qualified names (TypeIndex.cy), the NVIDIA layer's `hipabi_`
-    prefix (codegen.nvidia.convert). `funcptr_suffix` follows a function
+    prefix (codegen.bridge.convert). `funcptr_suffix` follows a function
     pointer's parameter list (Cython: ' noexcept nogil')."""
     if t.kind == "pointer":
         inner = t.pointee

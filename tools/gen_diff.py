@@ -36,7 +36,7 @@ def generate(out: str, rocm: str, cuda: str, alias_cuda: str) -> None:
     from codegen.generate import available, generate_all
     libs, _ = available(rocm)
     generate_all(rocm, libs, os.path.join(out, "hip"))
-    from codegen.nvidia import nvspec
+    from codegen.bridge import spec as nvspec
     from codegen.nvidia.generate import generate as generate_layer
     layer = [l for l in nvspec.all_libraries() if l in libs
              and all(os.path.exists(os.path.join(cuda, h)) for h in nvspec.load(l).cuda_headers)]

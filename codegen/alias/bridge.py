@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from .. import generate as hipgen, ir, spec as specmod
 from ..emit import cdecl, common
-from ..nvidia import cuda_ir, match, nvspec
-from ..nvidia.convert import NoBridge
+from ..bridge import cuda_ir, match, spec as nvspec
+from ..bridge.convert import NoBridge
 from ..nvidia.emit_c import Layer
 from ..types import TypeIndex
 

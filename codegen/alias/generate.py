@@ -5,7 +5,7 @@ import os
 
 from .. import clang_parse, generate as hipgen, ir, plan, spec as specmod
 from ..ir_builder import Builder
-from ..nvidia import cuda_ir
+from ..bridge import cuda_ir
 from ..output import write_if_changed
 from ..types import TypeIndex
 

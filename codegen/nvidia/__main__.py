@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from . import nvspec
+from ..bridge import spec as nvspec
 from .generate import generate
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from . import nvspec
+from ..bridge import spec as nvspec
 
 
 def command(lib: str, src_dir: str, out_dir: str, includes: list[str], lib_dirs: list[str]) -> list[str]:

@@ -12,9 +12,9 @@ import re
 
 from .. import ir
 from ..types import TypeIndex
-from . import match
-from .convert import PREFIX, Converter, NoBridge
-from .nvspec import NvSpec
+from ..bridge import match
+from ..bridge.convert import PREFIX, Converter, NoBridge
+from ..bridge.spec import NvSpec
 
 
 class Layer:

@@ -7,7 +7,7 @@ import os
 from .. import spec as bindspec
 from ..generate import analyse_libraries, header_version, load_specs
 from ..output import write_if_changed
-from . import cuda_ir, nvspec
+from ..bridge import cuda_ir, spec as nvspec
 from .emit_c import Layer
 
 

@@ -17,7 +17,7 @@ from conftest import GOLDEN, HEADERS, ROOT, compile_and_run, cuda_includes, run_
 import header_facts
 
 from codegen import spec as bindspec
-from codegen.nvidia import nvspec
+from codegen.bridge import spec as nvspec
 
 
 # -- specs ---------------------------------------------------------------------------------------
@@ -26,7 +26,7 @@ def test_layer_leaves_its_spec_as_loaded():
     written back into the spec (tests/codegen/headers/demo.h against cudemo.h, the golden files' input)."""
     import copy
     from codegen.generate import analyse_libraries, load_specs
-    from codegen.nvidia import cuda_ir
+    from codegen.bridge import cuda_ir
     from codegen.nvidia.emit_c import Layer
     specs, headers = GOLDEN / "specs", HEADERS
     ns = nvspec.load("demo", str(specs / "nvidia"))

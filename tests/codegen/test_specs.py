@@ -1,7 +1,7 @@
 """The specs are valid and every entry in them names something.
 
 Format: unknown keys, wrong shapes and bad version ranges are errors when a spec loads
-(codegen/spec.py, codegen/nvidia/nvspec.py). Content: generation (no compiling) over the three
+(codegen/spec.py, codegen/bridge/spec.py). Content: generation (no compiling) over the three
 header sets the tests use (ROCm 5.2, 5.7 and 6.4) reports, per set, the entries that match
 nothing there (`spec.unmatched`); one spec serves them all, so an entry may miss in some set,
 but one that matches in none is dead, and one scoped with `rocm:` must match in every set of
@@ -18,7 +18,7 @@ import pytest
 
 from conftest import cuda_includes
 from codegen import generate, spec as specmod
-from codegen.nvidia import cuda_ir, nvspec
+from codegen.bridge import cuda_ir, spec as nvspec
 
 SETS = ("include52", "include57", "include64")
 

@@ -319,7 +319,7 @@ class Matcher:
 
     @classmethod
     def for_spec(cls, spec) -> "Matcher":
-        """From an NvSpec (codegen.nvidia.nvspec.load)."""
+        """From an NvSpec (codegen.bridge.spec.load)."""
         return cls(spec.rules, spec.rename, spec.enumerators, spec.fields, spec.require)
 
     def function_candidates(self, hip_names: Sequence[str]) -> list[str]:

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 from ..spec import SCOPE, SpecError, Unmatched, _get, _key, _scoped, read_yaml
 from . import match
-from .layer_names import nvidia_soname
+from ..nvidia.layer_names import nvidia_soname
 
 SPEC_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "specs", "nvidia")
-MANUAL_DIR = os.path.join(os.path.dirname(__file__), "manual")
+MANUAL_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "nvidia", "manual")
 
 
 @dataclass

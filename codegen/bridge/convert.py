@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import ir
 from ..types import TypeIndex, declarator
 from . import match
-from .nvspec import NvSpec
+from .spec import NvSpec
 
 PREFIX = "hipabi_"
 
