@@ -152,7 +152,7 @@ def build(module: ir.Module, spec: Spec, types: TypeIndex, unsupported: frozense
 def invalid_value(spec: Spec) -> str:
     """The status of a call refused before C: the spec's invalid_value, for the alias its bridge's
     (bridge.status.invalid); '' where the library names none."""
-    return spec.invalid_value or spec.bridge.get("status", {}).get("invalid", "")
+    return spec.invalid_value or (spec.bridge.status.invalid if spec.bridge else "")
 
 
 def typed_table_name(enum: str) -> str:
@@ -560,7 +560,7 @@ class Planner:
         if types.is_handle(p.type):
             # an unsupported function reads no argument: NULL is as good as any handle there
             nullable = p.type.name in types.nullable or fn.name in self.unsupported
-            status = self.spec.bridge.get("status", {}).get("null_handle", "")
+            status = self.spec.bridge.status.null_handle if self.spec.bridge else ""
             if p.type.name not in types.nullable and status and self.types.is_enum(fn.result, self.spec.error_type):
                 # cuda.bindings hands a NULL handle to C, which answers with an error status
                 # (cuFuncGetName(0): CUDA_ERROR_INVALID_VALUE): that status, without calling HIP,

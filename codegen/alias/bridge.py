@@ -99,9 +99,9 @@ def hip_side(name: str, rocm_include: str, cuda_include: str, alias_specs: list[
     that `hip` does not bind: the GL interop), parsed after the library's own."""
     version = hipgen.header_version(rocm_include)
     all_specs = hipgen.load_specs(specmod.SPEC_DIR, version)
-    mine = [s for s in alias_specs if s.bridge.get("hip", "hip") == name]
+    mine = [s for s in alias_specs if s.bridge.hip == name]
     dirs = _unique(d for s in mine for d in s.include_paths())
-    extra = _unique(h for s in mine for h in s.bridge.get("hip_headers", ()))
+    extra = _unique(h for s in mine for h in s.bridge.hip_headers)
     if extra:
         base = all_specs[name]
         if base.depends:
@@ -149,8 +149,8 @@ class Bridge:
 
     def status_value(self, e: ir.Enum, key: str) -> int:
         """The CUDA status named by the spec's bridge.status.<key> (not_supported, unknown, invalid)."""
-        name = self.cfg.get("status", {}).get(key)
-        if name is None:
+        name = getattr(self.cfg.status, key)
+        if not name:
             raise ValueError(f"{self.spec.library}.yaml: bridge.status.{key} is not set")
         return next(k.value for k in e.constants if k.name == name)
 
@@ -169,7 +169,7 @@ class Bridge:
             for hn, cn in m.items():
                 back.setdefault(cval[cn], hval[hn])
             # the spec's CUDA enumerators a differently named HIP one answers (bridge.enumerators)
-            for cn, hn in self.cfg.get("enumerators", {}).items():
+            for cn, hn in self.cfg.enumerators.items():
                 if cn in cval and hn in hval:
                     back[cval[cn]] = hval[hn]
             cases = [f"    case {cv}: return {hv};" for cv, hv in sorted(back.items())]
@@ -179,7 +179,7 @@ class Bridge:
 
     # -- one function -----------------------------------------------------------------------
     def candidates(self, cf: ir.Function) -> list[ir.Function]:
-        renamed = self.cfg.get("rename", {}).get(cf.name)
+        renamed = self.cfg.rename.get(cf.name)
         names = [renamed] if renamed else self.matches.get(cf.name, [])
         return [self.hfuncs[n] for n in names if n in self.hfuncs]
 
@@ -189,7 +189,7 @@ class Bridge:
 
     def function(self, f: ir.Function) -> str:
         text = self._function(f)
-        why = self.cfg.get("manual", {}).get(f.name)
+        why = self.cfg.manual.get(f.name)
         if why:   # hand-written (hip_as_cuda/manual/): it runs on HIP whatever the generated bridge says
             self.coverage[f.name] = {"status": "bridged", "hip": self.coverage[f.name].get("hip", ""),
                                      "manual": why}
@@ -199,10 +199,10 @@ class Bridge:
         cf = self.layer.cfuncs.get(f.name)
         if cf is None:
             raise ValueError(f"{f.name}: not in the layer's CUDA IR ({', '.join(self.hip.cuda_headers)})")
-        if f.name in self.cfg.get("status_names", ()):
+        if f.name in self.cfg.status_names:
             self.coverage[f.name] = {"status": "bridged", "hip": "", "reason": "CUDA's own enumerator names"}
             return self.status_names(cf)
-        why = self.cfg.get("unsupported", {}).get(f.name)
+        why = self.cfg.unsupported.get(f.name)
         if why:
             self.coverage[f.name] = {"status": "not_supported", "reason": why}
             return self.stub(cf, why)
@@ -362,13 +362,13 @@ class Bridge:
             raise NoBridge("variadic")
         # `name`, or `name[count]`: an array whose element count the spec names
         drops = [re.fullmatch(r"(\w+)(?:\[(\w+)\])?", n).groups()
-                 for rx, names in self.cfg.get("drop", {}).items() if re.fullmatch(rx, cf.name) for n in names]
+                 for rx, names in self.cfg.drop.items() if re.fullmatch(rx, cf.name) for n in names]
         dropped = {n for n, _ in drops}
         shapes.update({n: (shapes.get(n, ("in", ""))[0], f"array[{k}]") for n, k in drops if k})
         kept = [(i, p) for i, p in enumerate(cf.params) if p.name not in dropped]
         # HIP parameters CUDA has no counterpart of, given one value (bridge.fixed: cuMemcpyAsync
         # is hipMemcpyAsync of kind hipMemcpyDefault, the direction unified addresses say)
-        fixed = {n: v for rx, vals in self.cfg.get("fixed", {}).items() if re.fullmatch(rx, cf.name)
+        fixed = {n: v for rx, vals in self.cfg.fixed.items() if re.fullmatch(rx, cf.name)
                  for n, v in vals.items()}
         hkept = [hp for hp in hf.params if hp.name not in fixed]
         if len(kept) != len(hkept):
@@ -389,7 +389,7 @@ class Bridge:
             ct, ht = c.resolve(p.type), h.resolve(hp.type)
             hspell = cv.hspell(hp.type)
             t = f"hipcuda_t{i}"
-            if any(re.fullmatch(rx, f"{cf.name}.{p.name}") for rx in self.cfg.get("context_as_device", {}).get("params", ())):
+            if any(re.fullmatch(rx, f"{cf.name}.{p.name}") for rx in self.cfg.context_as_device.params):
                 # A context where HIP takes its device (cuMemcpyPeer's dstContext): the context's
                 # device, asked of HIP with the context current for a moment.
                 if not (ct.kind == "pointer" and h.number_layout(ht)) or self.status_of(cf.result) is None:
@@ -414,18 +414,18 @@ class Bridge:
                 else:
                     args.append(f"({hspell}){x}")
                 continue
-            loc = self.cfg.get("location_as_device", {})
+            loc = self.cfg.device_as_location
             if ct.kind == "record" and h.number_layout(ht) and any(
-                    re.fullmatch(rx, f"{cf.name}.{p.name}") for rx in loc.get("params", ())):
+                    re.fullmatch(rx, f"{cf.name}.{p.name}") for rx in loc.params):
                 # A memory location where HIP takes a device (cudaMemAdvise's location): the host
                 # is HIP's hipCpuDeviceId (-1), a device its ordinal.
-                args.append(f"({hspell})({x}.type == {loc['host']} ? -1 : {x}.id)")
+                args.append(f"({hspell})({x}.type == {loc.host} ? -1 : {x}.id)")
                 continue
             he, ce = h.enum_of(ht), c.enum_of(ct)
             hn, cn = h.number_layout(ht), c.number_layout(ct)
             if he and ce:
                 fail = invalid
-                if i == 0 and cf.name in self.cfg.get("status_texts", ()) and self.status_of(p.type) is not None:
+                if i == 0 and cf.name in self.cfg.status_texts and self.status_of(p.type) is not None:
                     fail = self.status_text(cf, ce)
                 pre += [f"int ok{i} = 1;", f"{hspell} {t} = ({hspell}){self.enum_in(he, ce)}((int){x}, &ok{i});",
                         f"if (!ok{i}) {self.freeing(frees, fail)}"]
@@ -527,7 +527,7 @@ class Bridge:
         hparams = ", ".join(cv.hspell(q.type) for q in hf.params) or "void"
         fptype = cv.hspell(hf.result, f"(*)({hparams})")
         exiting = [f"if (__builtin_expect(hipcuda_exited, 0)) {self.zero_return(cf, 'exiting')}"] \
-            if "exiting" in self.cfg.get("status", {}) and self.status_of(cf.result) is not None else []
+            if self.cfg.status.exiting and self.status_of(cf.result) is not None else []
         body = [*exiting, f"static void* fp_;",
                 "void* f_ = __atomic_load_n(&fp_, __ATOMIC_ACQUIRE);",
                 f"if (!f_) {{ f_ = hipcuda_resolve(\"{hf.name}\"); if (!f_) {self.missing(cf)} "
@@ -713,7 +713,7 @@ class Bridge:
                 "    def has_symbol(self, name):",
                 "        return name in self.bridged",
                 "library = _Library()", ""]
-        manual = self.cfg.get("manual", {})
+        manual = self.cfg.manual
         for fn in funcs:
             if fn.name in manual or style.name(fn) in manual:
                 continue

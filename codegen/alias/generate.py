@@ -187,7 +187,7 @@ def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None
     for name in names:
         spec = all_specs[name]
         lib = libs[name] = analyse(spec, cuda_include)
-        hip_name = spec.bridge.get("hip", "hip")
+        hip_name = spec.bridge.hip
         if hip_name not in hip_libs:
             hip_libs[hip_name] = bridge.hip_side(hip_name, rocm_include, cuda_include, list(all_specs.values()))
         c = spec.cimport_module

@@ -1,17 +1,26 @@
-"""Specs of the HIP-on-CUDA layer: codegen/specs/nvidia/<library>.yaml.
+"""The bridge specs' schema: how the functions of one API are implemented by another's.
 
-As for the library specs (codegen/spec.py), the NvSpec dataclass is the schema: `load()`
-refuses keys no field names, and `unmatched()` lists the entries that name nothing in the
-HIP headers (and, given its IR, in CUDA's).
+Both directions speak one vocabulary, `BridgeSpec`; the source is the API a bridge exports, the
+target the API it calls:
+
+  NvSpec        the HIP-on-CUDA layer, codegen/specs/nvidia/<library>.yaml (its keys at the top
+                level): HIP's functions (source) on CUDA's (target). It also holds the library's
+                CUDA<->HIP name rules (`rules`, `rename`, `enumerators`, `fields`, `require`),
+                which the `cuda` alias reads backwards.
+  AliasBridge   the `cuda` alias, the `bridge:` key of hip_as_cuda/specs/<module>.yaml: CUDA's
+                functions (source) on HIP's (target).
+
+As for the library specs (codegen/spec.py), the dataclasses are the schema (codegen/schema.py):
+loading refuses keys no field names, and `unmatched()` lists the entries that name nothing in the
+source's headers (and, given its IR, the target's). docs/spec_format.rst documents every key.
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
 
-from ..spec import SCOPE, SpecError, Unmatched, _get, _key, _scoped, read_yaml
+from ..schema import SCOPE, SpecError, Unmatched, _key, _scoped, build, read_yaml
 from . import match
 from ..nvidia.layer_names import nvidia_soname
 
@@ -27,45 +36,86 @@ class Rule:
 
 
 _STRS = [str]
-_STATUS = {"type": str, "success": str, "not_supported": str, "unknown": str, "invalid": str}
 
 
-@dataclass
-class NvSpec:
+@dataclass(frozen=True)
+class Statuses:
+    """The source's status enumerators a bridge answers with."""
+    type: str = field(default="", metadata=_key("type", str))     # the status enum (the layer's; the alias's
+                                                                  # is its library spec's error_type)
+    success: str = field(default="", metadata=_key("success", str))
+    not_supported: str = field(default="", metadata=_key("not_supported", str))   # the target lacks the function
+    unknown: str = field(default="", metadata=_key("unknown", str))   # a target status the source has no name for
+    invalid: str = field(default="", metadata=_key("invalid", str))   # a value the target has no counterpart of
+    exiting: str = field(default="", metadata=_key("exiting", str))   # a call after Python finalized (the alias)
+    # a NULL handle where C needs one, refused by the Python layer before the call (the alias)
+    null_handle: str = field(default="", metadata=_key("null_handle", str))
+
+
+@dataclass(frozen=True)
+class Params:
+    """Parameters by 'function.param' regular expressions over the source's names."""
+    params: list[str] = field(default_factory=list, metadata=_key("params", _STRS))
+
+
+@dataclass(frozen=True)
+class Locations(Params):
+    """Parameters where HIP takes a device ordinal (hipCpuDeviceId, -1: the host) and CUDA a memory
+    location, with CUDA's location types of the host and of a device."""
+    host: str = field(default="", metadata=_key("host", str))
+    device: str = field(default="", metadata=_key("device", str))
+
+
+@dataclass(kw_only=True)
+class BridgeSpec:
+    """What one direction's bridges need that the headers do not say (source: the API exported)."""
+    # source function -> target function, where the name rules do not lead there
+    rename: dict[str, str] = field(default_factory=dict, metadata=_key("rename", {str: str}))
+    # source function -> why it is hand-written (the layer: codegen/nvidia/manual/<library>.c;
+    # the alias: hip_as_cuda/manual/<module>.pyx)
+    manual: dict[str, str] = field(default_factory=dict, metadata=_key("manual", {str: str}))
+    # source function -> why it answers not-supported
+    unsupported: dict[str, str] = field(default_factory=dict, metadata=_key("unsupported", {str: str}))
+    # source enumerator -> the target's that answers it where their names differ
+    enumerators: dict[str, str] = field(default_factory=dict, metadata=_key("enumerators", {str: str}))
+    # source function regex -> source parameters the target lacks; `name[count]`: an array of
+    # `count` elements that means what the target does only where it is all zero
+    drop: dict[str, list[str]] = field(default_factory=dict, metadata=_key("drop", {str: _STRS}))
+    # source function regex -> target parameters the source lacks, passed as 0 / NULL
+    fill: dict[str, list[str]] = field(default_factory=dict, metadata=_key("fill", {str: _STRS}))
+    # source function regex -> {target parameter the source lacks: a target enumerator or a number}
+    fixed: dict[str, dict[str, str]] = field(default_factory=dict, metadata=_key("fixed", {str: {str: str}}))
+    status: Statuses = field(default_factory=Statuses, metadata=_key("status", Statuses))
+    # where HIP takes a device ordinal and CUDA a memory location
+    device_as_location: Locations = field(default_factory=Locations, metadata=_key("device_as_location", Locations))
+    # target function regex (re.match) -> C run first
+    prologue: dict[str, str] = field(default_factory=dict, metadata=_key("prologue", {str: str}))
+    # source function -> C run after the call (hr_: the source's result)
+    after: dict[str, str] = field(default_factory=dict, metadata=_key("after", {str: str}))
+    # source function regex -> {why, params}: succeed, write 0 to the parameters `params` names
+    zero_outputs: dict[str, dict] = field(default_factory=dict,
+                                          metadata=_key("zero_outputs", {str: {"why": str, "params": str}}))
+
+
+@dataclass(kw_only=True)
+class NvSpec(BridgeSpec):
+    """A HIP library's layer spec: HIP's functions on CUDA's, and the library's name rules."""
     library: str = field(metadata=_key("library", str, True))             # the HIP library ('hip', 'hipblas', ...)
     cuda_headers: list[str] = field(metadata=_key("cuda_headers", _STRS, True))
     link: list[str] = field(default_factory=list, metadata=_key("link", _STRS))   # -l names the layer links against
     # of `link`: linked from lib<name>_static.a where the library dirs have it (else as the others)
     link_static: list[str] = field(default_factory=list, metadata=_key("link_static", _STRS))
-    status: dict[str, str] = field(default_factory=dict, metadata=_key("status", _STATUS))
     # regex over the HIP name -> CUDA names tried in order (a string or a list)
     rules: list[Rule] = field(default_factory=list, metadata=_key("rules", [{"hip": str, "cuda": object, SCOPE: str}]))
-    rename: dict[str, str] = field(default_factory=dict, metadata=_key("rename", {str: str}))     # HIP -> CUDA function
-    manual: dict[str, str] = field(default_factory=dict, metadata=_key("manual", {str: str}))     # -> why hand-written
-    unsupported: dict[str, str] = field(default_factory=dict, metadata=_key("unsupported", {str: str}))   # -> why not
-    after: dict[str, str] = field(default_factory=dict, metadata=_key("after", {str: str}))       # -> C run after
-    enumerators: dict[str, str] = field(default_factory=dict, metadata=_key("enumerators", {str: str}))   # HIP -> CUDA
     # HIP record -> {HIP field: CUDA field}
     fields: dict[str, dict[str, str]] = field(default_factory=dict, metadata=_key("fields", {str: {str: str}}))
     # CUDA record -> {CUDA field: the CUDA field read instead where it is NULL}, for HIP's field
     field_fallbacks: dict[str, dict[str, str]] = field(default_factory=dict,
                                                        metadata=_key("field_fallbacks", {str: {str: str}}))
-    prologue: dict[str, str] = field(default_factory=dict, metadata=_key("prologue", {str: str}))   # CUDA regex -> C
     defines: list[str] = field(default_factory=list, metadata=_key("defines", _STRS))
-    # regex over HIP name -> params CUDA lacks
-    drop: dict[str, list[str]] = field(default_factory=dict, metadata=_key("drop", {str: _STRS}))
-    # regex over HIP name -> CUDA params HIP lacks, passed as 0 / NULL
-    fill: dict[str, list[str]] = field(default_factory=dict, metadata=_key("fill", {str: _STRS}))
-    # 'function.param' regexes of HIP device ordinals CUDA takes as a memory location (hipMemAdvise's
-    # device: hipCpuDeviceId (-1) is the host), with the location type enumerators
-    device_as_location: dict = field(default_factory=dict, metadata=_key(
-        "device_as_location", {"params": _STRS, "host": str, "device": str}))
     # Call CUDA's library through dlopen/dlsym instead of linking it: RCCL and NCCL export the
     # same names (ncclAllReduce), so a linked call would land on the layer's own export.
     dlopen: list[str] = field(default_factory=list, metadata=_key("dlopen", _STRS))
-    # regex -> {why, params}: succeed, write 0 to the parameters `params` names
-    zero_outputs: dict[str, dict] = field(default_factory=dict,
-                                          metadata=_key("zero_outputs", {str: {"why": str, "params": str}}))
     opaque: list[str] = field(default_factory=list, metadata=_key("opaque", _STRS))   # HIP records used via pointers
     require: list[list[str]] = field(default_factory=list, metadata=_key("require", [_STRS]))   # [HIP, CUDA] enums
     # HIP records the hand-written part uses that no generated bridge may define (hipKernelNodeParams)
@@ -83,13 +133,26 @@ class NvSpec:
         return match.function_candidates(hip_names, self.rules, self.rename)
 
 
+@dataclass(kw_only=True)
+class AliasBridge(BridgeSpec):
+    """A `cuda` alias module's bridge (the `bridge:` key of its spec): CUDA's functions on HIP's."""
+    hip: str = field(default="hip", metadata=_key("hip", str))     # the HIP library the module's bridges call
+    # HIP headers the HIP library's spec does not parse (its GL interop), parsed after its own
+    hip_headers: list[str] = field(default_factory=list, metadata=_key("hip_headers", _STRS))
+    # functions naming a CUDA status: CUDA's own enumerator names (HIP's would name HIP's)
+    status_names: list[str] = field(default_factory=list, metadata=_key("status_names", _STRS))
+    # functions describing a CUDA status: for one HIP has no counterpart of, the first sentence of
+    # its description in CUDA's header
+    status_texts: list[str] = field(default_factory=list, metadata=_key("status_texts", _STRS))
+    # CUDA contexts where HIP takes their device (the context pushed, hipCtxGetDevice, popped)
+    context_as_device: Params = field(default_factory=Params, metadata=_key("context_as_device", Params))
+
+
 def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> NvSpec:
     """The layer spec of `library`, for HIP headers of ROCm version `rocm` (None: every entry)."""
     path = os.path.join(spec_dir, f"{library}.yaml")
     name = f"nvidia/{library}.yaml"
     d, _ = _scoped(read_yaml(path, NvSpec, name), NvSpec, name, rocm)
-    kw = {f.name: _get(d, f.metadata["yaml"]) for f in dataclasses.fields(NvSpec)
-          if "yaml" in f.metadata and _get(d, f.metadata["yaml"]) is not None}
     rules = []
     for i, r in zip(d.get("_rules_index", ()), d.get("rules") or ()):
         cuda = r.get("cuda")
@@ -97,11 +160,9 @@ def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> NvS
         if "hip" not in r or not isinstance(cuda, list) or not all(isinstance(c, str) for c in cuda):
             raise SpecError(f"{name}: rules[{i}]: want {{hip: REGEX, cuda: TEMPLATE or [TEMPLATE, ...]}}")
         rules.append(Rule(re.compile(r["hip"]), cuda, f"rules[{i}]"))
-    kw["rules"] = rules
-    if any(len(pair) != 2 for pair in kw.get("require", [])):
+    if any(len(pair) != 2 for pair in d.get("require") or []):
         raise SpecError(f"{name}: require: want [HIP enum, CUDA enum] pairs")
-    kw["soname"] = nvidia_soname(library)
-    return NvSpec(**kw)
+    return build(NvSpec, d, rules=rules, soname=nvidia_soname(library))
 
 
 def all_libraries(spec_dir: str = SPEC_DIR) -> list[str]:
@@ -135,7 +196,7 @@ def unmatched(ns: NvSpec, module, types, cuda=None) -> list[Unmatched]:
     out += [Unmatched(f"fill.{rx}", "matches no function") for rx in ns.fill
             if not any(re.fullmatch(rx, n) for n in fns)]
     out += [Unmatched(f"device_as_location: {rx}", "matches no function parameter") for rx in
-            ns.device_as_location.get("params", ())
+            ns.device_as_location.params
             if not any(re.fullmatch(rx, f"{f.name}.{q.name}") for f in module.functions for q in f.params)]
     out += [Unmatched(f"zero_outputs.{rx}", "matches no function") for rx in ns.zero_outputs
             if not any(re.fullmatch(rx, n) for n in fns)]
@@ -145,10 +206,10 @@ def unmatched(ns: NvSpec, module, types, cuda=None) -> list[Unmatched]:
             if r not in types.records and not (r in types.typedefs and types.record_of(types.typedefs[r].type))]
     out += [Unmatched(f"name_tables: {e}", f"no enum {e}") for e in ns.name_tables if e not in enums]
     st = ns.status
-    if st.get("type") and st["type"] not in enums:
-        out.append(Unmatched("status", f"no enum {st['type']}"))
-    out += [Unmatched("status", f"no enumerator {st[k]}") for k in ("success", "not_supported", "unknown", "invalid")
-            if st.get(k) and st[k] not in types.enumerators]
+    if st.type and st.type not in enums:
+        out.append(Unmatched("status", f"no enum {st.type}"))
+    out += [Unmatched("status", f"no enumerator {getattr(st, k)}") for k in ("success", "not_supported", "unknown", "invalid")
+            if getattr(st, k) and getattr(st, k) not in types.enumerators]
     if cuda is not None:
         from ..types import TypeIndex
         ct = TypeIndex(cuda)
@@ -173,8 +234,8 @@ def entries(ns: NvSpec) -> list[str]:
     for key in ("rename", "manual", "unsupported", "after", "enumerators", "fields", "drop", "fill",
                 "zero_outputs", "prologue"):
         out += [f"{key}.{k}" for k in getattr(ns, key)]
-    out += [f"device_as_location: {rx}" for rx in ns.device_as_location.get("params", ())]
+    out += [f"device_as_location: {rx}" for rx in ns.device_as_location.params]
     out += [f"opaque: {r}" for r in ns.opaque] + [f"require[{i}]" for i in range(len(ns.require))]
     out += [f"require_records: {r}" for r in ns.require_records]
-    out += [f"name_tables: {e}" for e in ns.name_tables] + (["status"] if ns.status else [])
+    out += [f"name_tables: {e}" for e in ns.name_tables] + (["status"] if ns.status != Statuses() else [])
     return out

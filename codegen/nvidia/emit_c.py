@@ -72,10 +72,10 @@ class Layer:
         return None, tried
 
     def status_value(self, key: str) -> int | None:
-        st = self.spec.status
-        if not st.get(key):
+        name = getattr(self.spec.status, key)
+        if not name:
             return None
-        return Converter.enumerator_value(self.h.enums[self.cv.status_enum], st[key])
+        return Converter.enumerator_value(self.h.enums[self.cv.status_enum], name)
 
     def returns_status(self, f: ir.Function) -> bool:
         return self.h.is_enum(f.result, self.cv.status_enum)
@@ -120,9 +120,9 @@ class Layer:
             t = f"hipnv_t{i}"
             loc = self.spec.device_as_location
             if ct.kind == "record" and h.number_layout(ht) and any(
-                    re.fullmatch(rx, f"{f.name}.{p.name}") for rx in loc.get("params", ())):
+                    re.fullmatch(rx, f"{f.name}.{p.name}") for rx in loc.params):
                 # A device ordinal where CUDA 13 takes a memory location (hipMemAdvise's device).
-                pre.append(f"{cv.cspell_c(cp.type, t)} = {{ .type = ({x} == -1 ? {loc['host']} : {loc['device']}), "
+                pre.append(f"{cv.cspell_c(cp.type, t)} = {{ .type = ({x} == -1 ? {loc.host} : {loc.device}), "
                            f".id = ({x} == -1 ? 0 : {x}) }};")
                 args.append(t)
                 continue

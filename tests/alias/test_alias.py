@@ -75,9 +75,9 @@ def test_not_supported_functions_return_the_status(module):
     from codegen.alias.generate import load_specs
     spec = load_specs()[module]
     mod = MODULES[module]
-    statuses = spec.bridge["status"]
-    status = getattr(mod, spec.error_type)[statuses["not_supported"]]
-    null = getattr(mod, spec.error_type)[statuses["null_handle"]] if "null_handle" in statuses else status
+    statuses = spec.bridge.status
+    status = getattr(mod, spec.error_type)[statuses.not_supported]
+    null = getattr(mod, spec.error_type)[statuses.null_handle] if statuses.null_handle else status
     checked = unsupported = 0
     for name, entry in coverage(module)["functions"].items():
         if entry["status"] != "not_supported":
@@ -519,7 +519,7 @@ def test_kernel_params_pack_each_ctypes_type_as_ctypes_does(t):
 def test_alias_spec_entries_match():
     """Every entry of the alias's specs names something in CUDA's headers (`spec.unmatched`; the
     shared defaults' rules need only decide a parameter in one module), and the bridge's parameter
-    patterns (`location_as_device`, `context_as_device`) each match a CUDA function's parameter."""
+    patterns (`device_as_location`, `context_as_device`) each match a CUDA function's parameter."""
     import re
     from codegen import spec as specmod
     from codegen.alias import generate as alias_gen
@@ -534,8 +534,8 @@ def test_alias_spec_entries_match():
         dead_defaults = shared if dead_defaults is None else dead_defaults & shared
         bad += [f"{name}: {u}" for u in found if u not in shared]
         params = [f"{f.name}.{p.name}" for f in lib.module.functions for p in f.params]
-        for key in ("location_as_device", "context_as_device"):
-            for rx in spec.bridge.get(key, {}).get("params", ()):
+        for key in ("device_as_location", "context_as_device"):
+            for rx in getattr(spec.bridge, key).params:
                 if not any(re.fullmatch(rx, p) for p in params):
                     bad.append(f"{name}: bridge.{key} {rx!r} matches no parameter")
     assert not bad and not dead_defaults, bad + sorted(dead_defaults or ())

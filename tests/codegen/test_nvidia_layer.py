@@ -41,7 +41,7 @@ def test_layer_leaves_its_spec_as_loaded():
     back = c.split(f"int {fn}_other(int v) {{", 1)[1].split("}", 1)[0]
     assert "default: return 1;" in back
     assert f"return v == 0 ? 0 : {fn}_other(v);" in c
-    assert ns.status["type"] == "demoStatus_t" and ns == before
+    assert ns.status.type == "demoStatus_t" and ns == before
 
 
 # -- generation against real headers ---------------------------------------------------------------

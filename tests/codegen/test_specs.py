@@ -59,6 +59,8 @@ def test_every_shipped_spec_loads():
     ("conventions: {strngs: bytes}\n", "conventions: unknown key 'strngs'"),
     ("conventions: {strings: text}\n", r"conventions.strings: expected one of 'bytes', got 'text'"),
     ("cimport: {names: api, sentinal: X}\n", "cimport: unknown key 'sentinal'"),
+    ("bridge: {status: {not_suported: X}}\n", "bridge.status: unknown key 'not_suported'"),
+    ("bridge: {drop: {f: p}}\n", r"bridge.drop.f: expected a list"),
 ])
 def test_spec_format_errors(tmp_path, extra, message):
     text = textwrap.dedent(MINIMAL)
