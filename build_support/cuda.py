@@ -79,7 +79,7 @@ def build_layer(hip_include: str, wanted: list[str], out_dir: str, work_dir: str
     if not libs:
         return False
     log(f"CUDA from {' and '.join(cuda.found_in)}: building the HIP-on-CUDA layer ({','.join(libs)}) into {out_dir}")
-    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", hip_include, "--libs", ",".join(libs),
+    args = [sys.executable, "-m", "codegen", "nvidia", "--hip-include", hip_include, "--libs", ",".join(libs),
             "--out", work_dir, "--build", out_dir, "-j", str(jobs)]
     for d in cuda.includes:
         args += ["--cuda-include", d]

@@ -33,15 +33,13 @@ HEADER_DIRS = ("rocm-sid", "cuda-pypi")
 def generate(out: str, rocm: str, cuda: str, alias_cuda: str) -> None:
     """The three generations of this tree into out/{hip,nvidia,alias}."""
     sys.path.insert(0, ROOT)
-    from codegen.generate import available, generate_all
+    from codegen.bridge import spec as bridgespec
+    from codegen.generate import available, generate_alias, generate_bindings, generate_layer
     libs, _ = available(rocm)
-    generate_all(rocm, libs, os.path.join(out, "hip"))
-    from codegen.bridge import spec as nvspec
-    from codegen.nvidia.generate import generate as generate_layer
-    layer = [l for l in nvspec.all_libraries() if l in libs
-             and all(os.path.exists(os.path.join(cuda, h)) for h in nvspec.load(l).cuda_headers)]
+    generate_bindings(rocm, libs, os.path.join(out, "hip"))
+    layer = [l for l in bridgespec.all_libraries() if l in libs
+             and all(os.path.exists(os.path.join(cuda, h)) for h in bridgespec.load(l).cuda_headers)]
     generate_layer(rocm, [cuda], layer, os.path.join(out, "nvidia"))
-    from codegen.alias.generate import generate_all as generate_alias
     generate_alias(alias_cuda, rocm, None, os.path.join(out, "alias"))
 
 

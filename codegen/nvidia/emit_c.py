@@ -10,6 +10,7 @@ spec says `dlopen`, looked up in CUDA's library on first use.
 """
 from __future__ import annotations
 
+import json
 import re
 
 from .. import ir
@@ -255,3 +256,12 @@ class Layer(Bridges):
             "functions": dict(sorted(self.coverage.items())),
             "struct_fields_not_bridged": dict(sorted(self.cv.unmatched_fields.items())),
         }
+
+
+def library_files(lib, ns: NvSpec, cuda: ir.Module, hip_version: str, cuda_version: str) -> list[tuple[str, str]]:
+    """The layer of one analysed HIP library (codegen.generate.Library) against CUDA's IR: its C
+    source and its coverage report, as (file name, text)."""
+    layer = Layer(lib.module, lib.types, cuda, ns)
+    text = layer.emit(hip_version, cuda_version, ns.cuda_headers)
+    report = layer.coverage_report(hip_version, cuda_version)
+    return [(f"hipnv_{ns.library}.c", text), (f"hipnv_{ns.library}.json", json.dumps(report, indent=1) + "\n")]

@@ -72,7 +72,7 @@ def test_not_supported_functions_return_the_status(module):
     """A function with no HIP counterpart returns the module's not-supported status in a tuple
     (called with zeros: handles and pointers NULL; a NULL handle where C needs one answers the
     null-handle status first, as CUDA checks its arguments), never an AttributeError or a crash."""
-    from codegen.alias.generate import load_specs
+    from codegen.alias.modules import load_specs
     spec = load_specs()[module]
     mod = MODULES[module]
     statuses = spec.bridge.status
@@ -522,7 +522,7 @@ def test_alias_spec_entries_match():
     patterns (`device_as_location`, `context_as_device`) each match a CUDA function's parameter."""
     import re
     from codegen import spec as specmod
-    from codegen.alias import generate as alias_gen
+    from codegen.alias import modules as alias_gen
     include = alias_cuda_include()   # the headers the alias is generated from, not the layer's
     if include is None:
         pytest.skip("no CUDA headers for the alias here (build_support.cuda.alias_include)")

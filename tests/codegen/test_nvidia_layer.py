@@ -61,7 +61,7 @@ def _generate_layer(include: str, out) -> dict:
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
     libs = _buildable(nvspec.all_libraries(), incs, include)
-    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", include, "--libs", ",".join(libs),
+    args = [sys.executable, "-m", "codegen", "nvidia", "--hip-include", include, "--libs", ",".join(libs),
             "--out", str(out / "src"), "--build", str(out / "lib")]
     for d in incs:
         args += ["--cuda-include", d]
@@ -221,7 +221,7 @@ int main(void) {{
 
 
 def test_generation_is_deterministic(layer, tmp_path):
-    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", layer["include"], "--libs", "hip",
+    args = [sys.executable, "-m", "codegen", "nvidia", "--hip-include", layer["include"], "--libs", "hip",
             "--out", str(tmp_path)]
     for d in layer["incs"]:
         args += ["--cuda-include", d]
@@ -239,7 +239,7 @@ def test_library_headers_apart_from_the_cuda_runtime(layer, tmp_path):
     own.mkdir()
     src = next(os.path.join(d, "nccl.h") for d in layer["incs"] if os.path.isfile(os.path.join(d, "nccl.h")))
     shutil.copy(src, own / "nccl.h")
-    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", layer["include"], "--libs", "rccl",
+    args = [sys.executable, "-m", "codegen", "nvidia", "--hip-include", layer["include"], "--libs", "rccl",
             "--out", str(tmp_path / "src"), "--cuda-include", str(own)]
     for d in layer["incs"]:
         args += ["--cuda-include", d]

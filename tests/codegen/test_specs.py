@@ -136,7 +136,7 @@ def header_sets(request, tmp_path_factory):
         all_specs = generate.load_specs(rocm=version)
         folder, written, analysed, report = tmp_path_factory.mktemp(name), [], {}, {}
         for lib in generate.analyse_libraries(include, generate.available(include)[0], all_specs):
-            generate.emit_library(lib, all_specs, str(folder), written)
+            generate.write(generate.library_files(lib, all_specs), str(folder), written)
             analysed[lib.spec.library] = (lib.module, lib.types)
             report[lib.spec.library] = specmod.unmatched(lib.spec, lib.module, lib.types)
         out[version] = (include, all_specs, analysed, report, (folder, written))
