@@ -56,8 +56,14 @@ def _check(value, shape, where: str) -> None:
 
 
 def _key(path: str, shape, required: bool = False) -> dict:
-    """Field metadata: read from YAML key `path` ('a.b': key b of mapping a), of this shape."""
+    """Field metadata: read from YAML key `path` ('a.b': key b of mapping a; '': the field's name),
+    of this shape."""
     return {"yaml": path, "shape": shape, "required": required}
+
+
+def key_of(f: dataclasses.Field) -> str:
+    """The YAML key a field is read from."""
+    return f.metadata["yaml"] or f.name
 
 
 def _schema(cls) -> dict:
@@ -66,7 +72,7 @@ def _schema(cls) -> dict:
     for f in dataclasses.fields(cls):
         if "yaml" not in f.metadata:
             continue
-        *parents, last = f.metadata["yaml"].split(".")
+        *parents, last = key_of(f).split(".")
         d = out
         for p in parents:
             d = d.setdefault(p, {})
@@ -81,7 +87,7 @@ def build(cls, d: dict, **extra):
     for f in dataclasses.fields(cls):
         if "yaml" not in f.metadata:
             continue
-        v = _get(d, f.metadata["yaml"])
+        v = _get(d, key_of(f))
         if v is None:
             continue
         shape = f.metadata["shape"]
@@ -118,8 +124,8 @@ def read_yaml(path: str, cls, what: str = "") -> dict:
     d = _parsed(path)
     name = what or os.path.basename(path)
     _check(d, _schema(cls), name)
-    missing = [f.metadata["yaml"] for f in dataclasses.fields(cls)
-               if f.metadata.get("required") and _get(d, f.metadata["yaml"]) is None]
+    missing = [key_of(f) for f in dataclasses.fields(cls)
+               if f.metadata.get("required") and _get(d, key_of(f)) is None]
     if missing:
         raise SpecError(f"{name}: missing required key(s) {', '.join(missing)}")
     return d
@@ -158,7 +164,7 @@ def _scoped(d: dict, cls, where: str, rocm: str | None) -> tuple[dict, dict[str,
     keys and the values of map-valued keys (not the fixed keys of a mapping like shared_library)."""
     out, scopes = dict(d), {}
     for f in dataclasses.fields(cls):
-        key, shape = f.metadata.get("yaml"), f.metadata.get("shape")
+        key, shape = (key_of(f) if "yaml" in f.metadata else None), f.metadata.get("shape")
         if key is None or "." in key or key not in d or d[key] is None:
             continue
         is_list = isinstance(shape, list)

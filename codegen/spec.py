@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from .bridge.spec import AliasBridge
 from .schema import (SCOPE, SpecError, Unmatched, _check, _get, _key, _scoped, _version, build,  # noqa: F401
-                     in_scope, parse_scope, read_yaml)
+                     in_scope, key_of, parse_scope, read_yaml)
 
 SPEC_DIR = os.path.join(os.path.dirname(__file__), "specs")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # the project's root (include_dirs)
@@ -56,55 +56,44 @@ class DestroyRule:
 _STRS = [str]
 
 
+def _choice(*values: str, default: str = ""):
+    """A field whose YAML key is its name and whose value is one of `values` (`default`: left out)."""
+    return field(default=default, metadata=_key("", values))
+
+
 @dataclass(frozen=True)
 class Conventions:
     """Where a library's Python layer follows another binding's conventions than HIP Python's (the
     `cuda` alias: cuda.bindings'); the defaults are HIP Python's. docs/spec_format.rst has each."""
-    # every output is None unless the call succeeded
-    outputs_on_error: str = field(default="", metadata=_key("outputs_on_error", ("none",)))
-    # an enum's class is named by its typedef (CUresult, not cudaError_enum)
-    enum_names: str = field(default="", metadata=_key("enum_names", ("typedef",)))
-    # str() of a member is repr(), a value's later name wins
-    enum_style: str = field(default="", metadata=_key("enum_style", ("cuda",)))
-    # a void* the call returns is an int
-    pointer_results: str = field(default="", metadata=_key("pointer_results", ("int",)))
-    # C strings returned as bytes, not CStr
-    string_results: str = field(default="", metadata=_key("string_results", ("bytes",)))
+    outputs_on_error: str = _choice("none")         # every output None unless the call succeeded
+    enum_names: str = _choice("typedef")            # an enum's class named by its typedef (CUresult)
+    enum_style: str = _choice("cuda")               # str() is repr(), a value's later name wins
+    pointer_results: str = _choice("int")           # a void* the call returns is an int
+    string_results: str = _choice("bytes")          # C strings returned as bytes, not CStr
     # integer typedefs returned as objects with int() and getPtr() (CUdeviceptr)
     value_classes: list[str] = field(default_factory=list, metadata=_key("value_classes", _STRS))
-    # an array the call fills, of 0 elements, is NULL (the query form)
-    empty_out_arrays: str = field(default="", metadata=_key("empty_out_arrays", ("null",)))
+    empty_out_arrays: str = _choice("null")         # an array the call fills, of 0 elements, is NULL
     # 'function.param' regex -> the Python default of an in or inout number
     defaults: dict[str, str] = field(default_factory=dict, metadata=_key("defaults", {str: str}))
     # C parameter name -> Python name, where C's clashes with Python's (`type`)
     param_names: dict[str, str] = field(default_factory=dict, metadata=_key("param_names", {str: str}))
-    # 'tag': a handle class per struct tag; 'typedef': one per handle typedef, named after it
-    handle_classes: str = field(default="tag", metadata=_key("handle_classes", ("tag", "typedef")))
+    handle_classes: str = _choice("tag", "typedef", default="tag")   # a handle class per struct tag or typedef
     # a module of the package whose handle class of the same struct a handle class derives from
     handle_bases: str = field(default="", metadata=_key("handle_bases", str))
-    # kernelParams only as cuda.bindings takes them (the packer's INT_CTYPES rule)
-    kernel_params: str = field(default="", metadata=_key("kernel_params", ("cuda",)))
-    # an `out text` buffer returned whole, spaces after the text's NUL
-    text_results: str = field(default="", metadata=_key("text_results", ("spaced",)))
+    kernel_params: str = _choice("cuda")            # kernelParams only as cuda.bindings takes them
+    text_results: str = _choice("spaced")           # an `out text` buffer whole, spaces after its NUL
     # enum -> {enumerator regex -> type}: what a `void*` output means for each attribute value
     typed_values: dict[str, dict[str, str]] = field(default_factory=dict,
                                                     metadata=_key("typed_values", {str: {str: str}}))
-    # a list of structs for a struct pointer is packed into one C array
-    struct_lists: str = field(default="", metadata=_key("struct_lists", ("packed",)))
-    # a `const char*` input takes bytes or bytearray only
-    strings: str = field(default="", metadata=_key("strings", ("bytes",)))
-    # a struct typedef is a class of its own derived from the type it names
-    struct_typedefs: str = field(default="", metadata=_key("struct_typedefs", ("subclass",)))
-    # classes only function bodies use are made on first use (codegen/emit/lazy.py)
-    lazy_classes: str = field(default="", metadata=_key("lazy_classes", ("first_use",)))
-    # integer, enum, handle and void* parameters take what cuda.bindings' conversions take
-    integers: str = field(default="", metadata=_key("integers", ("truncate",)))
+    struct_lists: str = _choice("packed")           # a list of structs is packed into one C array
+    strings: str = _choice("bytes")                 # a `const char*` input takes bytes, bytearray only
+    struct_typedefs: str = _choice("subclass")      # a struct typedef: a subclass of what it names
+    lazy_classes: str = _choice("first_use")        # classes only bodies use made on first use
+    integers: str = _choice("truncate")             # integer arguments as cuda.bindings converts them
     # handle classes given __cuda_stream__
     stream_classes: list[str] = field(default_factory=list, metadata=_key("stream_classes", _STRS))
-    # cuda.bindings' struct classes (pointer fields as ints, value classes, repr)
-    struct_style: str = field(default="", metadata=_key("struct_style", ("cuda",)))
-    # each anonymous record is also anon_struct<i> / anon_union<i>, as cuda.bindings numbers them
-    anonymous_names: str = field(default="", metadata=_key("anonymous_names", ("cuda_bindings",)))
+    struct_style: str = _choice("cuda")             # cuda.bindings' struct classes (fields, repr)
+    anonymous_names: str = _choice("cuda_bindings")  # anonymous records also anon_struct<i>, anon_union<i>
 
 
 @dataclass(frozen=True)
@@ -298,8 +287,8 @@ def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> Spe
     scopes.update({f"defaults.yaml {k}": v for k, v in default_scopes.items()})
     if d["library"] != library:
         raise SpecError(f"{library}.yaml: library is {d['library']!r}, not the file's name")
-    kw = {f.name: _get(d, f.metadata["yaml"]) for f in dataclasses.fields(Spec)
-          if "yaml" in f.metadata and _get(d, f.metadata["yaml"]) is not None}
+    kw = {f.name: _get(d, key_of(f)) for f in dataclasses.fields(Spec)
+          if "yaml" in f.metadata and _get(d, key_of(f)) is not None}
     for f in dataclasses.fields(Spec):   # the typed parts: conventions, cimport, bridge
         if f.name in kw and dataclasses.is_dataclass(f.metadata["shape"]):
             kw[f.name] = build(f.metadata["shape"], kw[f.name])

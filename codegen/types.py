@@ -114,23 +114,15 @@ class TypeIndex:
         r = self.resolve(t)
         if r.kind == "typedef" and r.name in _CYTHON_STD:   # system typedef: a number
             return f"{const}scalar:{r.name}"
-        if r.kind == "pointer":
-            return f"{const}ptr({self.tclass(r.pointee)})"
-        if r.kind == "void":
-            return f"{const}void"
+        if r.kind in ("pointer", "array"):
+            return f"{const}{'ptr' if r.kind == 'pointer' else 'array'}({self.tclass(r.pointee)})"
+        if r.kind == "void" or (r.kind == "builtin" and r.name == "char"):
+            return f"{const}{r.name or 'void'}"
         if r.kind == "builtin":
-            if r.name == "char":
-                return f"{const}char"
             return f"{const}scalar:{(t.name if t.kind == 'typedef' else r.name).replace(' ', '_')}"
-        if r.kind == "enum":
-            return f"{const}enum:{r.name}"
-        if r.kind == "record":
-            return f"{const}record:{r.name}"
         if r.kind == "funcptr":
             return f"{const}funcptr:{t.name if t.kind == 'typedef' else ''}"
-        if r.kind == "array":
-            return f"{const}array({self.tclass(r.pointee)})"
-        return f"{const}{r.kind}:{r.name}"
+        return f"{const}{r.kind}:{r.name}"   # enum:NAME, record:NAME
 
     # -- what a type is, through typedefs -------------------------------------------
     def enum_of(self, t: ir.CType) -> ir.Enum | None:
