@@ -169,73 +169,115 @@ def all_libraries(spec_dir: str = SPEC_DIR) -> list[str]:
     return sorted(f[:-5] for f in os.listdir(spec_dir) if f.endswith(".yaml"))
 
 
+def _param_names(entries: list[str]) -> list[str]:
+    """`drop`'s parameter names (`name[count]` -> name)."""
+    return [e.split("[", 1)[0] for e in entries]
+
+
+def unmatched_bridge(bs: BridgeSpec, module, types, target=None, prefix: str = "") -> list[Unmatched]:
+    """The entries of the keys both directions share that name nothing in the source's IR
+    (`module`, `types` its TypeIndex; a function by its name or a #define alias of it) and, given
+    `target` (the target's IR), in the target's. `prefix` starts each entry's name ('bridge.')."""
+    out: list[Unmatched] = []
+    fns = {f.name: f for f in module.functions}
+    names = set(fns) | {a for a, t in module.aliases.items() if t in fns}
+    for key in ("rename", "manual", "unsupported", "after"):
+        out += [Unmatched(f"{prefix}{key}.{n}", f"no function {n}") for n in getattr(bs, key) if n not in names]
+    out += [Unmatched(f"{prefix}enumerators.{e}", f"no enumerator {e}") for e in bs.enumerators
+            if e not in types.enumerators]
+    for rx, params in bs.drop.items():
+        hit = [f for f in module.functions if re.fullmatch(rx, f.name)]
+        lacking = sorted({p for f in hit for p in _param_names(params) if p not in {q.name for q in f.params}})
+        if not hit or lacking:
+            out.append(Unmatched(f"{prefix}drop.{rx}", "matches no function" if not hit else
+                                 f"a function it matches lacks {', '.join(lacking)}"))
+    for key in ("fill", "fixed", "zero_outputs"):
+        out += [Unmatched(f"{prefix}{key}.{rx}", "matches no function") for rx in getattr(bs, key)
+                if not any(re.fullmatch(rx, n) for n in fns)]
+    out += [Unmatched(f"{prefix}device_as_location: {rx}", "matches no function parameter")
+            for rx in bs.device_as_location.params
+            if not any(re.fullmatch(rx, f"{f.name}.{q.name}") for f in module.functions for q in f.params)]
+    st = bs.status
+    if st.type and st.type not in set(types.enums) | set(types.typedefs):
+        out.append(Unmatched(f"{prefix}status", f"no enum {st.type}"))
+    out += [Unmatched(f"{prefix}status", f"no enumerator {getattr(st, k)}")
+            for k in ("success", "not_supported", "unknown", "invalid", "exiting", "null_handle")
+            if getattr(st, k) and getattr(st, k) not in types.enumerators]
+    if target is not None:
+        from ..types import TypeIndex
+        tt = TypeIndex(target)
+        tfns = {f.name for f in target.functions} | set(target.aliases)
+        side = "CUDA" if isinstance(bs, NvSpec) else "HIP"
+        out += [Unmatched(f"{prefix}rename.{n}", f"{side} has no function {t}") for n, t in bs.rename.items()
+                if t not in tfns]
+        out += [Unmatched(f"{prefix}enumerators.{n}", f"{side} has no enumerator {t}")
+                for n, t in bs.enumerators.items() if t not in tt.enumerators]
+        out += [Unmatched(f"{prefix}prologue.{rx}", f"matches no {side} function") for rx in bs.prologue
+                if not any(re.match(rx, n) for n in tfns)]
+        tparams = {q.name for f in target.functions for q in f.params}
+        fixed = [(rx, p) for rx, ps in bs.fill.items() for p in ps] + \
+            [(rx, p) for rx, ps in bs.fixed.items() for p in ps]
+        out += [Unmatched(f"{prefix}{'fill' if rx in bs.fill else 'fixed'}.{rx}",
+                          f"no {side} function has a parameter {p}") for rx, p in fixed if p not in tparams]
+    return out
+
+
 def unmatched(ns: NvSpec, module, types, cuda=None) -> list[Unmatched]:
     """The entries of `ns` that name nothing in the HIP library's IR (`module`, `types` its
     TypeIndex) and, given `cuda` (the CUDA headers' IR), on the CUDA side: functions (by name or
     HIP's #define alias), enumerators, records, fields and enums."""
-    out: list[Unmatched] = []
+    out = unmatched_bridge(ns, module, types, cuda)
     fns = {f.name: f for f in module.functions}
     names = set(fns) | {a for a, t in module.aliases.items() if t in fns}
     enums = set(types.enums) | set(types.typedefs)
     out += [Unmatched(r.entry, f"{r.hip.pattern!r} matches no function") for r in ns.rules
             if not any(r.hip.fullmatch(n) for n in names)]
-    for key in ("rename", "manual", "unsupported", "after"):
-        out += [Unmatched(f"{key}.{n}", f"no function {n}") for n in getattr(ns, key) if n not in names]
-    out += [Unmatched(f"enumerators.{e}", f"no enumerator {e}") for e in ns.enumerators if e not in types.enumerators]
     for rec, flds in ns.fields.items():
         r = types.records.get(rec)
         missing = sorted(set(flds) - {x.name for x in r.fields}) if r else []
         if r is None or missing:
             out.append(Unmatched(f"fields.{rec}", f"no record {rec}" if r is None else f"no field(s) {', '.join(missing)}"))
-    for rx, params in ns.drop.items():
-        hit = [f for f in module.functions if re.fullmatch(rx, f.name)]
-        lacking = sorted({p for f in hit for p in params if p not in {q.name for q in f.params}})
-        if not hit or lacking:
-            out.append(Unmatched(f"drop.{rx}", "matches no function" if not hit else
-                                 f"a function it matches lacks {', '.join(lacking)}"))
-    out += [Unmatched(f"fill.{rx}", "matches no function") for rx in ns.fill
-            if not any(re.fullmatch(rx, n) for n in fns)]
-    out += [Unmatched(f"device_as_location: {rx}", "matches no function parameter") for rx in
-            ns.device_as_location.params
-            if not any(re.fullmatch(rx, f"{f.name}.{q.name}") for f in module.functions for q in f.params)]
-    out += [Unmatched(f"zero_outputs.{rx}", "matches no function") for rx in ns.zero_outputs
-            if not any(re.fullmatch(rx, n) for n in fns)]
     out += [Unmatched(f"opaque: {r}", f"no record {r}") for r in ns.opaque if r not in types.records]
     out += [Unmatched(f"require[{i}]", f"no enum {h}") for i, (h, _) in enumerate(ns.require) if h not in enums]
     out += [Unmatched(f"require_records: {r}", f"no record {r}") for r in ns.require_records
             if r not in types.records and not (r in types.typedefs and types.record_of(types.typedefs[r].type))]
     out += [Unmatched(f"name_tables: {e}", f"no enum {e}") for e in ns.name_tables if e not in enums]
-    st = ns.status
-    if st.type and st.type not in enums:
-        out.append(Unmatched("status", f"no enum {st.type}"))
-    out += [Unmatched("status", f"no enumerator {getattr(st, k)}") for k in ("success", "not_supported", "unknown", "invalid")
-            if getattr(st, k) and getattr(st, k) not in types.enumerators]
     if cuda is not None:
         from ..types import TypeIndex
-        ct = TypeIndex(cuda)
-        cfns = {f.name for f in cuda.functions} | set(cuda.aliases)
-        cenums = set(ct.enums) | set(ct.typedefs)
-        out += [Unmatched(f"rename.{h}", f"CUDA has no function {c}") for h, c in ns.rename.items() if c not in cfns]
-        out += [Unmatched(f"enumerators.{h}", f"CUDA has no enumerator {c}") for h, c in ns.enumerators.items()
-                if c not in ct.enumerators]
+        cenums = set(TypeIndex(cuda).enums) | set(TypeIndex(cuda).typedefs)
         out += [Unmatched(f"require[{i}]", f"CUDA has no enum {c}") for i, (_, c) in enumerate(ns.require)
                 if c not in cenums]
-        out += [Unmatched(f"prologue.{rx}", "matches no CUDA function") for rx in ns.prologue
-                if not any(re.match(rx, n) for n in cfns)]
-        cparams = {q.name for f in cuda.functions for q in f.params}
-        out += [Unmatched(f"fill.{rx}", f"no CUDA function has a parameter {p}") for rx, ps in ns.fill.items()
-                for p in ps if p not in cparams]
     return out
 
 
-def entries(ns: NvSpec) -> list[str]:
-    """Every entry `unmatched` judges, by the name it reports it under."""
-    out = [r.entry for r in ns.rules]
-    for key in ("rename", "manual", "unsupported", "after", "enumerators", "fields", "drop", "fill",
+def unmatched_alias(ab: AliasBridge, module, types, hip=None) -> list[Unmatched]:
+    """The entries of an alias module's `bridge:` that name nothing in its CUDA IR (`module`,
+    `types`) and, given `hip` (the HIP library's IR), in HIP's."""
+    out = unmatched_bridge(ab, module, types, hip, "bridge.")
+    fns = {f.name for f in module.functions}
+    for key in ("status_names", "status_texts"):
+        out += [Unmatched(f"bridge.{key}: {n}", f"no function {n}") for n in getattr(ab, key) if n not in fns]
+    out += [Unmatched(f"bridge.context_as_device: {rx}", "matches no function parameter")
+            for rx in ab.context_as_device.params
+            if not any(re.fullmatch(rx, f"{f.name}.{q.name}") for f in module.functions for q in f.params)]
+    return out
+
+
+def entries(bs: BridgeSpec, prefix: str = "") -> list[str]:
+    """Every entry `unmatched` (an NvSpec) or `unmatched_alias` (an AliasBridge, prefix 'bridge.')
+    judges, by the name it reports it under."""
+    out = []
+    for key in ("rename", "manual", "unsupported", "after", "enumerators", "drop", "fill", "fixed",
                 "zero_outputs", "prologue"):
-        out += [f"{key}.{k}" for k in getattr(ns, key)]
-    out += [f"device_as_location: {rx}" for rx in ns.device_as_location.params]
-    out += [f"opaque: {r}" for r in ns.opaque] + [f"require[{i}]" for i in range(len(ns.require))]
-    out += [f"require_records: {r}" for r in ns.require_records]
-    out += [f"name_tables: {e}" for e in ns.name_tables] + (["status"] if ns.status != Statuses() else [])
+        out += [f"{prefix}{key}.{k}" for k in getattr(bs, key)]
+    out += [f"{prefix}device_as_location: {rx}" for rx in bs.device_as_location.params]
+    out += [f"{prefix}status"] * (bs.status != Statuses())
+    if isinstance(bs, NvSpec):
+        out += [r.entry for r in bs.rules] + [f"fields.{k}" for k in bs.fields]
+        out += [f"opaque: {r}" for r in bs.opaque] + [f"require[{i}]" for i in range(len(bs.require))]
+        out += [f"require_records: {r}" for r in bs.require_records]
+        out += [f"name_tables: {e}" for e in bs.name_tables]
+    if isinstance(bs, AliasBridge):
+        out += [f"bridge.{key}: {n}" for key in ("status_names", "status_texts") for n in getattr(bs, key)]
+        out += [f"bridge.context_as_device: {rx}" for rx in bs.context_as_device.params]
     return out
