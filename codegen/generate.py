@@ -116,8 +116,8 @@ def ignore_file(all_specs: dict[str, specmod.Spec], extra: tuple[str, ...] = ())
 
 
 def write(files: Iterable[tuple[str, str]], out_dir: str, written: list[str]) -> list[str]:
-    """Write each (path under out_dir, text) whose file does not hold that text yet; append the
-    paths written to `written` (and return it)."""
+    """Write each (path under out_dir, text) whose file does not hold that text yet; append every
+    path to `written`, the files this run produced (and return it)."""
     for rel, text in files:
         path = os.path.join(out_dir, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
