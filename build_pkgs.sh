@@ -78,7 +78,7 @@ step "installing build and test requirements"
 # The build requirements of pyproject.toml (the build below runs without isolation, in this env).
 # NumPy: hip.tensor, which the README advertises, needs it at run time.
 "$PY" -m pip install -q --disable-pip-version-check "setuptools>=64" wheel "Cython>=3.0" PyYAML libclang==18.1.1 numpy \
-  $([ $run_tests = 1 ] && echo "pytest pytest-xdist sphinx build array-api-strict")
+  $([ $run_tests = 1 ] && echo "pytest pytest-xdist sphinx build array-api-strict dask")
 
 # 2. Build and install (editable: the tests use this checkout) ----------------------------
 step "building and installing with $jobs jobs (all eight libraries: about 5 minutes on 2 cores)"

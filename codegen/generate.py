@@ -71,7 +71,7 @@ def build_ir(spec: specmod.Spec, include_dir: str, all_specs: dict[str, specmod.
     defined = None
     if deps is not None:
         defined = {x.name for m in deps for x in (*m.typedefs, *m.records, *m.enums)}
-    return Builder(spec.library, dirs, owners, defined, types_only).build(
+    return Builder(spec.library, dirs, owners, defined, types_only, set(spec.system_records)).build(
         tus, spec.headers, version, spec.language)
 
 

@@ -56,15 +56,21 @@ def clean_comment(raw: str | None) -> str:
 
 class Builder:
     def __init__(self, library: str, include_root: str | list[str], owners: dict[str, str],
-                 defined_by_deps: set[str] | None = None, types_only: set[str] = frozenset()):
+                 defined_by_deps: set[str] | None = None, types_only: set[str] = frozenset(),
+                 system_records: set[str] = frozenset()):
         """owners: path prefix (relative to include_root, or to the first of several roots that
         holds the file: stand-in headers of the project beside the installed ones) -> library name.
 
         defined_by_deps: names the dependencies' modules define. A declaration in a
         dependency's files that the dependency itself does not define (hipComplex seen only
-        through hipblas.h) is adopted: this library defines it."""
+        through hipblas.h) is adopted: this library defines it.
+
+        system_records: tags of system headers' structs that the library's structs embed by
+        value (amd-smi's `struct timespec`): adopted too, their fields of the system's typedefs
+        (`__time_t`) spelled as the builtin types they are."""
         self.defined_by_deps = defined_by_deps
         self.types_only = types_only
+        self.system_records = set(system_records)
         self.library = library
         self.roots = [os.path.realpath(r) for r in ([include_root] if isinstance(include_root, str) else include_root)]
         self.owners = sorted(owners.items(), key=lambda kv: -len(kv[0]))
@@ -260,8 +266,11 @@ class Builder:
                 ft = f.type
                 under = ft.get_named_type() if ft.kind == T.ELABORATED else ft
                 base = under
-                while base.kind == T.CONSTANTARRAY:
-                    base = base.element_type
+                while base.kind in (T.CONSTANTARRAY, T.ELABORATED):   # `struct cache_ {..} cache[10]`
+                    base = base.element_type if base.kind == T.CONSTANTARRAY else base.get_named_type()
+                if base.kind == T.RECORD and self.rel(base.get_declaration()) is None \
+                        and base.get_declaration().spelling in self.system_records:
+                    self.record(base.get_declaration())
                 if base.kind == T.RECORD and base.get_declaration().get_usr() in nested:
                     d = base.get_declaration()
                     if self._is_anon(d):
@@ -274,7 +283,9 @@ class Builder:
                 if not f.spelling:   # C11 anonymous member: lift its fields
                     continue
                 width = f.get_bitfield_width() if f.is_bitfield() else -1
-                rec.fields.append(ir.Field(f.spelling, self.ctype(ft), f.get_field_offsetof(), width))
+                system = self.rel(c) is None   # an adopted system struct: its typedefs are the system's
+                rec.fields.append(ir.Field(f.spelling, self.ctype(ft.get_canonical() if system else ft),
+                                           f.get_field_offsetof(), width))
         for d in nested.values():  # anonymous members with no field name: fields lifted into the parent
             sub_name = f"{name}_anon{len(rec.fields)}"
             self.record(d, sub_name)
@@ -282,6 +293,10 @@ class Builder:
             for sf in sub.fields:  # clang looks through anonymous members for offsets
                 rec.fields.append(ir.Field(sf.name, sf.type, c.type.get_offset(sf.name), sf.bit_width, lifted=True))
         rec.fields.sort(key=lambda f: f.offset_bits) if rec.kind == "struct" else None
+        if not rec.fields and not any(f.kind == K.FIELD_DECL for f in c.get_children()):
+            # `struct miopenHandle {};` (MIOpen's MIOPEN_DECLARE_OBJECT): nothing to bind but its
+            # name, so it is opaque as a declaration is, and pointers to it are handles
+            rec.size = rec.align = -1
         if self._is_anon(c):   # nested, or named only by a typedef (nvrtcBundledHeadersInfo)
             self.module.anonymous_nested.append([rec.kind, name])
 

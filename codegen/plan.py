@@ -275,12 +275,16 @@ class Planner:
         return Guard(g["query"], g["device"], self.types.resolve(query.params[1].type).pointee, 0)
 
     def destroys(self, fn: ir.Function, params: list[ParamPlan]) -> None:
-        """A call the spec says frees a handle: after it succeeded, the object passed refuses further use."""
+        """A call the spec says frees a handle: after it succeeded, the object passed refuses further
+        use. A rule naming its parameter may name a struct passed by value (comgr's handles are
+        structs of one uint64_t)."""
         for rule in self.spec.destroys:
             if not rule.function.fullmatch(fn.name):
                 continue
             for pp in params:
-                if pp.role in ("handle", "ref") and pp.handle and (rule.param is None or rule.param.fullmatch(pp.param.name)):
+                named = rule.param is not None and rule.param.fullmatch(pp.param.name)
+                if (pp.role in ("handle", "ref") and pp.handle and (rule.param is None or named)) \
+                        or (pp.role == "struct" and named):
                     pp.post.append(f"_p.mark_destroyed({pp.param.name}, {fn.name!r})")
                     return
             return
@@ -679,19 +683,24 @@ class Planner:
         and None unless the spec's nullable_args allow it (C would write through NULL)."""
         n, x = p.shape[len("buffer["):-1], p.name
         nullable = self.nullable_arg(fn, p)
+        # a const buffer (miopenLoadSolution's data), or one the spec's read_only_params name, is
+        # only read: bytes are taken
+        writable = not self.types.resolve(p.type).pointee.const and f"{fn.name}.{x}" not in self.spec.read_only_params
         if n.isdigit():
             size, pre, null = n, [], f"{x} is None"
         else:
             lp = self.length_param(fn, p, n)
+            lt = self.count_type(lp)
             n, size = lp.name, f"_b{i}"
-            pre = [f"_b{i} = {self.int_conv(lp.type, lp.name)}"]
-            if not self.types.is_unsigned(lp.type):
+            pre = [f"_b{i} = {self.int_conv(lt, lp.name)}"]
+            if not self.types.is_unsigned(lt):
                 pre += [f"if _b{i} < 0:", f"    raise ValueError(f\"{fn.name}: {n}={{{n}}} is negative\")"]
             null = f"{x} is None and _b{i} > 0"
+        verb = "writes" if writable else "reads"
         if not nullable:
             pre += [f"if {null}:",
-                    f"    raise ValueError({f'{fn.name}: {x} is None (NULL), the call writes {n} bytes'!r})"]
-        return ParamPlan(p, i, "pointer", f"<{t}>_p.sized({x}, {size}, True, {what})", py=x, pre=pre,
+                    f"    raise ValueError({f'{fn.name}: {x} is None (NULL), the call {verb} {n} bytes'!r})"]
+        return ParamPlan(p, i, "pointer", f"<{t}>_p.sized({x}, {size}, {writable}, {what})", py=x, pre=pre,
                          nullable=nullable)
 
     def size_query(self, fn: ir.Function, p: ir.Param) -> list[str] | None:
@@ -773,7 +782,7 @@ class Planner:
         count = re.fullmatch(r"array\[(.+)\]", p.shape)
         if count:
             lp = self.length_param(fn, p, count.group(1))
-            pre += [f"if {self.int_conv(lp.type, lp.name)} > 1:",
+            pre += [f"if {self.int_conv(self.count_type(lp), lp.name)} > 1:",
                     f"    raise ValueError(f\"{fn.name}: AMD's form has one {p.name}, {lp.name}={{{lp.name}}} "
                     f"needs a list (C's form)\")"]
         return ParamPlan(p, i, "out_one", f"<{self.cy(p.type)}>(<Pointer>_k{i})._ptr", pre=pre, out=out,
@@ -797,18 +806,28 @@ class Planner:
         return [] if key is None else [f"_p.ctype_arg({p.name}, {key!r}, {self.what(fn, p)})"]
 
     def length_param(self, fn: ir.Function, p: ir.Param, length: str) -> ir.Param:
-        """The numeric parameter a shape's `[n]` names (the first of `[a|b]` the function has)."""
+        """The numeric parameter a shape's `[n]` names (the first of `[a|b]` the function has): a
+        number, or an `inout` one the call takes by pointer (comgr's `size_t* size`, amd-smi's
+        `uint32_t* processor_count`: the room the caller gives in, what the call wrote out), which
+        counts by the value passed (count_type)."""
         names = {q.name: q for q in fn.params}
         lp = next((names[n] for n in length.split("|") if n in names), None)
+        if lp is not None and lp.intent == "inout" and self.types.is_numeric(self.count_type(lp)):
+            return lp
         if lp is None or not self.types.is_numeric(lp.type):
             raise ValueError(f"{fn.name}.{p.name}: length {length!r} is not a numeric parameter")
         return lp
+
+    def count_type(self, lp: ir.Param) -> ir.CType:
+        """The C type of a length parameter's count: its own, or the pointee of an `inout` one."""
+        r = self.types.resolve(lp.type)
+        return r.pointee if lp.intent == "inout" and r.kind == "pointer" else lp.type
 
     def length_check(self, fn: ir.Function, p: ir.Param, length: str) -> list[str]:
         """Lines raising ValueError when a sized argument (list, tuple, NumPy array) has fewer
         elements than the length parameter says; pointers are the caller's word."""
         lp = self.length_param(fn, p, length)
-        n, x = self.int_conv(lp.type, length), p.name
+        n, x = self.int_conv(self.count_type(lp), length), p.name
         lines = [f"if {n} < 0:",
                  f"    raise ValueError(f\"{fn.name}: {length}={{{length}}} is negative\")"]
         if not self.nullable_arg(fn, p):   # C reads or writes that many: NULL only where the spec says

@@ -125,6 +125,8 @@ class Spec:
     # folders of this project (relative to its root) on the include path when the headers are
     # parsed and the modules compiled: stand-ins for system headers the headers include
     include_dirs: list[str] = field(default_factory=list, metadata=_key("include_dirs", _STRS))
+    # tags of system headers' structs the library's structs embed by value (`struct timespec`)
+    system_records: list[str] = field(default_factory=list, metadata=_key("system_records", _STRS))
     language: str = field(default="c", metadata=_key("language", str))
     depends: list[str] = field(default_factory=list, metadata=_key("depends", _STRS))
     defines: list[str] = field(default_factory=list, metadata=_key("defines", _STRS))   # after the defaults'
@@ -332,7 +334,7 @@ def entries(spec: Spec) -> list[str]:
     out += [f"intent_overrides.{k}" for k in spec.overrides] + [f"callbacks.{k}" for k in spec.callbacks]
     out += [f"skip.{k}" for k in spec.skip] + [f"struct_defaults.{k}" for k in spec.struct_defaults]
     out += [f"device_allocations.{k}" for k in spec.device_allocations]
-    for key in ("struct_from_int", "binary_fields", "handles"):
+    for key in ("struct_from_int", "binary_fields", "handles", "system_records"):
         out += [f"{key}: {v}" for v in getattr(spec, key)]
     out += [k for k in ("error_type", "success", "error_string", "pointer_mode_guard") if getattr(spec, k)]
     out += [r.entry for r in spec.destroys] + [f"nullable_handles: {h}" for h in spec.nullable_handles]
@@ -398,6 +400,8 @@ def unmatched(spec: Spec, module, types) -> list[Unmatched]:
             out.append(Unmatched(f"struct_defaults.{name}", f"{name} has no field(s) {', '.join(missing)}"))
     out += [Unmatched(f"struct_from_int: {name}", f"no record {name}")
             for name in spec.struct_from_int if name not in types.records]
+    out += [Unmatched(f"system_records: {name}", f"no struct of the library embeds {name}")
+            for name in spec.system_records if name not in types.records]
     fields = [f"{r.name}.{x.name}" for r in module.records for x in r.fields]
     out += [Unmatched(f"binary_fields: {p}", "matches no Record.field")
             for p in spec.binary_fields if not any(re.fullmatch(p, f) for f in fields)]

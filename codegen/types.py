@@ -5,7 +5,7 @@ types in Cython syntax. `declarator` is the one C/Cython declarator speller
 (the Cython spelling here and the NVIDIA layer's C spelling differ only in how
 they spell type names).
 
-Public to codegen.nvidia and the `cuda` alias: TypeIndex (resolve, is_handle,
+Public to codegen/nvidia, codegen/alias and codegen/bridge: TypeIndex (resolve, is_handle,
 is_enum, tclass, cy, enum_of, enum_named, record_of, number_layout, the
 records/enums/typedefs/enumerators dicts) and `declarator`.
 """

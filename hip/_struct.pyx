@@ -627,8 +627,11 @@ cdef int _make_accessors(object cls) except -1:
 
 
 cdef object record_arg(object cls, object value):
-    """A struct passed by value: an instance of `cls`, or a tuple/dict of its fields."""
+    """A struct passed by value: an instance of `cls` not destroyed (a handle struct, comgr's
+    amd_comgr_data_t, that a destroy call freed: spec `destroys`), or a tuple/dict of its fields."""
     if isinstance(value, cls):
+        if (<Pointer>value)._destroyed is not None:
+            raise ValueError(f"this {type(value).__name__} was destroyed by {(<Pointer>value)._destroyed}()")
         return value
     if isinstance(value, Struct):
         raise TypeError(f"expected {cls.__name__}, got {type(value).__name__}")

@@ -181,8 +181,10 @@ class Converter:
         if h.kind == "void" or c.kind == "void":
             return True
         hr, cr = self.h.record_of(h), self.c.record_of(c)
-        if hr and hr.name in self.spec.opaque and (cr is None or cr.size < 0):
-            return True   # HIP defines the struct, but programs only hold pointers to it
+        if hr and hr.name in self.spec.opaque and c.kind == "record":
+            # HIP defines the struct, but programs only hold pointers to it (CUDA may define its
+            # own too, of another size: cuBLASLt's descriptors)
+            return True
         if (hr and hr.size < 0) and (cr is None or cr.size < 0):
             return True   # opaque handles on both sides (ihipStream_t* ~ CUstream_st*)
         if hr and cr is None and c.kind == "record":

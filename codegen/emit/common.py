@@ -92,7 +92,10 @@ class PyxNames:
                                     and self.spec.conventions.struct_typedefs == "subclass")
 
     def handle_cls(self, t: ir.CType) -> str:
-        return self.py(self.types.owner.get(t.name, self.spec.library), handle_class(t.name, self.types))
+        """The class of handle typedef t, by the module of the class (MIOpen's queue typedef names
+        HIP's ihipStream_t), else of the typedef."""
+        cls = handle_class(t.name, self.types)
+        return self.py(self.types.owner.get(cls, self.types.owner.get(t.name, self.spec.library)), cls)
 
 
 def record_paths(module: ir.Module) -> dict[str, tuple[str, str]]:
@@ -185,12 +188,12 @@ def safe_field(name: str) -> str:
 
 def macro_value(v):
     """A macro's Python value as AMD's HIP Python gives it: integer macros are C `int` there
-    (0x80000000 is -2147483648), string macros `char*` (bytes)."""
+    (0x80000000 is -2147483648), string macros `char*` (bytes). A value no 32 bits hold
+    (MIOpen's HIP_PACKAGE_VERSION_FLAT, a `1000ULL` product) is C's, whole."""
     if isinstance(v, str):
         return v.encode()
-    if isinstance(v, int) and not isinstance(v, bool) and not -2**31 <= v < 2**31:
-        v &= 0xFFFFFFFF
-        return v - 2**32 if v >> 31 else v
+    if isinstance(v, int) and not isinstance(v, bool) and 2**31 <= v < 2**32:
+        return v - 2**32
     return v
 
 

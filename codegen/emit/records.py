@@ -101,8 +101,13 @@ def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
                 t = t.pointee
             if f.bit_width >= 0:
                 # Bitfields have no address: offsets come from libclang's layout (tests compare).
-                rows.append(Row(common.safe_field(f.name), str(f.offset_bits // 32 * 4), "bits", "4", 0, "",
-                                f.offset_bits % 32, f.bit_width))
+                # Read through a unit of the declared type's size (a bitfield does not cross one):
+                # 4 bytes would read past a 1-byte struct of uint8_t bitfields (amd-smi's).
+                unit = min((types.number_layout(f.type) or (4, False))[0], 4) \
+                    if f.offset_bits % 32 + f.bit_width <= 32 else 8
+                bits = unit * 8
+                rows.append(Row(common.safe_field(f.name), str(f.offset_bits // bits * unit), "bits", str(unit), 0, "",
+                                f.offset_bits % bits, f.bit_width))
                 continue
             member = f"{base}{f.name}"
             r_t = types.resolve(t)

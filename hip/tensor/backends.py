@@ -1,6 +1,7 @@
 """`hip.tensor.backends`: switches of the libraries underneath, PyTorch's `torch.backends` style.
 
     ht.backends.matmul.allow_tf32 = True     # float32/complex64 matmul on TF32 tensor cores
+    ht.backends.matmul.use_hipblaslt = False # nn.Linear / F.linear through hipBLAS's gemm instead
 
 `matmul.allow_tf32` (default False, or `HIP_TENSOR_ALLOW_TF32=1` at import): float32 and complex64
 gemms run with compute type HIPBLAS_COMPUTE_32F_FAST_TF32 on the nvidia platform (10-bit mantissa
@@ -9,6 +10,11 @@ hipBLAS is left at HIPBLAS_COMPUTE_32F there (rocBLAS's xf32 is a per-handle mat
 chips only), so the flag changes nothing on AMD. Read at each call: changing it needs no new
 handle. The hipBLAS workspace is not configurable through hip.tensor (hipBLAS 6.4 has no
 hipblasSetWorkspace): cuBLAS reads `CUBLAS_WORKSPACE_CONFIG` itself, as under PyTorch.
+
+`matmul.use_hipblaslt` (default True, or `HIP_TENSOR_USE_HIPBLASLT=0` at import): `nn.Linear` and
+`F.linear` in float16, bfloat16 and float32 run as one hipBLASLt matmul whose epilogue adds the bias
+and applies ReLU or tanh-GELU, where hipBLASLt is built and its library loads; else, or when False,
+as a hipBLAS gemm and one element-wise pass. Read at each call.
 """
 from __future__ import annotations
 
@@ -22,9 +28,10 @@ class _MatmulFlags:
 
     def __init__(self):
         self.allow_tf32 = os.environ.get("HIP_TENSOR_ALLOW_TF32", "") not in ("", "0")
+        self.use_hipblaslt = os.environ.get("HIP_TENSOR_USE_HIPBLASLT", "1") != "0"
 
     def __repr__(self):
-        return f"matmul(allow_tf32={self.allow_tf32})"
+        return f"matmul(allow_tf32={self.allow_tf32}, use_hipblaslt={self.use_hipblaslt})"
 
 
 matmul = _MatmulFlags()

@@ -184,3 +184,50 @@ cdef CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphE
     resultInfo.errorFromNode = NULL
     r = _cu_status(r, &ok)
     return <CUresult>r if ok else CUDA_ERROR_UNKNOWN
+
+
+# -- surface objects: HIP 6.4 creates them from the runtime's resource descriptor only -----------
+cdef extern from *:
+    """
+    /* hipResourceDesc's layout (hip/driver_types.h) as far as an array resource reads it: the
+       resource type, then the union at pointer alignment, whose array member is the handle. */
+    typedef struct { int resType; union { void* array; char whole[56]; } res; } hipcuda_array_resource;
+    """
+    ctypedef struct hipcuda_array_resource:
+        int resType
+    void hipcuda_set_array "hipcuda_set_array_"(hipcuda_array_resource*, void*) nogil
+
+cdef extern from *:
+    """
+    static void hipcuda_set_array_(hipcuda_array_resource* d, void* array) {
+        memset(d, 0, sizeof *d); d->resType = 0 /* hipResourceTypeArray */; d->res.array = array;
+    }
+    """
+
+ctypedef int (*_surface_create_t)(unsigned long long*, const hipcuda_array_resource*) noexcept nogil
+cdef void* _create_surface = NULL       # hipCreateSurfaceObject
+
+
+cdef CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject, const CUDA_RESOURCE_DESC* pResDesc) except? CUDA_ERROR_NOT_FOUND nogil:
+    """CUDA's driver describes the surface's array with its own resource descriptor, HIP with the
+    runtime's (hipCreateSurfaceObject). A surface is an array resource with flags 0 (CUDA
+    refuses anything else): that descriptor, written in HIP's."""
+    global _create_surface
+    cdef void* f = _create_surface
+    cdef hipcuda_array_resource d
+    cdef unsigned long long obj = 0
+    cdef int ok = 1, r
+    if pSurfObject == NULL or pResDesc == NULL or pResDesc.resType != CU_RESOURCE_TYPE_ARRAY \
+            or pResDesc.flags != 0 or pResDesc.res.array.hArray == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    if f == NULL:
+        f = hipcuda_resolve("hipCreateSurfaceObject")
+        if f == NULL:
+            return CUDA_ERROR_NOT_FOUND   # the except? value: the resolver has set the Python error
+        _create_surface = f
+    hipcuda_set_array(&d, <void*>pResDesc.res.array.hArray)
+    r = (<_surface_create_t>f)(&obj, &d)
+    r = _cu_status(r, &ok)
+    if r == 0:
+        pSurfObject[0] = <CUsurfObject>obj
+    return <CUresult>r if ok else CUDA_ERROR_UNKNOWN

@@ -36,3 +36,8 @@ def sizeof(objType):
     or an integer typedef's; any other is a TypeError (as cuda.bindings')."""
     return _struct.c_sizeof(objType, _value_sizes)
 
+
+
+cdef class cudaBindingsRuntimeGlobal:
+    """cuda.bindings' holder of the module's global state (a class with no public attribute there):
+    present so that code naming it imports; the alias keeps its state in the cy module."""

@@ -581,6 +581,33 @@ def test_hand_written_and_trampolined_bridges_reach_hip():
     assert cov["driver"]["functions"]["cuMemcpy3DPeer"]["status"] == "bridged"
 
 
+def test_driver_surface_objects_reach_hips_runtime_surfaces():
+    """cuSurfObjectCreate (manual) rewrites the driver's array resource in HIP's runtime descriptor
+    for hipCreateSurfaceObject; what CUDA refuses (no descriptor, another resource type, flags)
+    is CUDA_ERROR_INVALID_VALUE before HIP is called. Without a device HIP's status comes back."""
+    CU = driver.CUresult
+    desc = driver.CUDA_RESOURCE_DESC()
+    assert driver.cuSurfObjectCreate(None)[0] == CU.CUDA_ERROR_INVALID_VALUE
+    assert driver.cuSurfObjectCreate(desc)[0] == CU.CUDA_ERROR_INVALID_VALUE          # hArray NULL
+    desc.res.array.hArray = driver.CUarray(0x1000)
+    desc.flags = 1
+    assert driver.cuSurfObjectCreate(desc)[0] == CU.CUDA_ERROR_INVALID_VALUE
+    desc.flags = 0
+    desc.resType = driver.CUresourcetype.CU_RESOURCE_TYPE_LINEAR
+    assert driver.cuSurfObjectCreate(desc)[0] == CU.CUDA_ERROR_INVALID_VALUE
+    cov = hip_as_cuda.coverage()["driver"]["functions"]
+    assert cov["cuSurfObjectCreate"]["status"] == "bridged"
+    assert cov["cuSurfObjectDestroy"] == {"status": "bridged", "hip": "hipDestroySurfaceObject"}
+    desc.resType = driver.CUresourcetype.CU_RESOURCE_TYPE_ARRAY
+    from hip.errors import SymbolNotFoundError
+    try:
+        err, obj = driver.cuSurfObjectCreate(desc)   # reaches HIP: no device here
+    except SymbolNotFoundError as e:                 # ROCm 5.2's runtime has no surfaces
+        assert "hipCreateSurfaceObject" in str(e)
+    else:
+        assert err not in (CU.CUDA_SUCCESS, CU.CUDA_ERROR_NOT_SUPPORTED, CU.CUDA_ERROR_INVALID_VALUE), err
+
+
 def test_unified_copies_reach_hips_default_kind_copy():
     # cuMemcpy(Async) copy between any two unified addresses: HIP's hipMemcpy(Async) with kind
     # hipMemcpyDefault (bridge.fixed), not the not-supported status of a HIP function taking a

@@ -129,8 +129,9 @@ def calls(fn: str, info: dict, destroyers: dict) -> list[dict]:
                                   ("count 2, uint8[1]", "N(1, 'uint8')", "2")):
                 args = list(base)
                 args[i], args[j] = lst, n
-                # None with a count is NULL: refused unless the spec says C allows it (NCCL's devlist)
-                refuse = not (lst == "None" and p.get("nullable"))
+                # None with a count is NULL: refused unless the spec says C allows it (NCCL's devlist);
+                # one byte of bytes is what a buffer C only reads takes
+                refuse = not (lst == "None" and p.get("nullable")) and not (lst == "b'x'" and p.get("read_only"))
                 out.append({"args": args, "label": label, "class": "count", "param": p["name"], "refuse": refuse})
     return out
 

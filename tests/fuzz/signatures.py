@@ -28,13 +28,16 @@ def _handle_type(types, t: ir.CType) -> str | None:
     return t.name if types.is_handle(t) else None
 
 
-def _param(pp: plan.ParamPlan, fn: ir.Function, types, all_specs) -> dict:
+def _param(pp: plan.ParamPlan, fn: ir.Function, types, all_specs, spec=None) -> dict:
     p, t = pp.param, pp.param.type
     r = types.resolve(t)
     d = {"name": p.name, "role": pp.role, "shape": p.shape, "nullable": getattr(pp, "nullable", False),
          "finite": getattr(pp, "finite", False)}
     if "[" in p.shape:
         d["length"] = p.shape[p.shape.index("[") + 1:-1]
+    if p.shape.startswith("buffer") and r.kind == "pointer" and (
+            r.pointee.const or f"{fn.name}.{p.name}" in (spec.read_only_params if spec else ())):
+        d["read_only"] = True   # bytes the call only reads (MIOpen's solution blob): bytes are valid
     if pp.role == "handle":
         d["htype"] = t.name
     elif pp.role == "ref":
@@ -76,7 +79,7 @@ def load(include: str, libraries=LOADED + MISSING) -> dict:
             continue
         funcs = out["functions"].setdefault(spec.python_module, {})
         for fp in plans:
-            params = [_param(pp, fp.fn, types, all_specs) for pp in fp.params if pp.py is not None]
+            params = [_param(pp, fp.fn, types, all_specs, spec) for pp in fp.params if pp.py is not None]
             returns = [pp.param.type for pp in fp.params if pp.out is not None]
             first = 1 if fp.result.kind == "status" or fp.success is not None else 0
             funcs[fp.fn.name] = {"params": params}

@@ -309,6 +309,42 @@ HAND = [
     ("rccl unique id too long", "rccl.ncclUniqueId(internal=b'x' * 200)", "ValueError"),
     ("rccl root float", f"rccl.ncclBcast(None, 1, {F32}, 0.5, None, None)", "TypeError"),
     ("rccl result out of range", "rccl.ncclGetErrorString(999)", "ValueError"),
+    # rocFFT
+    ("rocfft lengths fewer than dimensions", "rocfft.rocfft_plan_create(0, 0, 0, 3, [8, 8], 1, None)", "ValueError"),
+    ("rocfft negative dimensions", "rocfft.rocfft_plan_create(0, 0, 0, -1, [8], 1, None)", "OverflowError"),
+    ("rocfft strides fewer than their count", "rocfft.rocfft_plan_description_set_data_layout("
+     f"{H}, 0, 0, None, None, 2, [1], 0, 1, [1], 0)", "ValueError"),
+    ("rocfft plan given a plan description", "rocfft.rocfft_execute(rocfft.rocfft_plan_description_t.from_ptr(8), "
+     "None, None, None)", "TypeError"),
+    ("rocfft buffers given a str", f"rocfft.rocfft_execute({H}, 'x', None, None)", "TypeError"),
+    # Comgr: handles are structs passed by value
+    ("comgr data given a data set", "amd_comgr.amd_comgr_release_data(amd_comgr.amd_comgr_data_set_s())", "TypeError"),
+    ("comgr data given a str", "amd_comgr.amd_comgr_get_data_kind('data')", "TypeError"),
+    ("comgr buffer shorter than its size", "amd_comgr.amd_comgr_get_data(amd_comgr.amd_comgr_data_s(), 16, "
+     "bytearray(4))", "ValueError"),
+    ("comgr bytes as the buffer it fills", "amd_comgr.amd_comgr_get_data(amd_comgr.amd_comgr_data_s(), 4, b'abcd')",
+     "BufferError TypeError"),
+    ("comgr options fewer than count", "amd_comgr.amd_comgr_action_info_set_option_list("
+     "amd_comgr.amd_comgr_action_info_s(), [b'-O3'], 2)", "ValueError"),
+    ("comgr isa name None", "amd_comgr.amd_comgr_action_info_set_isa_name(amd_comgr.amd_comgr_action_info_s(), None)",
+     "TypeError ValueError"),
+    # AMD SMI
+    ("amdsmi handles fewer than count", f"amdsmi.amdsmi_get_processor_handles({H}, 4, [8])", "ValueError"),
+    ("amdsmi uuid buffer shorter than its length", f"amdsmi.amdsmi_get_gpu_device_uuid({H}, 64, bytearray(8))",
+     "ValueError"),
+    ("amdsmi processor handle given a str", "amdsmi.amdsmi_get_gpu_id('gpu0')", "TypeError"),
+    ("amdsmi negative init flags", "amdsmi.amdsmi_init(-1)", "OverflowError"),
+    ("amdsmi struct of the wrong class", f"amdsmi.amdsmi_get_gpu_asic_info({H}, amdsmi.amdsmi_version_t())",
+     "TypeError"),
+    # MIOpen
+    ("miopen dims fewer than nbDims", f"miopen.miopenSetTensorDescriptor({H}, miopen.miopenDataType_t.miopenFloat, "
+     "4, [1, 2], [1, 1, 1, 1])", "ValueError"),
+    ("miopen negative nbDims", f"miopen.miopenSetTensorDescriptor({H}, miopen.miopenDataType_t.miopenFloat, -1, [], [])",
+     "ValueError"),
+    ("miopen tensor descriptor given a handle", "miopen.miopenGetTensorNumBytes(miopen.miopenHandle.from_ptr(8))",
+     "TypeError"),
+    ("miopen solution data shorter than size", "miopen.miopenLoadSolution(b'xy', 16)", "ValueError"),
+    ("miopen solution saved into bytes", f"miopen.miopenSaveSolution({H}, b'xy')", "BufferError TypeError"),
 ]
 
 

@@ -21,7 +21,7 @@ LIBS = header_facts.names()
 
 # A few functions each header must export (guards the header walk itself against finding nothing),
 # and lower bounds on their number (ROCm 6.4: hipBLAS 1849, hipRAND 30, hipSPARSE 546, hipFFT 33,
-# hipSOLVER 526, RCCL 58). A library not listed must export at least one function.
+# hipSOLVER 526, RCCL 58; Debian sid's hipBLASLt 7.1 24, rocFFT 29, comgr 64, amd-smi 247, MIOpen 258). A library not listed must export at least one function.
 MUST = {
     "hip": {"hipGetDeviceCount", "hipMalloc", "hipMemcpy", "hipStreamCreate", "hipModuleLaunchKernel"},
     "hiprtc": {"hiprtcCreateProgram", "hiprtcCompileProgram", "hiprtcGetCode", "hiprtcVersion"},
@@ -37,9 +37,19 @@ MUST = {
     "rccl": {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommInitAll", "ncclAllReduce", "ncclGroupStart",
              "ncclGroupEnd", "ncclGetVersion"},
     "roctx": {"roctxMarkA", "roctxRangePushA", "roctxRangePop", "roctxRangeStartA", "roctxRangeStop"},
+    "hipblaslt": {"hipblasLtCreate", "hipblasLtDestroy", "hipblasLtMatmul", "hipblasLtMatmulAlgoGetHeuristic",
+                  "hipblasLtMatmulDescSetAttribute", "hipblasLtMatrixLayoutCreate"},
+    "rocfft": {"rocfft_setup", "rocfft_plan_create", "rocfft_execute", "rocfft_plan_destroy",
+               "rocfft_get_version_string"},
+    "amd_comgr": {"amd_comgr_get_version", "amd_comgr_create_data", "amd_comgr_set_data", "amd_comgr_get_data",
+                  "amd_comgr_do_action", "amd_comgr_release_data"},
+    "amdsmi": {"amdsmi_init", "amdsmi_shut_down", "amdsmi_get_processor_handles", "amdsmi_get_gpu_asic_info",
+               "amdsmi_status_code_to_string", "amdsmi_get_cpu_socket_power"},   # the CPU API too
+    "miopen": {"miopenCreate", "miopenDestroy", "miopenCreateTensorDescriptor", "miopenConvolutionForwardImmediate",
+               "miopenGetVersion", "miopenFindSolutions"},                       # the beta API too
 }
 AT_LEAST = {"hip": 300, "hiprtc": 10, "hipblas": 1000, "hiprand": 20, "hipsparse": 300, "hipfft": 25,
-            "hipsolver": 300, "rccl": 40}
+            "hipsolver": 300, "rccl": 40, "hipblaslt": 20, "rocfft": 25, "amd_comgr": 50, "amdsmi": 150, "miopen": 200}
 
 
 def _report(lib):

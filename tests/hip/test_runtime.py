@@ -509,6 +509,76 @@ def test_hipsparse_status_raises_hip_error(hipsparse):
     assert ei.value.code is code and "HIPSPARSE_STATUS_INVALID_VALUE" in str(ei.value)
 
 
+# -- Comgr: it needs no GPU, and HIP's runtime brings it (bookworm's comgr 2.4 here) -------------
+@pytest.fixture(scope="module")
+def comgr():
+    return library_module("amd_comgr")
+
+
+def test_comgr_version_and_isas_match_c(comgr):
+    clib = _clib("amd_comgr")
+    major, minor = ctypes.c_size_t(), ctypes.c_size_t()
+    clib.amd_comgr_get_version(ctypes.byref(major), ctypes.byref(minor))
+    ok = comgr.amd_comgr_status_t.AMD_COMGR_STATUS_SUCCESS
+    assert comgr.amd_comgr_get_version() == (ok, major.value, minor.value)
+    count = ctypes.c_size_t()
+    assert clib.amd_comgr_get_isa_count(ctypes.byref(count)) == 0 and count.value > 0
+    assert comgr.amd_comgr_get_isa_count() == (ok, count.value)
+    name = ctypes.c_char_p()
+    for i in (0, count.value - 1):
+        assert clib.amd_comgr_get_isa_name(ctypes.c_size_t(i), ctypes.byref(name)) == 0
+        err, ours = comgr.amd_comgr_get_isa_name(i)
+        assert err is ok and bytes(ours) == name.value and ours.startswith(b"amdgcn-amd-amdhsa--gfx")
+    bad = comgr.amd_comgr_get_isa_name(count.value)[0]   # past the last: C's answer, no crash
+    assert bad is comgr.amd_comgr_status_t.AMD_COMGR_STATUS_ERROR_INVALID_ARGUMENT
+    assert bytes(comgr.amd_comgr_status_string(bad)[1]) == b"INVALID_ARGUMENT"
+
+
+def test_comgr_data_round_trip(comgr):
+    """A data object: created (a struct handle returned), filled, sized (NULL buffer), read back
+    into a bytearray, named, released; the released handle refuses further use before C."""
+    _clib("amd_comgr")
+    ok = comgr.amd_comgr_status_t.AMD_COMGR_STATUS_SUCCESS
+    err, data = comgr.amd_comgr_create_data(comgr.amd_comgr_data_kind_t.AMD_COMGR_DATA_KIND_SOURCE)
+    assert err is ok and isinstance(data, comgr.amd_comgr_data_t) and data.handle != 0
+    src = b"__global__ void k() {}"
+    assert comgr.amd_comgr_set_data(data, len(src), src) == (ok,)
+    assert comgr.amd_comgr_set_data_name(data, "k.hip") == (ok,)
+    assert comgr.amd_comgr_get_data(data, 0, None) == (ok, len(src))
+    buf = bytearray(len(src))
+    assert comgr.amd_comgr_get_data(data, len(buf), buf) == (ok, len(src)) and bytes(buf) == src
+    err, n = comgr.amd_comgr_get_data_name(data, 0, None)
+    name = bytearray(n)
+    assert comgr.amd_comgr_get_data_name(data, n, name)[0] is ok and bytes(name) == b"k.hip\0"
+    assert comgr.amd_comgr_get_data_kind(data) == (ok, comgr.amd_comgr_data_kind_t.AMD_COMGR_DATA_KIND_SOURCE)
+    with pytest.raises(ValueError, match="bytearray|buffer|bytes"):   # 64 bytes asked, 4 given
+        comgr.amd_comgr_get_data(data, 64, bytearray(4))
+    assert comgr.amd_comgr_release_data(data) == (ok,)
+    with pytest.raises(ValueError, match="destroyed by amd_comgr_release_data"):
+        comgr.amd_comgr_get_data_kind(data)
+
+
+def test_comgr_metadata_map_through_a_python_callback(comgr):
+    """An ISA's metadata map, walked by amd_comgr_iterate_map_metadata calling a Python function
+    (the spec's callbacks: a trampoline per callback type) once per entry, as the map's size says."""
+    _clib("amd_comgr")
+    ok = comgr.amd_comgr_status_t.AMD_COMGR_STATUS_SUCCESS
+    err, isa = comgr.amd_comgr_get_isa_name(0)
+    err, node = comgr.amd_comgr_get_isa_metadata(isa)
+    assert err is ok and comgr.amd_comgr_get_metadata_kind(node)[1] is comgr.amd_comgr_metadata_kind_t.AMD_COMGR_METADATA_KIND_MAP
+    keys = []
+
+    def entry(key, value, user_data):
+        n = comgr.amd_comgr_get_metadata_string(key, 0, None)[1]
+        text = bytearray(n)
+        assert comgr.amd_comgr_get_metadata_string(key, n, text)[0] is ok
+        keys.append(bytes(text).rstrip(b"\0"))
+        return ok
+    assert comgr.amd_comgr_iterate_map_metadata(node, entry, None) == (ok,)
+    assert len(keys) == comgr.amd_comgr_get_metadata_map_size(node)[1] > 0 and b"Architecture" in keys
+    assert comgr.amd_comgr_destroy_metadata(node) == (ok,)
+
+
 @pytest.mark.parametrize("lib", LIBS)
 def test_has_symbol_matches_the_library(include64, lib):
     """A function the 6.4 headers declare but the installed (older) library lacks raises

@@ -6,7 +6,9 @@ of the same headers rather than against the generator's own IR. From codegen it
 borrows only `builtin_include_dir()` (where the compiler's stddef.h lives: the
 PyPI libclang wheel has no resource headers) and, from the specs, what a spec is
 the source of truth for: the libraries, each one's headers, the include folders
-(or files) it owns and the language its headers parse as. Which library a
+(or files) it owns, the language its headers parse as and the macros they are
+compiled with (amd-smi's CPU functions are declared only under ENABLE_ESMI_LIB,
+MIOpen's beta API under MIOPEN_BETA_API). Which library a
 declaration belongs to is decided here (`Library.owns`), not by codegen.
 
 Values (sizes, offsets, enumerator and macro values) never come from here:
@@ -34,6 +36,7 @@ class Library:
     name: str
     headers: tuple[str, ...]     # the headers the library is generated from
     language: str                # hiprand.h needs C++ (__half is C++-only outside a HIP compiler)
+    defines: tuple[str, ...]     # the macros the library's users compile its headers with
     functions_of: tuple[tuple[str, str], ...]   # (path prefix, library) of every spec's `owns`
     types_of: tuple[tuple[str, str], ...]       # the same with every spec's `owns_types`
 
@@ -62,13 +65,16 @@ def library(name: str) -> Library:
     specs = [specmod.load(n) for n in names()]
     own = tuple((p, s.library) for s in specs for p in s.owns)
     this = specmod.load(name)
-    return Library(name, tuple(this.headers), this.language, own,
+    return Library(name, tuple(this.headers), this.language, tuple(this.defines), own,
                    own + tuple((p, s.library) for s in specs for p in s.owns_types))
 
 
 def include_lines(name: str) -> str:
-    """`#include <...>` of every header of the library, for the tests' C programs."""
-    return "".join(f"#include <{h}>\n" for h in library(name).headers)
+    """`#include <...>` of every header of the library, after its macros, for the tests' C programs."""
+    lib = library(name)
+    macros = "".join(f"#ifndef {d.partition('=')[0]}\n#define {d.replace('=', ' ', 1)}\n#endif\n"
+                     for d in lib.defines)
+    return macros + "".join(f"#include <{h}>\n" for h in lib.headers)
 
 
 def available(include: str, name: str) -> bool:
@@ -81,9 +87,10 @@ class HeaderError(RuntimeError):
 
 
 @functools.lru_cache(maxsize=None)
-def translation_unit(include: str, header: str, language: str = "c") -> ci.TranslationUnit:
+def translation_unit(include: str, header: str, language: str = "c", defines: tuple[str, ...] = ()) -> ci.TranslationUnit:
     lang = ["-x", "c", "-std=c11"] if language == "c" else ["-x", "c++", "-std=c++17"]
-    args = lang + ["-D__HIP_PLATFORM_AMD__", f"-I{include}", "-isystem", builtin_include_dir()]
+    macros = [f"-D{d}" for d in dict.fromkeys(("__HIP_PLATFORM_AMD__", *defines))]
+    args = lang + macros + [f"-I{include}", "-isystem", builtin_include_dir()]
     tu = ci.Index.create().parse(os.path.join(include, header), args=args,
                                  options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
                                  | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
@@ -124,7 +131,7 @@ def _top_decls(include: str, name: str):
     lib = library(name)
     seen = set()
     for header in lib.headers:
-        for c, c_linkage in _top(translation_unit(include, header, lib.language).cursor):
+        for c, c_linkage in _top(translation_unit(include, header, lib.language, lib.defines).cursor):
             key = (c.kind, c.spelling, _rel(c, include), c.location.line)
             if key not in seen:
                 seen.add(key)

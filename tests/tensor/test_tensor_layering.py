@@ -27,7 +27,7 @@ FLOORS = [
     ("_libs",),                 # hipBLAS, hipSOLVER, hipSPARSE, the hipFFT layouts, the library loader
     ("_api",),                  # the array API standard's sections (and the linalg factorizations)
     ("_fusion",),               # ht.fuse
-    ("linalg", "fft", "random", "sparse", "distributed", "nn"),     # the public modules
+    ("linalg", "fft", "random", "sparse", "distributed", "nn", "dask"),     # the public modules
     ("",),                      # hip.tensor: the namespace
 ]
 FLOOR = {room: i for i, rooms in enumerate(FLOORS) for room in rooms}

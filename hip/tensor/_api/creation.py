@@ -14,7 +14,7 @@ from .._core.memory import memcpy, memset
 from .._core.shapes import as_shape
 from .._kernels.copy import copy_kernel
 from .._kernels.elementwise import ElementwiseKernel, scalar_value
-from .manipulation import broadcast_to, reshape
+from .manipulation import broadcast_to, reshape, stack
 
 __all__ = ["empty", "zeros", "ones", "full", "arange", "linspace", "eye", "empty_like", "zeros_like",
            "ones_like", "full_like", "asarray", "from_dlpack", "asnumpy", "meshgrid", "tril", "triu"]
@@ -81,25 +81,31 @@ def full(shape, fill_value, *, dtype=None, device=None) -> ndarray:
     return _fill(empty(shape, dtype=d, device=device), fill_value)
 
 
-def empty_like(x, /, *, dtype=None, device=None) -> ndarray:
-    _need_array(x, "empty_like")
-    return empty(x.shape, dtype=x.dtype if dtype is None else dtype, device=x.device_id if device is None else device)
+def _like(x, name, dtype, device, shape):
+    """(shape, dtype, device) of a *_like result: x's unless given (`shape` is NumPy's keyword)."""
+    _need_array(x, name)
+    return (x.shape if shape is None else shape, x.dtype if dtype is None else dtype,
+            x.device_id if device is None else device)
 
 
-def zeros_like(x, /, *, dtype=None, device=None) -> ndarray:
-    _need_array(x, "zeros_like")
-    return zeros(x.shape, dtype=x.dtype if dtype is None else dtype, device=x.device_id if device is None else device)
+def empty_like(x, /, *, dtype=None, device=None, shape=None) -> ndarray:
+    shape, dtype, device = _like(x, "empty_like", dtype, device, shape)
+    return empty(shape, dtype=dtype, device=device)
 
 
-def ones_like(x, /, *, dtype=None, device=None) -> ndarray:
-    _need_array(x, "ones_like")
-    return ones(x.shape, dtype=x.dtype if dtype is None else dtype, device=x.device_id if device is None else device)
+def zeros_like(x, /, *, dtype=None, device=None, shape=None) -> ndarray:
+    shape, dtype, device = _like(x, "zeros_like", dtype, device, shape)
+    return zeros(shape, dtype=dtype, device=device)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None) -> ndarray:
-    _need_array(x, "full_like")
-    return full(x.shape, fill_value, dtype=x.dtype if dtype is None else dtype,
-                device=x.device_id if device is None else device)
+def ones_like(x, /, *, dtype=None, device=None, shape=None) -> ndarray:
+    shape, dtype, device = _like(x, "ones_like", dtype, device, shape)
+    return ones(shape, dtype=dtype, device=device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None) -> ndarray:
+    shape, dtype, device = _like(x, "full_like", dtype, device, shape)
+    return full(shape, fill_value, dtype=dtype, device=device)
 
 
 def _need_array(x, name):
@@ -243,6 +249,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> ndarray:
     foreign = _import_device_array(obj)
     if foreign is not None:
         return asarray(foreign, dtype=dtype, device=device, copy=copy)
+    if isinstance(obj, (list, tuple)) and _holds_array(obj):
+        # a sequence of hip.tensor arrays (and nested sequences, scalars) is stacked on the device
+        if copy is False:
+            raise ValueError("asarray: stacking a sequence of arrays needs a copy (copy=False given)")
+        parts = [asarray(o, dtype=dtype, device=device) for o in obj]
+        if d is None:
+            d = _dt.result_type(*parts)
+        return stack([p.astype(d, copy=False) for p in parts])
     if copy is False:
         raise ValueError("asarray: host data reaches the device only by a copy (copy=False given)")
     if isinstance(obj, (bool, int, float, complex, np.generic)) and d is not None and d.kind in "iu" \
@@ -259,6 +273,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> ndarray:
     if d is None:
         d = _dt.dtype(host.dtype)
     return _host_to_device(host, d, _device_id(device))
+
+
+def _holds_array(seq) -> bool:
+    return any(isinstance(o, ndarray) or isinstance(o, (list, tuple)) and _holds_array(o) for o in seq)
 
 
 def _import_device_array(obj):

@@ -38,6 +38,7 @@ class _Ops:
         "copy",                                    # _kernels.copy: copy(x, dtype), a C-contiguous copy
         "namespace",                               # hip.tensor itself
         "array_namespace",                         # _api.info: the namespace per API version (__array_namespace__)
+        "array_ufunc", "array_function",           # _api.numpy_protocols: NumPy's ufuncs and functions (NEP 13, 18)
     )
 
     def __init__(self):
@@ -94,7 +95,6 @@ class ndarray:
 
     __slots__ = ("_shape", "_strides", "_dtype", "_data", "_ptr", "_device_id", "_base", "_readonly",
                  "__weakref__")
-    __array_ufunc__ = None          # NumPy operators defer to ours (x_numpy + x_device -> __radd__)
     __array_priority__ = 100
 
     def __init__(self, shape, dtype=_dt.float64, memptr=None, strides=None):
@@ -249,10 +249,31 @@ class ndarray:
         return host
 
     def __array__(self, dtype=None, copy=None):
-        if copy is False:
-            raise ValueError("a hip.tensor array cannot be viewed by NumPy without a copy (device memory)")
-        a = self.get()
-        return a if dtype is None else a.astype(dtype, copy=False)
+        # as CuPy: a copy to the host is asked for explicitly, never made behind NumPy's back
+        raise TypeError("Implicit conversion to a NumPy array is not allowed (a hip.tensor array lives in "
+                        "device memory): use .get() or hip.tensor.asnumpy() to copy it to the host explicitly")
+
+    # -- NumPy's protocols: its functions on this array run hip.tensor's (_api.numpy_protocols) --
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy ufuncs (NEP 13): `np.sin(x)`, `np.add(x, y, out=z)`, `np.add.reduce(x)` run
+        hip.tensor's function of that name; NotImplemented where hip.tensor has none."""
+        return ops.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """NumPy API functions (NEP 18, NEP 35's like=): `np.concatenate`, `np.linalg.solve`, ...
+        run hip.tensor's; NotImplemented where hip.tensor has none."""
+        return ops.array_function(func, types, args, kwargs)
+
+    # -- pickling and copying ----------------------------------------------------------------------
+    def __reduce__(self):
+        # as CuPy: through the host; unpickled on the current device of the process that loads it
+        return _unpickle, (self.get(), self._dtype.name)
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
 
     def tolist(self):
         return self.get().tolist()
@@ -529,6 +550,10 @@ class ndarray:
 
     def __str__(self):
         return np.array2string(self.get())
+
+
+def _unpickle(host: np.ndarray, dtype_name: str) -> "ndarray":
+    return ops.namespace.asarray(host, dtype=dtype_name)
 
 
 def _as_index(i) -> int:

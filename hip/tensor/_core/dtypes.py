@@ -55,6 +55,19 @@ class DType:
         return (dtype, (self.name,))
 
     @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype of the same type, which makes `np.dtype(ht.float32)` work (NumPy reads an
+        object's `.dtype`); bfloat16 has none (AttributeError)."""
+        if self is bfloat16:
+            raise AttributeError("NumPy has no bfloat16 dtype")
+        return self.numpy
+
+    @property
+    def type(self) -> type:
+        """NumPy's scalar type of this dtype (`np.float32` for float32), as `numpy.dtype.type`."""
+        return self.dtype.type
+
+    @property
     def bits(self) -> int:
         return 8 * self.itemsize
 

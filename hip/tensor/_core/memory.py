@@ -852,7 +852,10 @@ def alloc(nbytes: int, stream: Stream | None = None) -> MemoryPointer:
     if nbytes < 0:
         raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
     if nbytes:
-        a = _devices.get(stream.device_id) or _current.device(stream.device_id)
+        if _capturing and stream.uid in _capturing:   # a graph capture's stream: its pool
+            a = _capturing[stream.uid].device(stream.device_id)
+        else:
+            a = _devices.get(stream.device_id) or _current.device(stream.device_id)
         b = a.malloc(nbytes, stream)
     else:
         a = b = None
@@ -860,6 +863,23 @@ def alloc(nbytes: int, stream: Stream | None = None) -> MemoryPointer:
     m.size, m.device_id, m.stream, m._block, m._allocator = nbytes, stream.device_id, stream, b, a
     m.ptr = b.ptr if b is not None else 0
     return m
+
+
+_capturing: dict = {}   # stream uid -> the Allocator of the graph being captured on that stream
+
+
+def capturing(stream: Stream) -> bool:
+    """Whether a graph is being captured on `stream` (its memory comes from the graph's pool)."""
+    return stream.uid in _capturing
+
+
+def capture_pool(stream: Stream, pool: "Allocator | None") -> None:
+    """Memory `alloc` gives for `stream` comes from `pool` (None: the current allocator again):
+    a graph capture's private pool (hip.tensor's Graph)."""
+    if pool is None:
+        _capturing.pop(stream.uid, None)
+    else:
+        _capturing[stream.uid] = pool
 
 
 def _alloc(allocator: Allocator, nbytes: int, stream: Stream | None) -> MemoryPointer:

@@ -51,9 +51,10 @@ def solver_lib():
 
 class _Handles:
     """The handles of one library: (device id, stream uid) -> handle, and per device a pool of
-    handles whose stream died."""
+    handles whose stream died. `set_stream` binds a handle to its stream (None: the library takes
+    the stream at each call, as hipBLASLt does)."""
 
-    def __init__(self, lib, create: str, set_stream: str, error: type):
+    def __init__(self, lib, create: str, set_stream: str | None, error: type):
         self.lib, self.create, self.set_stream, self.error = lib, create, set_stream, error
         self.by_stream: dict = {}
         self.pool: dict = {}
@@ -80,7 +81,8 @@ class _Handles:
             else:
                 with Device(stream.device_id):
                     h = check(getattr(L, self.create)(), self.create, self.error)
-            check(getattr(L, self.set_stream)(h, stream.ptr), self.set_stream, self.error)
+            if self.set_stream:
+                check(getattr(L, self.set_stream)(h, stream.ptr), self.set_stream, self.error)
             self.by_stream[key] = h
         weakref.finalize(stream, self.release, key)
         return h

@@ -1,8 +1,11 @@
 """Element-wise activations (relu, sigmoid, tanh, gelu, silu), clamp, where, dropout and linear.
 
 Each activation is one ElementwiseKernel; float16/bfloat16 compute in float32 and round once.
-`linear(x, w, b, activation=...)` is one hipBLAS gemm followed by one element-wise pass that adds
-the bias and applies the activation in place (the fused matmul+bias+activation).
+`linear(x, w, b, activation=...)` is one hipBLASLt matmul whose epilogue adds the bias and applies
+ReLU or tanh-GELU (`gelu_tanh`); another activation follows it in one element-wise pass in place
+(`_libs.blaslt`). Where hipBLASLt does not run it (not built or not loadable, switched off by
+`ht.backends.matmul.use_hipblaslt`, float64, strided operands, a scalar bias), it is one hipBLAS
+gemm followed by one element-wise pass that adds the bias and applies the activation in place.
 
 dropout draws its mask from a counter-based hash (splitmix64 of seed and the element's flat
 index), seeded per call from a host generator: reproducible for a given seed, but its stream is
@@ -17,9 +20,13 @@ import numpy as np
 from .._api.elementwise import clip
 from .._api.linalg import matmul
 from .._api.searching import where as _where
+from .. import backends
 from .._core import dtypes as _dt
 from .._core.array import ndarray
-from .._kernels.elementwise import ElementwiseKernel
+from .._core.device import current_stream
+from .._core.shapes import prod
+from .._kernels.elementwise import ElementwiseKernel, _on_device
+from .._libs import blaslt
 from ._common import compute_dtype, need_array, need_float, same_device
 
 __all__ = ["relu", "sigmoid", "tanh", "gelu", "silu", "clamp", "where", "dropout", "linear", "manual_seed"]
@@ -183,10 +190,38 @@ def linear(input, weight, bias=None, *, activation: str | None = None) -> ndarra
         if bias.dtype is not input.dtype:
             raise TypeError(f"linear: input is {input.dtype.name} but bias is {bias.dtype.name}")
     same_device("linear", input, weight, bias)
+    y = _linear_lt(input, weight, bias, act)
+    if y is not None:
+        return y
     y = matmul(input, weight.mT)
     b = {"C": compute_dtype(y.dtype), "Y": y.dtype}
     if bias is not None:
         BIAS_ACT[act](y, bias, y, _bindings=b)
     elif act != "identity":
         UNARY[act](y, y, _bindings=b)
+    return y
+
+
+_ALIGN = 256    # what cuBLASLt's heuristics assume of every matrix by default (hipBLASLt sets no preference)
+
+
+def _linear_lt(x, w, b, act: str):
+    """linear through hipBLASLt: the activation in the epilogue where it has it, else in place
+    after; None where hipBLASLt does not run it (the caller's gemm path does)."""
+    if not backends.matmul.use_hipblaslt or x.dtype.name not in blaslt.DTYPES:
+        return None
+    if not (x.is_c_contiguous and w.is_c_contiguous) or x.ptr % _ALIGN or w.ptr % _ALIGN:
+        return None
+    if b is not None and (b.ndim != 1 or (b.shape[0] > 1 and b.strides[0] != b.itemsize) or b.ptr % _ALIGN):
+        return None
+    n, k = w.shape
+    y = ndarray._empty(x.shape[:-1] + (n,), x.dtype, x.device_id)
+    fused = act in blaslt.EPILOGUES
+    with _on_device(x.device_id):
+        ran = blaslt.linear(current_stream(x.device_id), x.dtype, prod(x.shape[:-1]), n, k, x.ptr, w.ptr,
+                            None if b is None else b.ptr, y.ptr, act if fused else "identity")
+    if not ran:
+        return None
+    if not fused:
+        UNARY[act](y, y, _bindings={"C": compute_dtype(y.dtype), "Y": y.dtype})
     return y

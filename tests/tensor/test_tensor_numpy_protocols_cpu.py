@@ -1,0 +1,240 @@
+"""NumPy's protocols on hip.tensor arrays without a device: the table from NumPy's objects to
+hip.tensor's functions (derived from hip.tensor's exports and NumPy's aliases), how NumPy's
+arguments reach them, what is refused (NotImplemented, so NumPy raises; TypeError for arguments
+hip.tensor lacks), NumPy's view functions on arrays whose memory is never touched, and implicit
+conversion to NumPy refused. The GPU half: test_tensor_numpy_protocols_gpu.py."""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import hip.tensor as ht
+from hip.tensor._api import numpy_protocols as P
+
+BASE = 1 << 32          # a fake device address: these arrays are views whose memory is never read
+
+
+def fake(shape, dtype=ht.float32, strides=None) -> ht.ndarray:
+    d = ht.dtype(dtype)
+    if strides is None:
+        strides = np.empty(shape, d.numpy).strides if d is not ht.bfloat16 else np.empty(shape, np.uint16).strides
+    return ht.ndarray._view_of(None, BASE, tuple(shape), tuple(strides), d, 0)
+
+
+X = fake((2, 3))
+T = P.table()
+
+
+def target(obj):
+    return T.functions[obj].target
+
+
+@pytest.mark.parametrize("numpy_obj, ht_obj", [
+    (np.sin, ht.sin), (np.add, ht.add), (np.sum, ht.sum), (np.where, ht.where), (np.matmul, ht.matmul),
+    # NumPy's names of the array API's functions: NumPy's own aliases give them
+    (np.arccos, ht.acos), (np.absolute, ht.abs), (np.power, ht.pow), (np.invert, ht.bitwise_invert),
+    (np.left_shift, ht.bitwise_left_shift), (np.arctan2, ht.atan2), (np.conjugate, ht.conj),
+    (np.concatenate, ht.concat), (np.true_divide, ht.divide),
+    # creation functions reached by like= (NEP 35)
+    (np.ones, ht.ones), (np.asarray, ht.asarray), (np.arange, ht.arange), (np.empty_like, ht.empty_like),
+    # the extensions' modules
+    (np.linalg.solve, ht.linalg.solve), (np.linalg.svd, ht.linalg.svd), (np.linalg.matmul, ht.linalg.matmul),
+    (np.fft.fft, ht.fft.fft), (np.fft.irfftn, ht.fft.irfftn),
+])
+def test_numpy_objects_map_to_hip_tensor_functions(numpy_obj, ht_obj):
+    assert target(numpy_obj) is ht_obj
+
+
+@pytest.mark.parametrize("numpy_obj, method", [(np.transpose, "transpose"), (np.cumsum, "cumsum"),
+                                               (np.ravel, "ravel"), (np.swapaxes, "swapaxes"), (np.copy, "copy")])
+def test_numpy_functions_without_a_hip_tensor_namesake_use_the_array_method(numpy_obj, method):
+    e = T.functions[numpy_obj]
+    assert e.method and e.target is vars(ht.ndarray)[method]
+
+
+def test_every_hip_tensor_function_with_a_numpy_namesake_is_in_the_table():
+    for np_mod, ht_mod in ((np, ht), (np.linalg, ht.linalg), (np.fft, ht.fft)):
+        for name, f in P._exports(ht_mod).items():
+            obj = getattr(np_mod, name, None)
+            if obj is not None and P._overridable(obj):
+                assert obj in T.functions, f"{np_mod.__name__}.{name}"
+                if T.functions[obj].target is not f:     # a NumPy name of its own, or a method, won
+                    e = T.functions[obj]
+                    assert e.method or obj.__name__ in P._exports(ht_mod), (name, e)
+
+
+def test_every_target_is_hip_tensors():
+    for obj, e in T.functions.items():
+        assert e.target.__module__.startswith("hip.tensor"), e
+        assert e.np_sig is not None and e.sig is not None, e      # NumPy 2 gives every signature
+
+
+@pytest.mark.parametrize("numpy_obj", [np.median, np.percentile, np.fmod, np.frexp, np.divmod, np.isclose,
+                                       np.linalg.norm, np.fft.fftfreq, np.outer, np.rint, np.cbrt])
+def test_what_hip_tensor_lacks_is_not_in_the_table(numpy_obj):
+    assert numpy_obj not in T.functions
+
+
+@pytest.mark.parametrize("ufunc, name", sorted(P._REDUCE.items()))
+def test_reduce_is_numpys_reduction(ufunc, name):
+    # the table's pairs are NumPy's: np.<name> equals np.<ufunc>.reduce
+    u = getattr(np, ufunc)
+    a = np.random.default_rng(0).integers(0, 2, size=(5, 4)).astype(bool if name in ("all", "any") else float)
+    np.testing.assert_array_equal(u.reduce(a, axis=0), getattr(np, name)(a, axis=0))
+    assert T.reduce[u].target is getattr(ht, name)
+
+
+@pytest.mark.parametrize("ufunc, name", sorted(P._ACCUMULATE.items()))
+def test_accumulate_is_numpys_cumulative_function(ufunc, name):
+    u = getattr(np, ufunc)
+    a = np.arange(1.0, 13.0).reshape(3, 4)
+    np.testing.assert_array_equal(u.accumulate(a, axis=1), getattr(np, name)(a, axis=1))
+    assert T.accumulate[u].target is getattr(ht, name)
+
+
+def _args(obj, *args, **kwargs):
+    return T.functions[obj].arguments(args, kwargs)
+
+
+@pytest.mark.parametrize("call, pos, kw", [
+    (lambda: _args(np.sum, X, 0), [X], {"axis": 0}),                          # axis is keyword-only in hip.tensor
+    (lambda: _args(np.sum, X, axis=1, keepdims=True, out=None), [X], {"axis": 1, "keepdims": True}),
+    (lambda: _args(np.clip, X, 0, 1), [X, 0, 1], {}),
+    (lambda: _args(np.clip, X, a_max=3), [X], {"max": 3}),                   # NumPy's synonym
+    (lambda: _args(np.std, X, ddof=1), [X], {"correction": 1}),
+    (lambda: _args(np.linspace, 0, 1), [0, 1], {"num": 50}),                # NumPy's default: hip.tensor has none
+    (lambda: _args(np.eye, 3), [3], {"dtype": float}),
+    (lambda: _args(np.transpose, X), [X], {}),
+    (lambda: _args(np.transpose, X, (1, 0)), [X, (1, 0)], {}),
+    (lambda: _args(np.einsum, "ij->j", X), ["ij->j", X], {}),
+    (lambda: _args(np.ones, 3, dtype=None, order="C", device=None), [3], {"dtype": None, "device": None}),
+    (lambda: _args(np.concatenate, [X, X], 1), [[X, X]], {"axis": 1}),
+    (lambda: _args(np.where, X, X, 1.0), [X, X, 1.0], {}),
+    (lambda: _args(np.linalg.matrix_rank, X, None, True), [X, None, True], {}),
+    (lambda: _args(np.fft.fft, X, None, 0), [X, None, 0], {}),
+    (lambda: T.reduce[np.add].arguments((X,), {}), [X], {"axis": 0}),        # ufunc.reduce's axis=0
+    (lambda: T.reduce[np.maximum].arguments((X,), {"keepdims": True}), [X], {"axis": 0, "keepdims": True}),
+    (lambda: T.accumulate[np.multiply].arguments((X,), {"axis": 1}), [X], {"axis": 1}),
+])
+def test_numpy_arguments_reach_hip_tensor_by_position_or_name(call, pos, kw):
+    got_pos, got_kw, out = call()
+    assert out is None
+    assert len(got_pos) == len(pos) and all(a is b or a == b for a, b in zip(got_pos, pos) if not isinstance(a, list))
+    assert got_kw == kw
+
+
+def test_out_is_taken_apart_from_the_call():
+    for kwargs in ({"out": (X,)}, {"out": X}):
+        pos, kw, out = T.functions[np.add].arguments((X, 1), kwargs)
+        assert out is X and kw == {} and pos[1] == 1
+    pos, kw, out = T.functions[np.add].arguments((X, 1, X), {})          # positional out
+    assert out is X and len(pos) == 2
+
+
+@pytest.mark.parametrize("call", [
+    lambda: np.sum(X, where=True),
+    lambda: np.sum(X, initial=0.0),
+    lambda: np.add(X, 1, where=False),
+    lambda: np.sort(X, kind="heapsort"),
+    lambda: np.ravel(X, order="F"),
+    lambda: np.linalg.svd(X, compute_uv=False),
+    lambda: np.linalg.eigh(X, UPLO="U"),
+])
+def test_arguments_hip_tensor_lacks_are_a_type_error_before_any_device_work(call):
+    with pytest.raises(TypeError, match="has no argument"):
+        call()
+
+
+def test_dtype_hip_tensor_lacks_casts_the_operands_with_numpys_rule():
+    pos, kw, _ = T.functions[np.add].arguments((X, 1), {"dtype": np.float32})     # X's own: no copy
+    assert pos[0] is X and pos[1] == 1 and kw == {}
+    with pytest.raises(TypeError, match="same_kind"):
+        np.add(X, 1, dtype=np.int32)                        # float32 -> int32: refused, as NumPy
+    with pytest.raises(TypeError, match="same_kind"):
+        np.concatenate([X, X], dtype=np.int8)
+
+
+def test_creation_functions_take_numpys_positional_dtype():
+    # np.arange(start, stop, step, dtype, like=x): NumPy's C function takes dtype by position
+    pos, kw, _ = T.functions[np.arange].arguments((3, 40, 2, np.dtype("int32")), {})
+    assert pos == [3, 40, 2] and kw == {"dtype": np.dtype("int32")}
+
+
+def test_numpys_defaults_given_explicitly_are_accepted():
+    # order='C' (hip.tensor's layout), subok, casting='same_kind', ... at NumPy's defaults
+    assert np.reshape(X, (3, 2), order="C").shape == (3, 2)
+    assert np.swapaxes(X, 0, 1).strides == (4, 12)
+    pos, kw, _ = T.functions[np.concatenate].arguments(([X, X],), {"casting": "same_kind", "dtype": None})
+    assert kw == {}
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.__array_ufunc__(np.frexp, "__call__", x),                  # hip.tensor has no frexp
+    lambda x: x.__array_ufunc__(np.add, "reduceat", x, [0, 1]),
+    lambda x: x.__array_ufunc__(np.add, "at", x, [0], 1.0),
+    lambda x: x.__array_ufunc__(np.maximum, "accumulate", x),              # no cumulative maximum
+    lambda x: x.__array_ufunc__(np.subtract, "reduce", x),                 # no counterpart in the table
+    lambda x: x.__array_ufunc__(np.add, "__call__", x, object()),          # another library's operand
+    lambda x: x.__array_ufunc__(np.add, "__call__", x, [1, 2]),
+    lambda x: x.__array_function__(np.median, (ht.ndarray,), (x,), {}),
+    lambda x: x.__array_function__(np.sum, (ht.ndarray, type("Other", (), {})), (x,), {}),
+])
+def test_what_hip_tensor_cannot_do_is_notimplemented(call):
+    assert call(X) is NotImplemented
+
+
+def test_numpy_raises_its_type_error_for_functions_hip_tensor_lacks():
+    with pytest.raises(TypeError, match="no implementation found for 'numpy.median'"):
+        np.median(X)
+
+
+@pytest.mark.parametrize("f", [
+    lambda a: np.transpose(a), lambda a: np.transpose(a, (1, 0)), lambda a: np.permute_dims(a, (1, 0)),
+    lambda a: np.reshape(a, (3, 2)), lambda a: np.reshape(a, (-1,)), lambda a: np.swapaxes(a, 0, 1),
+    lambda a: np.expand_dims(a, 0), lambda a: np.squeeze(np.expand_dims(a, 1)), lambda a: np.moveaxis(a, 0, -1),
+    lambda a: np.broadcast_to(a, (4, 2, 3)), lambda a: np.matrix_transpose(a), lambda a: np.linalg.matrix_transpose(a),
+    lambda a: np.expand_dims(a, (0, 2)),
+])
+def test_numpys_view_functions_give_hip_tensor_views_with_numpys_layout(f):
+    ref = f(np.empty((2, 3), np.float32))
+    got = f(X)
+    assert isinstance(got, ht.ndarray) and got.shape == ref.shape
+    assert [s for s, n in zip(got.strides, got.shape) if n > 1] == [s for s, n in zip(ref.strides, ref.shape) if n > 1]
+
+
+def test_broadcast_arrays_and_result_type_through_numpy():
+    a, b = np.broadcast_arrays(X, fake((3,)))
+    assert isinstance(a, ht.ndarray) and a.shape == b.shape == (2, 3) and b.strides == (0, 4)
+    assert np.result_type(X, fake((1,), ht.float64)) == ht.float64
+
+
+@pytest.mark.parametrize("convert", [np.asarray, np.array, lambda a: np.array([a, a]), lambda a: np.zeros((2, 3)) + np.array(a)])
+def test_implicit_conversion_to_numpy_is_a_type_error(convert):
+    with pytest.raises(TypeError, match=r"Implicit conversion to a NumPy array is not allowed.*\.get\(\)"):
+        convert(X)
+
+
+def test_numpy_operands_are_refused_with_a_pointer_to_asarray():
+    with pytest.raises(TypeError, match="hip.tensor.asarray"):
+        np.add(X, np.ones(3, np.float32))
+    with pytest.raises(TypeError):
+        np.ones(3, np.float32) + X
+
+
+def test_dtypes_are_numpy_dtypes_too():
+    assert np.dtype(ht.float32) == np.float32 and np.dtype(ht.complex128) == np.complex128
+    assert np.zeros(1, dtype=ht.int8).dtype == np.int8
+    assert np.dtype("f4") == ht.float32 and ht.float32 == np.dtype("f4")
+    assert ht.float64.type is np.float64 and np.issubdtype(ht.float32, np.floating)
+    assert np.result_type(ht.float32, np.float64) == np.float64
+    with pytest.raises(TypeError):
+        np.dtype(ht.bfloat16)                       # NumPy has no bfloat16
+    assert ht.can_cast(ht.bfloat16, ht.float32) and ht.finfo(ht.bfloat16).bits == 16
+
+
+def test_protocol_methods_are_documented_and_the_table_is_built_once():
+    assert "NEP 13" in ht.ndarray.__array_ufunc__.__doc__ and "NEP 18" in ht.ndarray.__array_function__.__doc__
+    assert P.table() is T
+    assert inspect.signature(ht.empty_like).parameters["shape"].kind is inspect.Parameter.KEYWORD_ONLY

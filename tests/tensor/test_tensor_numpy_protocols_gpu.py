@@ -1,0 +1,228 @@
+"""NumPy-API code on hip.tensor arrays: each case below is written against NumPy only (`np.sin`,
+`np.add.reduce`, `np.concatenate`, `np.linalg.solve`, `np.ones(like=)`, ...) and runs twice, on
+NumPy arrays and on hip.tensor arrays of the same values; the hip.tensor run must return hip.tensor
+arrays (the work ran on the GPU) equal to NumPy's results, of NumPy's dtypes. Also `out=`,
+pickling, copies, and implicit conversion refused. The table and argument rules without a device:
+test_tensor_numpy_protocols_cpu.py."""
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import hip.tensor as ht
+
+pytestmark = pytest.mark.gpu
+
+RNG = np.random.default_rng(5)
+A = RNG.uniform(-1, 1, (6, 5)).astype(np.float32)          # in [-1, 1]: every function's domain
+B = RNG.uniform(-1, 1, (6, 5)).astype(np.float32)
+POS = RNG.uniform(0.5, 2.0, (6, 5)).astype(np.float64)
+V = RNG.uniform(-1, 1, 4).astype(np.float64)
+W = RNG.uniform(-1, 1, 3).astype(np.float64)
+I = RNG.integers(-20, 20, (4, 7)).astype(np.int32)
+J = RNG.integers(1, 5, (4, 7)).astype(np.int32)
+M = RNG.standard_normal((5, 5)) + 5 * np.eye(5)
+SPD = M @ M.T
+MASK = RNG.random((6, 5)) < 0.5
+
+# name -> (function of NumPy arrays written with np.*, its inputs)
+CASES = {
+    # ufuncs, called
+    **{f"ufunc.{u}": (lambda a, u=u: getattr(np, u)(a), (A,)) for u in (
+        "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arctanh",
+        "exp", "expm1", "log1p", "absolute", "negative", "positive", "square", "floor", "ceil", "trunc",
+        "sign", "signbit", "isnan", "isinf", "isfinite", "reciprocal")},
+    **{f"ufunc.{u}": (lambda a, u=u: getattr(np, u)(a), (POS,)) for u in ("log", "log2", "log10", "sqrt")},
+    "ufunc.arccosh": (lambda a: np.arccosh(a + 1), (POS,)),
+    **{f"ufunc.{u}": (lambda a, b, u=u: getattr(np, u)(a, b), (A, B)) for u in (
+        "add", "subtract", "multiply", "divide", "maximum", "minimum", "arctan2", "hypot", "copysign",
+        "logaddexp", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "nextafter")},
+    **{f"ufunc.{u}": (lambda a, b, u=u: getattr(np, u)(a, b), (I, J)) for u in (
+        "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "remainder", "floor_divide")},
+    "ufunc.power": (lambda a, b: np.power(a, b), (POS, POS)),
+    "ufunc.dtype": (lambda i, j: np.add(i, j, dtype=np.float64) + np.multiply(i, 3, dtype=np.int64), (I, J)),
+    "mean_dtype": (lambda a: np.mean(a, axis=0, dtype=np.float64), (A,)),
+    "like.arange_positional_dtype": (lambda a: np.arange(1, 9, 2, np.int32, like=a), (A,)),
+    "ufunc.invert": (lambda a: np.invert(a), (I,)),
+    "ufunc.logical": (lambda m: np.logical_xor(np.logical_and(m, ~m), np.logical_or(m, np.logical_not(m))), (MASK,)),
+    "ufunc.matmul": (lambda a, b: np.matmul(a, b.T), (A, B)),
+    "ufunc.vecdot": (lambda a, b: np.vecdot(a, b), (A, B)),
+    "ufunc.numpy_scalars": (lambda a: np.float32(2) * a + np.float32(1) - a / np.float32(4), (A,)),
+    "operators.numpy_scalar_first": (lambda a: np.float64(0.5) ** a, (POS,)),
+    # ufunc methods
+    "reduce.add": (lambda a: np.add.reduce(a), (A,)),
+    "reduce.add_axis1": (lambda a: np.add.reduce(a, axis=1, keepdims=True), (A,)),
+    "reduce.multiply": (lambda a: np.multiply.reduce(a, axis=None), (POS,)),
+    "reduce.maximum": (lambda a: np.maximum.reduce(a, axis=1), (A,)),
+    "reduce.minimum": (lambda a: np.minimum.reduce(a), (A,)),
+    "reduce.logical_or": (lambda m: np.logical_or.reduce(m, axis=0), (MASK,)),
+    "reduce.logical_and": (lambda m: np.logical_and.reduce(m, axis=1), (MASK,)),
+    "accumulate.add": (lambda a: np.add.accumulate(a), (A,)),
+    "accumulate.multiply": (lambda a: np.multiply.accumulate(a, axis=1), (POS,)),
+    "outer.multiply": (lambda v, w: np.multiply.outer(v, w), (V, W)),
+    "outer.subtract": (lambda v, w: np.subtract.outer(v, w), (V, W)),
+    "outer.add_2d": (lambda a, w: np.add.outer(a, w), (A, W)),
+    # statistical functions
+    "sum": (lambda a: np.sum(a), (A,)),
+    "sum_axis": (lambda a: np.sum(a, 0), (A,)),
+    "sum_dtype": (lambda a: np.sum(a, axis=1, dtype=np.float64, keepdims=True), (A,)),
+    "sum_int": (lambda i: np.sum(i, axis=1), (I,)),
+    "prod": (lambda a: np.prod(a, axis=0), (POS,)),
+    "mean": (lambda a: np.mean(a, axis=1), (A,)),
+    "var": (lambda a: np.var(a, axis=0), (A,)),
+    "std_ddof": (lambda a: np.std(a, ddof=1), (POS,)),
+    "max_min": (lambda a: np.max(a, axis=1) - np.min(a, axis=1), (A,)),
+    "argmax": (lambda a: np.argmax(a, axis=0), (A,)),
+    "argmin": (lambda a: np.argmin(a), (A,)),
+    "any_all": (lambda m: np.logical_and(np.any(m, axis=0), np.all(m | ~m, axis=0)), (MASK,)),
+    "count_nonzero": (lambda m: np.count_nonzero(m, axis=1), (MASK,)),
+    "cumsum": (lambda a: np.cumsum(a, axis=1), (A,)),
+    "cumulative_sum": (lambda a: np.cumulative_sum(a, axis=0), (A,)),
+    "diff": (lambda a: np.diff(a, 2, axis=1), (A,)),
+    # manipulation, indexing, searching, sorting
+    "concatenate": (lambda a, b: np.concatenate([a, b]), (A, B)),
+    "concatenate_axis1": (lambda a, b: np.concatenate((a, b), axis=1), (A, B)),
+    "stack": (lambda a, b: np.stack([a, b], axis=1), (A, B)),
+    "transpose": (lambda a: np.transpose(a) + 0, (A,)),
+    "reshape": (lambda a: np.reshape(a, (5, 6)) * 1, (A,)),
+    "ravel": (lambda a: np.ravel(np.transpose(a)), (A,)),
+    "swapaxes_expand_squeeze": (lambda a: np.squeeze(np.expand_dims(np.swapaxes(a, 0, 1), 0)) + 0, (A,)),
+    "broadcast_to": (lambda v: np.broadcast_to(v, (3, 4)) + 0, (V,)),
+    "moveaxis": (lambda a, b: np.moveaxis(np.stack([a, b]), 0, -1) + 0, (A, B)),
+    "flip_roll": (lambda a: np.roll(np.flip(a, axis=0), 2, axis=1), (A,)),
+    "repeat_tile": (lambda v: np.tile(np.repeat(v, 2), 3), (V,)),
+    "tril_triu": (lambda m: np.tril(m, -1) + np.triu(m, 1), (M,)),
+    "where": (lambda a, b: np.where(a > b, a, b), (A, B)),
+    "where_scalar": (lambda a: np.where(a > 0, a, 0.0), (A,)),
+    "clip": (lambda a: np.clip(a, -0.5, 0.5), (A,)),
+    "clip_keywords": (lambda a: np.clip(a, a_min=-0.25, a_max=None), (A,)),
+    "round": (lambda a: np.round(a * 10), (A,)),
+    "take": (lambda a, i: np.take(a, np.abs(i[0, :3]) % 6, axis=0), (A, I)),
+    "take_along_axis": (lambda a: np.take_along_axis(a, np.argsort(a, axis=1), axis=1), (A,)),
+    "sort": (lambda a: np.sort(a, axis=0), (A,)),
+    "argsort": (lambda a: np.argsort(a, axis=1, stable=True), (A,)),
+    "searchsorted": (lambda v, w: np.searchsorted(np.sort(v), w), (V, W)),
+    "isin": (lambda i, j: np.isin(i, j), (I, J)),
+    "unique_values": (lambda i: np.sort(np.unique_values(i)), (I,)),     # (NumPy's order is unspecified)
+    "nonzero": (lambda m: np.nonzero(m)[1], (MASK,)),
+    # linear algebra and einsum
+    "dot": (lambda a, b: np.dot(a, b.T), (A, B)),
+    "inner_vdot": (lambda v: np.inner(v, v) + np.vdot(v, v), (V,)),
+    "tensordot": (lambda a, b: np.tensordot(a, b, axes=([1], [1])), (A, B)),
+    "einsum": (lambda a, b: np.einsum("ij,kj->ik", a, b), (A, B)),
+    "linalg.solve": (lambda m: np.linalg.solve(m, np.sum(m, axis=1)), (M,)),
+    "linalg.inv": (lambda m: np.linalg.inv(m), (M,)),
+    "linalg.det": (lambda m: np.linalg.det(m), (M,)),
+    "linalg.slogdet": (lambda m: np.linalg.slogdet(m).logabsdet, (M,)),
+    "linalg.cholesky": (lambda s: np.linalg.cholesky(s), (SPD,)),
+    "linalg.eigvalsh": (lambda s: np.linalg.eigvalsh(s), (SPD,)),
+    "linalg.svdvals": (lambda m: np.linalg.svdvals(m), (M,)),
+    "linalg.matrix_norm": (lambda m: np.linalg.matrix_norm(m), (M,)),
+    "linalg.vector_norm": (lambda v: np.linalg.vector_norm(v, ord=1), (V,)),
+    "linalg.outer_cross": (lambda v: np.linalg.cross(v[:3], v[1:]) + np.linalg.outer(v, v)[0, :3], (V,)),
+    "linalg.trace_diagonal": (lambda m: np.linalg.trace(m) + np.linalg.diagonal(m).sum(), (M,)),
+    "linalg.matrix_power": (lambda m: np.linalg.matrix_power(m, 3), (M,)),
+    # fft
+    "fft.fft": (lambda a: np.fft.fft(a, axis=0), (A,)),
+    "fft.rfft_irfft": (lambda v: np.fft.irfft(np.fft.rfft(v), n=4), (V,)),
+    "fft.fft2_norm": (lambda m: np.fft.fft2(m, norm="ortho"), (M,)),
+    "fft.fftshift": (lambda v: np.fft.fftshift(v), (V,)),
+    # creation, by like= and from arrays
+    "like.ones": (lambda a: np.ones((2, 3), dtype=np.float32, like=a), (A,)),
+    "like.zeros": (lambda a: np.zeros(4, like=a), (A,)),
+    "like.full": (lambda a: np.full((2, 2), 7, dtype=np.int16, like=a), (A,)),
+    "like.arange": (lambda a: np.arange(2, 11, 3, like=a), (A,)),
+    "like.asarray": (lambda a: np.asarray([[1.5, 2.0]], like=a), (A,)),
+    "like.eye": (lambda a: np.eye(3, k=1, like=a), (A,)),
+    "ones_like_shape": (lambda a: np.ones_like(a, shape=(3,), dtype=np.float64), (A,)),
+    "zeros_full_like": (lambda a: np.zeros_like(a) + np.full_like(a, 3.0), (A,)),
+    "empty_like_shape": (lambda a: np.empty_like(a, shape=(0, 2)), (A,)),
+    "copy": (lambda a: np.copy(a), (A,)),
+    "astype": (lambda a: np.astype(a, np.float64), (A,)),
+}
+
+
+def _host(r):
+    assert isinstance(r, ht.ndarray), f"a {type(r).__name__}, not a hip.tensor array: the call left the GPU"
+    return r.get()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_numpy_api_code_gives_numpys_results_on_hip_tensor_arrays(name):
+    f, inputs = CASES[name]
+    want = np.asarray(f(*inputs))
+    got = _host(f(*[ht.asarray(i) for i in inputs]))
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, want)
+    elif name.startswith("empty_like"):
+        pass
+    else:
+        single = want.dtype in (np.float32, np.complex64)
+        np.testing.assert_allclose(got, want, rtol=2e-5 if single else 1e-10, atol=2e-6 if single else 1e-12)
+
+
+def test_out_is_written_and_returned():
+    x, y = ht.asarray(A), ht.asarray(B)
+    o = ht.empty((6, 5), dtype=ht.float32)
+    assert np.add(x, y, out=o) is o
+    np.testing.assert_allclose(o.get(), A + B, rtol=1e-6)
+    o64 = ht.empty((6, 5), dtype=ht.float64)          # float32 -> float64: NumPy's same_kind allows it
+    assert np.sin(x, out=(o64,)) is o64
+    np.testing.assert_allclose(o64.get(), np.sin(A).astype(np.float64), rtol=1e-6)
+    row = ht.empty((3, 6, 5), dtype=ht.float32)       # out of a larger shape: the result broadcasts
+    np.multiply(x, 2, out=row)
+    np.testing.assert_allclose(row.get(), np.broadcast_to(A * 2, (3, 6, 5)), rtol=1e-6)
+    s = ht.empty((5,), dtype=ht.float32)
+    assert np.sum(x, axis=0, out=s) is s
+    np.testing.assert_allclose(s.get(), A.sum(axis=0), rtol=1e-5)
+    with pytest.raises(TypeError, match="same_kind"):
+        np.divide(ht.asarray(I), ht.asarray(J), out=ht.empty((4, 7), dtype=ht.int32))   # float64 into int32
+    with pytest.raises(ValueError):
+        np.add(x, y, out=ht.empty((5,), dtype=ht.float32))
+    with pytest.raises(TypeError, match="hip.tensor array"):
+        np.add(x, y, out=np.empty((6, 5), np.float32))
+
+
+def test_what_hip_tensor_lacks_raises_numpys_type_error():
+    x = ht.asarray(A)
+    with pytest.raises(TypeError):
+        np.frexp(x)
+    with pytest.raises(TypeError):
+        np.maximum.accumulate(x)
+    with pytest.raises(TypeError):
+        np.median(x)
+    with pytest.raises(TypeError, match="has no argument"):
+        np.sum(x, where=ht.asarray(MASK))
+
+
+def test_implicit_conversion_is_refused_and_get_is_the_way_out():
+    x = ht.asarray(A)
+    for convert in (np.asarray, np.array, lambda a: np.array([a])):
+        with pytest.raises(TypeError, match=r"\.get\(\)"):
+            convert(x)
+    np.testing.assert_array_equal(x.get(), A)
+    np.testing.assert_array_equal(ht.asnumpy(x), A)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "complex128", "int8", "bool"])
+def test_pickle_and_copies(dtype):
+    src = (A * 8).astype(np.float32) if dtype not in ("complex128", "bool") else A
+    x = ht.asarray(src, dtype=dtype)[::2]
+    for y in (pickle.loads(pickle.dumps(x, protocol=5)), copy.copy(x), copy.deepcopy(x)):
+        assert isinstance(y, ht.ndarray) and y.dtype == x.dtype and y.shape == x.shape and y.ptr != x.ptr
+        np.testing.assert_array_equal(y.get(), x.get())
+
+
+def test_asarray_stacks_sequences_of_arrays():
+    a, b = ht.asarray(V), ht.asarray(V * 2)
+    np.testing.assert_array_equal(ht.asarray([a, b]).get(), np.stack([V, V * 2]))
+    s = ht.asarray([ht.asarray(1.0), 2, ht.asarray(np.float32(3))])
+    assert s.dtype == ht.float64 and s.get().tolist() == [1.0, 2.0, 3.0]
+    np.testing.assert_array_equal(ht.asarray([[a, a]], dtype=ht.float32).get(), np.stack([[V, V]]).astype(np.float32))
+    with pytest.raises(ValueError):
+        ht.asarray([a, ht.asarray(W)])                     # ragged
