@@ -245,6 +245,7 @@ REAL_FUNCTIONS = {
     "hipfft": {"cufftPlan1d": "hipfftPlan1d"},
     "hiprand": {"curandCreateGenerator": "hiprandCreateGenerator"},
     "hipsparse": {"cusparseCreate": "hipsparseCreate"},
+    "hipblaslt": {"cublasLtCreate": "hipblasLtCreate", "cublasLtMatmulDescCreate": "hipblasLtMatmulDescCreate"},
 }
 
 
