@@ -89,7 +89,7 @@ ROCM_PATH=$rocm_path HIP_PYTHON_LIBS=$libs HIP_PYTHON_JOBS=$jobs \
   "$PY" -m pip install -v --disable-pip-version-check --no-build-isolation -e . > build/install.log 2>&1 &
 pip_pid=$!
 # Our build's own lines as they come (the whole log: build/install.log).
-tail -n +1 -f build/install.log --pid=$pip_pid | grep --line-buffered -e "hip-bindings build:" -e "codegen: " -e "codegen.nvidia: " || true
+tail -n +1 -f build/install.log --pid=$pip_pid | grep --line-buffered -e "hip-bindings build:" -e "codegen: " || true
 wait $pip_pid
 build_rc=$?
 set -e

@@ -89,7 +89,7 @@ class generate(Command):
         self.libraries = selected_libraries()
         if not self.libraries:   # 'none': the shared runtime modules alone; what is generated stays
             return
-        from codegen.generate import available, generate_all, header_version
+        from codegen.generate import available, generate_alias, generate_bindings, header_version
         have, missing = available(self.include)
         named = os.environ.get("HIP_PYTHON_LIBS", "").strip()
         if named and not named.startswith("^") and set(missing) & set(self.libraries):
@@ -103,14 +103,13 @@ class generate(Command):
         for d in (os.path.join(HERE, "hip", "_coverage"), os.path.join(HERE, "hip_as_cuda", "cuda", "bindings", "_coverage")):
             for f in os.listdir(d) if os.path.isdir(d) else ():
                 os.remove(os.path.join(d, f))
-        written = generate_all(self.include, [l for l in self.libraries if l != ALIAS], os.path.join(HERE, "hip"))
+        written = generate_bindings(self.include, [l for l in self.libraries if l != ALIAS], os.path.join(HERE, "hip"))
         if ALIAS in self.libraries:
             from build_support import cuda
             self.cuda_include = cuda.alias_include(HERE, log) if all(l in self.libraries for l in ALIAS_NEEDS) else None
             if self.cuda_include is None:
                 self.libraries.remove(ALIAS)
             else:
-                from codegen.alias.generate import generate_all as generate_alias
                 written += generate_alias(self.cuda_include, self.include)
                 log(f"the `cuda` alias: from the CUDA headers in {self.cuda_include}")
         log(f"generated {len(written)} files")
@@ -158,7 +157,7 @@ def extensions(include: str | None, libraries: list[str], cuda_include: str | No
 def alias_extensions(cuda_include: str | None) -> list[Extension]:
     """cuda.bindings.{cydriver,driver,...}: compiled from hip_as_cuda/cuda/bindings (the bridges'
     C beside them, CUDA's headers on the include path), installed into hip_as_cuda/cuda/bindings."""
-    from codegen.alias.generate import SPEC_DIR
+    from codegen.alias.modules import SPEC_DIR
     exts = []
     for name in specmod.all_libraries(SPEC_DIR):
         s = specmod.load(name, SPEC_DIR)

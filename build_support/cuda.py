@@ -63,7 +63,7 @@ def locate(python: str = sys.executable) -> Cuda:
 
 def layer_libraries(wanted: list[str], cuda: Cuda) -> list[str]:
     """The libraries of `wanted` whose CUDA headers are all there: one layer library each."""
-    from codegen.nvidia import nvspec
+    from codegen.bridge import spec as nvspec
     return [l for l in nvspec.all_libraries() if l in wanted
             and all(any(os.path.exists(os.path.join(d, h)) for d in cuda.includes)
                     for h in nvspec.load(l).cuda_headers)]
@@ -79,7 +79,7 @@ def build_layer(hip_include: str, wanted: list[str], out_dir: str, work_dir: str
     if not libs:
         return False
     log(f"CUDA from {' and '.join(cuda.found_in)}: building the HIP-on-CUDA layer ({','.join(libs)}) into {out_dir}")
-    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", hip_include, "--libs", ",".join(libs),
+    args = [sys.executable, "-m", "codegen", "nvidia", "--hip-include", hip_include, "--libs", ",".join(libs),
             "--out", work_dir, "--build", out_dir, "-j", str(jobs)]
     for d in cuda.includes:
         args += ["--cuda-include", d]

@@ -1,10 +1,20 @@
-"""Generation driver: specs + headers -> IR -> emitted files."""
+"""The one generation driver: specs + headers -> analysed IR -> files, for the three generations.
+
+  generate_bindings  ROCm headers -> hip/<module>.pxd, .pyx, .pyi and _coverage/<library>.json
+  generate_layer     ROCm + CUDA headers -> the HIP-on-CUDA layer: hipnv_<library>.c and its
+                     coverage report (codegen/nvidia)
+  generate_alias     CUDA + ROCm headers -> the `cuda` alias: hip_as_cuda/cuda/bindings/ (codegen/alias)
+
+Each loads its specs, analyses the libraries (in dependency order) and hands each library's
+files, as (path, text), to `write`, which writes only what changed (codegen/output.py).
+`python -m codegen` is its command line.
+"""
 from __future__ import annotations
 
 import os
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from . import clang_parse, intent, ir, plan, spec as specmod
 from .ir_builder import Builder
@@ -71,7 +81,7 @@ def analyse(module: ir.Module, spec: specmod.Spec, deps: list[ir.Module],
     handles = [h for d in deps for h in specs[d.library].handles] + spec.handles
     nullable = [h for d in deps for h in specs[d.library].nullable_handles] + spec.nullable_handles
     types = TypeIndex(module, deps, handles, nullable)
-    types.handle_classes = spec.conventions.get("handle_classes", "tag")
+    types.handle_classes = spec.conventions.handle_classes
     bound = {f.name for f in module.functions} | set(types.records) | set(types.typedefs) | set(types.enums) \
         | set(types.enumerators)
     module.aliases = {a: t for a, t in sorted(module.aliases.items()) if t in bound and a not in bound}
@@ -95,21 +105,31 @@ def load_specs(spec_dir: str = specmod.SPEC_DIR, rocm: str | None = None) -> dic
     return {n: specmod.load(n, spec_dir, rocm) for n in specmod.all_libraries(spec_dir)}
 
 
-def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
+def ignore_file(all_specs: dict[str, specmod.Spec], extra: tuple[str, ...] = ()) -> str:
     """The .gitignore written beside the generated files: every file the generator may write
     there, for every library that has a spec (generating a few must not un-ignore the others)."""
-    names = ["/.gitignore", "/_coverage/"]
+    names = ["/.gitignore", "/_coverage/", *extra]
     for s in all_specs.values():
         names += [f"/{s.cimport_module}.pxd", f"/{s.cimport_module}.pyx", f"/{s.python_module}.pxd",
                   f"/{s.python_module}.pyx", f"/{s.python_module}.pyi"]
     return "# Written by codegen: what it generates here (never committed).\n" + "\n".join(names) + "\n"
 
 
+def write(files: Iterable[tuple[str, str]], out_dir: str, written: list[str]) -> list[str]:
+    """Write each (path under out_dir, text) whose file does not hold that text yet; append every
+    path to `written`, the files this run produced (and return it)."""
+    for rel, text in files:
+        path = os.path.join(out_dir, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_if_changed(path, text, written)
+    return written
+
+
 def analyse_libraries(include_dir: str, names: list[str], all_specs: dict[str, specmod.Spec]) -> Iterator[Library]:
     """Parse and analyse the libraries `names` and every library they depend on, in dependency
     order (a library's IR needs its dependencies' IR), from the headers under `include_dir`.
 
-    Yields each as it is ready; dependencies are yielded too (generate_all emits them as well).
+    Yields each as it is ready; dependencies are yielded too (generate_bindings emits them as well).
     `all_specs` is load_specs()'s dict (its order is the dependency order)."""
     wanted: set[str] = set()
 
@@ -131,43 +151,70 @@ def analyse_libraries(include_dir: str, names: list[str], all_specs: dict[str, s
         yield Library(spec, module, types)
 
 
-def generate_all(include_dir: str, libraries: list[str], out_dir: str, dump_ir: str | None = None,
-                 spec_dir: str = specmod.SPEC_DIR, unmatched: dict | None = None,
-                 write_ignore_file: bool = True) -> list[str]:
+def generate_bindings(include_dir: str, libraries: list[str], out_dir: str, dump_ir: str | None = None,
+                      spec_dir: str = specmod.SPEC_DIR, unmatched: dict | None = None,
+                      write_ignore_file: bool = True) -> list[str]:
     """Generate `libraries` (and what they depend on) into out_dir, with the specs scoped to the
-    headers' ROCm version; return the files written. `unmatched`, when given, receives each
-    library's spec entries that match nothing in these headers (spec.unmatched);
-    `write_ignore_file` writes out_dir/.gitignore (ignore_file)."""
+    headers' ROCm version; return the files written. `dump_ir` receives each library's IR as JSON;
+    `unmatched`, when given, each library's spec entries that match nothing in these headers
+    (spec.unmatched); `write_ignore_file` writes out_dir/.gitignore (ignore_file)."""
     all_specs = load_specs(spec_dir, header_version(include_dir))
     written: list[str] = []
     for lib in analyse_libraries(include_dir, libraries, all_specs):
-        emit_library(lib, all_specs, out_dir, written, dump_ir)
+        if dump_ir:
+            write([(f"{lib.spec.library}.json", lib.module.to_json())], dump_ir, written)
+        write(library_files(lib, all_specs), out_dir, written)
         if unmatched is not None:
             unmatched[lib.spec.library] = specmod.unmatched(lib.spec, lib.module, lib.types)
     if write_ignore_file:
-        write_if_changed(os.path.join(out_dir, ".gitignore"), ignore_file(all_specs), written)
+        write([(".gitignore", ignore_file(all_specs))], out_dir, written)
     return written
 
 
-def emit_library(lib: Library, all_specs: dict[str, specmod.Spec], out_dir: str, written: list[str],
-                 dump_ir: str | None = None) -> None:
-    """Write one analysed library's files (its IR too, into `dump_ir`); append their paths to `written`."""
+def library_files(lib: Library, all_specs: dict[str, specmod.Spec]) -> list[tuple[str, str]]:
+    """One analysed library's files: (path, text)."""
     from .emit import cdecl, clayer, coverage, pylayer, stubs
     spec, module, types = lib.spec, lib.module, lib.types
-    os.makedirs(out_dir, exist_ok=True)
-    if dump_ir:
-        os.makedirs(dump_ir, exist_ok=True)
-        write_if_changed(os.path.join(dump_ir, f"{spec.library}.json"), module.to_json(), written)
     plans = plan.build(module, spec, types)
-    c = spec.cimport_module
-    write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(module, spec, types, all_specs), written)
-    write_if_changed(os.path.join(out_dir, f"{c}.pyx"), clayer.emit(module, spec, types), written)
-    write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pxd"), pylayer.declarations(module, spec, types),
-                     written)
-    write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
-                     pylayer.emit(module, spec, types, all_specs, plans), written)
-    write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
-                     stubs.emit(module, spec, types, plans), written)
-    os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
-    write_if_changed(os.path.join(out_dir, "_coverage", f"{spec.library}.json"),
-                     coverage.emit(module, spec, types), written)
+    c, py = spec.cimport_module, spec.python_module
+    return [(f"{c}.pxd", cdecl.emit(module, spec, types, all_specs)),
+            (f"{c}.pyx", clayer.emit(module, spec, types)),
+            (f"{py}.pxd", pylayer.declarations(module, spec, types)),
+            (f"{py}.pyx", pylayer.emit(module, spec, types, all_specs, plans)),
+            (f"{py}.pyi", stubs.emit(module, spec, types, plans)),
+            (f"_coverage/{spec.library}.json", coverage.emit(module, spec, types))]
+
+
+def generate_layer(hip_include: str, cuda_includes: list[str], libraries: list[str], out_dir: str,
+                   spec_dir: str = specmod.SPEC_DIR, nv_spec_dir: str | None = None) -> list[str]:
+    """The HIP-on-CUDA layer of `libraries` into out_dir: hipnv_<library>.c and its coverage
+    report hipnv_<library>.json (codegen/nvidia); return the files written."""
+    from .bridge import cuda_ir, spec as bridgespec
+    from .nvidia.emit_c import library_files as layer_files
+    hip_version = header_version(hip_include)
+    all_specs = load_specs(spec_dir, hip_version)
+    analysed = {lib.spec.library: lib for lib in analyse_libraries(hip_include, libraries, all_specs)}
+    cuda_version = cuda_ir.cuda_version(cuda_includes)
+    written: list[str] = []
+    for name in libraries:
+        ns = bridgespec.load(name, nv_spec_dir or bridgespec.SPEC_DIR, hip_version)
+        cuda = cuda_ir.build(ns.cuda_headers, cuda_includes, ns.defines)
+        write(layer_files(analysed[name], ns, cuda, hip_version, cuda_version), out_dir, written)
+    return written
+
+
+def generate_alias(cuda_include: str, rocm_include: str, modules: list[str] | None = None,
+                   out_dir: str | None = None, spec_dir: str | None = None) -> list[str]:
+    """The `cuda` alias's modules (all by default) into out_dir (hip_as_cuda/cuda/bindings/), from
+    the specs in spec_dir (hip_as_cuda/specs/); return the files written."""
+    from .alias import modules as alias
+    all_specs = alias.load_specs(spec_dir or alias.SPEC_DIR)
+    out_dir = out_dir or alias.OUT_DIR
+    written: list[str] = []
+    libs, hip_sides = {}, {}
+    # A module whose handle classes derive from another's (runtime's from driver's) comes after it.
+    for name in sorted(modules or list(all_specs), key=lambda n: all_specs[n].conventions.handle_bases != ""):
+        write(alias.module_files(all_specs[name], all_specs, libs, hip_sides, cuda_include, rocm_include),
+              out_dir, written)
+    write([(".gitignore", ignore_file(all_specs, ("/_bridge_*.c",)))], out_dir, written)
+    return written

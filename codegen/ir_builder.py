@@ -174,7 +174,7 @@ class Builder:
     def build(self, tus, headers, version, language) -> ir.Module:
         """The IR of this library from parsed translation units (clang_parse.parse), one per
         header of `headers`: a declaration several of them include is seen once. Public to
-        other front ends (codegen.nvidia.cuda_ir builds CUDA's IR with it)."""
+        other front ends (codegen.bridge.cuda_ir builds CUDA's IR with it)."""
         m = self.module = ir.Module(self.library, list(headers), version, language)
         decls = [c for tu in tus for c in self.top_level(tu.cursor)]
         # Pass 1: name anonymous records/enums after the typedef that names them.

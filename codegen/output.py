@@ -1,5 +1,5 @@
-"""Writing generated files: the one writer every emitter driver uses (codegen.generate,
-codegen.nvidia, and the coming `cuda` alias)."""
+"""Writing generated files: the one writer (codegen.generate.write passes every generation's
+files through it)."""
 from __future__ import annotations
 
 from . import runtime_api

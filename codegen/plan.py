@@ -152,7 +152,7 @@ def build(module: ir.Module, spec: Spec, types: TypeIndex, unsupported: frozense
 def invalid_value(spec: Spec) -> str:
     """The status of a call refused before C: the spec's invalid_value, for the alias its bridge's
     (bridge.status.invalid); '' where the library names none."""
-    return spec.invalid_value or spec.bridge.get("status", {}).get("invalid", "")
+    return spec.invalid_value or (spec.bridge.status.invalid if spec.bridge else "")
 
 
 def typed_table_name(enum: str) -> str:
@@ -180,7 +180,7 @@ class Planner:
     @property
     def lenient(self) -> int:
         """1 where integer and enum arguments take what cuda.bindings' do (conventions.integers)."""
-        return int(self.spec.conventions.get("integers") == "truncate")
+        return int(self.spec.conventions.integers == "truncate")
 
     def address_value(self, x: str) -> str:
         """A handle or `void*` argument as the call takes it: where integers truncate
@@ -250,7 +250,7 @@ class Planner:
         if res.kind == "void":
             return ResultPlan("void")
         if res.kind == "pointer" and self.is_char(res.pointee):   # a CStr (AMD's HIP Python), None for NULL
-            if self.spec.conventions.get("string_results") == "bytes":
+            if self.spec.conventions.string_results == "bytes":
                 return ResultPlan("value", "(None if _r == NULL else <bytes>_r)", "bytes | None")
             return ResultPlan("value", "_p.cstr_result(_r)", "CStr | None")
         if res.kind == "enum":
@@ -315,7 +315,7 @@ class Planner:
         spec gives each struct typedef a class (conventions.struct_typedefs, emit/pylayer.py), as
         cuda.bindings returns a CUDA_MEMCPY3D, else the record's."""
         r, types = self.types.resolve(t), self.types
-        if self.spec.conventions.get("struct_typedefs") == "subclass" and t.kind == "typedef" \
+        if self.spec.conventions.struct_typedefs == "subclass" and t.kind == "typedef" \
                 and t.name != r.name and t.name in self.typedef_names and r.name in types.owner \
                 and types.owner.get(t.name, self.spec.library) == types.owner[r.name] and not types.is_handle(t):
             return self.names.body_cls(t.name)
@@ -349,13 +349,13 @@ class Planner:
                 # returned as a list of struct copies.
                 cls = self.struct_cls(target)
                 arg = f"<{t}>_p.waddr(_k{i})"
-                if self.spec.conventions.get("empty_out_arrays") == "null":
+                if self.spec.conventions.empty_out_arrays == "null":
                     arg = f"(<{t}>NULL if not _k{i} else {arg})"
                 return plan("out_array", arg, pre=[f"_k{i} = _s.record_array({cls}, max(0, {n}))"],
                             out=f"_s.record_items({cls}, _k{i})", out_type=f"list[{types.resolve(target).name}]")
             if types.is_handle(target):
                 conv, value = f"_p.wrap({names.handle_cls(target)}, <void*><size_t>x)", self.stub_type(target)
-            elif target.kind == "typedef" and target.name in self.spec.conventions.get("value_classes", ()):
+            elif target.kind == "typedef" and target.name in self.spec.conventions.value_classes:
                 # value objects, as a scalar of the type is returned (cuGLGetDevices' CUdevice list)
                 conv, value = f"{names.cls_of(target.name)}(x)", target.name
             else:   # the array's numbers (addresses where the elements are pointers)
@@ -365,7 +365,7 @@ class Planner:
             # is allocated: `[0] * n` with an unchecked n is a MemoryError for 2**40, a TypeError
             # with a confusing message for None. A negative length gives an empty array (C rejects it).
             arg = f"<{t}>_p.waddr(_k{i})"
-            if self.spec.conventions.get("empty_out_arrays") == "null":   # 0 elements: the query form
+            if self.spec.conventions.empty_out_arrays == "null":   # 0 elements: the query form
                 arg = f"(<{t}>NULL if not _k{i} else {arg})"
             return plan("out_array", arg,
                         pre=[f"_k{i} = _p.seq_arg([0] * max(0, {n}), {self.typecode(target)!r})"],
@@ -384,15 +384,15 @@ class Planner:
             # _p.text_buffer: zeroed memory that is not touched until C writes it (calloc), so a
             # huge `len` costs address space, not the time to clear it (bytearray(2**31-1) took
             # longer than the fuzz's 20 s).
-            if self.spec.conventions.get("text_results") == "spaced":
+            if self.spec.conventions.text_results == "spaced":
                 out = f"_p.text_spaced(_k{i})"
-            elif self.spec.conventions.get("string_results") == "bytes":
+            elif self.spec.conventions.string_results == "bytes":
                 out = f"bytes(_k{i})"
             else:
                 out = f"_p.text_result(_k{i})"
             pp = plan("out_text", f"<{t}>_p.waddr(_k{i})", pre=[f"_k{i} = _p.text_buffer(max(0, {n}))"],
-                      out=out, out_type="bytes" if "text_results" in self.spec.conventions or
-                      self.spec.conventions.get("string_results") == "bytes" else "CStr")
+                      out=out, out_type="bytes" if self.spec.conventions.text_results != "" or
+                      self.spec.conventions.string_results == "bytes" else "CStr")
             if not length.isdigit():   # C writes the NUL at name[len - 1], before an empty buffer
                 self.refuse(fn, pp, f"{n} < 1", f"{length} < 1 leaves no room for the text's NUL")
             return pp
@@ -415,7 +415,7 @@ class Planner:
             if rt.kind == "pointer" and self.is_char(rt.pointee):   # const char** out: a C string
                 return plan("out_string", f"<{t}>&{v}", pre=[f"cdef const char* {v} = NULL"],
                             out=f"(None if {v} == NULL else <bytes>{v})"
-                            if self.spec.conventions.get("string_results") == "bytes" else f"_p.cstr_result({v})",
+                            if self.spec.conventions.string_results == "bytes" else f"_p.cstr_result({v})",
                             out_type="CStr | None")
             if rt.kind == "pointer" and self.defined_record(rt.pointee):
                 # The call points the caller's T* at a struct it owns (hipModuleGetTexRef): a view.
@@ -428,7 +428,7 @@ class Planner:
                 if size:
                     host = fn.name in self.spec.host_accessible_allocations
                     out, value = f"_device_pointer({v}, {size}{', False' if host else ''})", "DevicePointer | None"
-                elif self.spec.conventions.get("pointer_results") == "int":
+                elif self.spec.conventions.pointer_results == "int":
                     out, value = f"<size_t>{v}", "int"
                 else:
                     out, value = f"_p.wrap(Pointer, {v})", "Pointer"
@@ -437,7 +437,7 @@ class Planner:
                 return plan("out_enum", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)}"],
                             out=f"_enum.member({names.body_cls(rt.name)}, {v})", out_type=rt.name)
             if types.is_numeric(target):
-                if target.kind == "typedef" and target.name in self.spec.conventions.get("value_classes", ()):
+                if target.kind == "typedef" and target.name in self.spec.conventions.value_classes:
                     return plan("out_number", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = 0"],
                                 out=f"{names.cls_of(target.name)}({v})", out_type=target.name, host_result=True)
                 return plan("out_number", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = 0"], out=v,
@@ -451,11 +451,11 @@ class Planner:
                             out=f"_enum.member({cls}, {v})", py_type=rt.name, out_type=rt.name)
             if types.is_numeric(target):
                 conv = p.name if types.is_float(target) else self.int_conv(target, p.name)
-                default = next((d for rx, d in self.spec.conventions.get("defaults", {}).items()
+                default = next((d for rx, d in self.spec.conventions.defaults.items()
                                 if re.fullmatch(rx, f"{fn.name}.{p.name}")), None)
                 arg, out, out_type = f"&{v}", v, self.stub_type(target)
                 pre = [f"cdef {self.cy(target, v)} = {conv}"]
-                if target.kind == "typedef" and target.name in self.spec.conventions.get("value_classes", ()):
+                if target.kind == "typedef" and target.name in self.spec.conventions.value_classes:
                     # cuda.bindings' Optional value object (cuLogsDumpToFile's CUlogIterator): None
                     # is NULL (and comes back), else its value goes in and a new object comes back
                     arg, out, out_type = f"(NULL if {p.name} is None else &{v})", \
@@ -509,7 +509,7 @@ class Planner:
             return self.number(p, i)
         what = self.what(fn, p)
         if p.shape == "string":
-            if self.spec.conventions.get("strings") == "bytes":   # cuda.bindings' `char*`
+            if self.spec.conventions.strings == "bytes":   # cuda.bindings' `char*`
                 return plan("string", f"<{t}>_{i}", pre=[f"cdef const char* _{i} = _p.cstr_bytes({x}, _keep, {what})"],
                             keep=True)
             if self.nullable_arg(fn, p):
@@ -526,10 +526,10 @@ class Planner:
             return plan("packed", f"<{t}>_ka.kernel_extra({x}, _keep)", keep=True)
         if p.shape == "kernel_params":
             # hip/_kernel_args.pyx, the one packer: how an int without a C type reads is the rule
-            rule = "INT_CTYPES" if self.spec.conventions.get("kernel_params") == "cuda" else "INT_ADDRESS"
+            rule = "INT_CTYPES" if self.spec.conventions.kernel_params == "cuda" else "INT_ADDRESS"
             return plan("kernel_params", f"<{t}>_p.addr(_k{i})", pre=[f"_k{i} = _ka.kernel_params({x}, _ka.{rule})"])
         if p.shape.startswith("array[") and r.kind == "pointer" and self.defined_record(r.pointee) \
-                and self.spec.conventions.get("struct_lists") == "packed":
+                and self.spec.conventions.struct_lists == "packed":
             # n structs C reads (cuDevResourceGenerateDesc's resources): a list of at least n, packed
             cls = names.cls_of(types.resolve(r.pointee).name)
             length = self.length_param(fn, p, p.shape[len("array["):-1]).name
@@ -564,7 +564,7 @@ class Planner:
         if types.is_handle(p.type):
             # an unsupported function reads no argument: NULL is as good as any handle there
             nullable = p.type.name in types.nullable or fn.name in self.unsupported
-            status = self.spec.bridge.get("status", {}).get("null_handle", "")
+            status = self.spec.bridge.status.null_handle if self.spec.bridge else ""
             if p.type.name not in types.nullable and status and self.types.is_enum(fn.result, self.spec.error_type):
                 # cuda.bindings hands a NULL handle to C, which answers with an error status
                 # (cuFuncGetName(0): CUDA_ERROR_INVALID_VALUE): that status, without calling HIP,
@@ -603,7 +603,7 @@ class Planner:
             pr = types.resolve(r.pointee)
             if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
                 cls = names.cls_of(pr.name)
-                if self.spec.conventions.get("struct_lists") == "packed":
+                if self.spec.conventions.struct_lists == "packed":
                     # cuda.bindings' `[desc, ...]` for `const CUmemAccessDesc* desc`: one C array
                     return plan("struct_pointer", f"<{t}>_s.record_ptr({cls}, _k{i})",
                                 pre=[f"_k{i} = _s.record_list({cls}, {x})"])
@@ -636,7 +636,7 @@ class Planner:
     def typed_table(self, t: ir.CType) -> str | None:
         """The module's table for an enum the spec's conventions.typed_values types (by its typedef
         name, CUpointer_attribute, or its own, CUpointer_attribute_enum), else None."""
-        tv = self.spec.conventions.get("typed_values", {})
+        tv = self.spec.conventions.typed_values
         while t.kind == "pointer":
             t = t.pointee
         r = self.types.resolve(t)

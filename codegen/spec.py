@@ -3,174 +3,25 @@
 A spec is data; docs/spec_format.rst documents the format. `defaults.yaml`
 holds the intent rules every library shares; a library's own rules come first.
 
-The `Spec` dataclass is the schema: each field names the YAML key it is read from
-and the shape of its value (`_key`), and `load()` refuses any key no field names.
+The `Spec` dataclass is the schema (codegen/schema.py): each field names the YAML key it is
+read from and the shape of its value (`_key`), and `load()` refuses any key no field names.
 An entry (an intent rule, an override, a callback, ...) written as a mapping may
 carry `rocm: '>=6'`: it then applies only to headers of those ROCm versions.
 `unmatched()` lists the entries that name nothing in a library's IR.
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
-import yaml
+from .bridge.spec import AliasBridge
+from .schema import (SCOPE, SpecError, Unmatched, _check, _get, _key, _scoped, _version, build,  # noqa: F401
+                     in_scope, key_of, parse_scope, read_yaml)
 
 SPEC_DIR = os.path.join(os.path.dirname(__file__), "specs")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # the project's root (include_dirs)
-SCOPE = "rocm"          # the key that limits an entry to ROCm versions
-
-
-class SpecError(ValueError):
-    """A spec that does not follow the format (the message names the file and the key)."""
-
-
-# -- shapes -------------------------------------------------------------------------------------
-# A value's shape: a type (str, int, bool, object: anything), [shape] (a list of it),
-# {type: shape} (a map with keys of that type) or {'key': shape, ...} (a map with those keys only).
-def _check(value, shape, where: str) -> None:
-    if value is None:   # `key:` with nothing after it: as if absent
-        return
-    if isinstance(shape, list):
-        if not isinstance(value, list):
-            raise SpecError(f"{where}: expected a list, got {value!r}")
-        for i, v in enumerate(value):
-            _check(v, shape[0], f"{where}[{i}]")
-    elif isinstance(shape, dict):
-        if not isinstance(value, dict):
-            raise SpecError(f"{where}: expected a mapping, got {value!r}")
-        ((k0, v0),) = shape.items() if len(shape) == 1 and isinstance(next(iter(shape)), type) else ((None, None),)
-        for k, v in value.items():
-            if k0 is not None:
-                if not isinstance(k, k0):
-                    raise SpecError(f"{where}: key {k!r} is not a {k0.__name__}")
-                _check(v, v0, f"{where}.{k}")
-            elif k not in shape:
-                raise SpecError(f"{where}: unknown key {k!r} (known: {', '.join(shape)})")
-            else:
-                _check(v, shape[k], f"{where}.{k}")
-    elif shape is not object and (not isinstance(value, shape) or (shape is int and isinstance(value, bool))):
-        raise SpecError(f"{where}: expected {shape.__name__}, got {value!r}")
-
-
-def _key(path: str, shape, required: bool = False) -> dict:
-    """Field metadata: read from YAML key `path` ('a.b': key b of mapping a), of this shape."""
-    return {"yaml": path, "shape": shape, "required": required}
-
-
-def _schema(cls) -> dict:
-    """The YAML keys a spec may have (nested where a path has dots), from the fields' metadata."""
-    out: dict = {}
-    for f in dataclasses.fields(cls):
-        if "yaml" not in f.metadata:
-            continue
-        *parents, last = f.metadata["yaml"].split(".")
-        d = out
-        for p in parents:
-            d = d.setdefault(p, {})
-        d[last] = f.metadata["shape"]
-    return out
-
-
-def _get(d: dict, path: str, default=None):
-    for p in path.split("."):
-        if not isinstance(d, dict) or p not in d:
-            return default
-        d = d[p]
-    return d if d is not None else default
-
-
-def _parsed(path: str):
-    """The YAML document at `path`, parsed once per version of the file (libyaml's parser where
-    PyYAML has it): specs are read for every library a generation or a test names. A deep copy,
-    as callers edit what they get."""
-    st = os.stat(path)
-    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
-    if key not in _PARSED:
-        with open(path) as f:
-            _PARSED[key] = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-    return copy.deepcopy(_PARSED[key])
-
-
-_PARSED: dict = {}
-
-
-def read_yaml(path: str, cls, what: str = "") -> dict:
-    """A spec file's mapping, checked against `cls`'s schema: unknown keys, wrong shapes and
-    missing required keys raise SpecError naming the file."""
-    d = _parsed(path)
-    name = what or os.path.basename(path)
-    _check(d, _schema(cls), name)
-    missing = [f.metadata["yaml"] for f in dataclasses.fields(cls)
-               if f.metadata.get("required") and _get(d, f.metadata["yaml"]) is None]
-    if missing:
-        raise SpecError(f"{name}: missing required key(s) {', '.join(missing)}")
-    return d
-
-
-# -- ROCm version scopes ------------------------------------------------------------------------
-_CMP = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-        "<": lambda a, b: a < b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
-
-
-def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in text.split("."))
-
-
-def parse_scope(text: str) -> list[tuple[str, tuple[int, ...]]]:
-    """'>=5.7,<7' -> [('>=', (5, 7)), ('<', (7,))]; SpecError if malformed."""
-    out = []
-    for part in str(text).split(","):
-        m = re.fullmatch(r"\s*(>=|<=|==|!=|>|<)\s*(\d+(?:\.\d+)*)\s*", part)
-        if not m:
-            raise SpecError(f"bad ROCm version range {text!r}: want e.g. '>=6', '<6.2' or '>=5.7,<7'")
-        out.append((m.group(1), _version(m.group(2))))
-    return out
-
-
-def in_scope(scope: str, version: str) -> bool:
-    """Whether headers of ROCm `version` ('6.4.43484') fall in `scope`. Each bound compares only
-    as many components as it has: '<6.2' admits 6.1.x, '>5.7' does not admit 5.7.1."""
-    v = _version(re.match(r"\d+(\.\d+)*", version).group(0))
-    return all(_CMP[op](v[:len(b)], b) for op, b in parse_scope(scope))
-
-
-def _scoped(d: dict, cls, where: str, rocm: str | None) -> tuple[dict, dict[str, str]]:
-    """`d` without the entries whose `rocm:` excludes `rocm` (None: keep all), and without the
-    `rocm` keys; plus {entry: scope} of the entries kept. Entries are the items of list-valued
-    keys and the values of map-valued keys (not the fixed keys of a mapping like shared_library)."""
-    out, scopes = dict(d), {}
-    for f in dataclasses.fields(cls):
-        key, shape = f.metadata.get("yaml"), f.metadata.get("shape")
-        if key is None or "." in key or key not in d or d[key] is None:
-            continue
-        is_list = isinstance(shape, list)
-        is_map = isinstance(shape, dict) and len(shape) == 1 and isinstance(next(iter(shape)), type)
-        if not (is_list or is_map):
-            continue
-        items = list(enumerate(d[key])) if is_list else list(d[key].items())
-        kept = []
-        for k, v in items:
-            entry = f"{key}[{k}]" if is_list else f"{key}.{k}"
-            if isinstance(v, dict) and SCOPE in v:
-                scope = v[SCOPE]
-                try:
-                    parse_scope(scope)
-                except SpecError as e:
-                    raise SpecError(f"{where}: {entry}: {e}") from None
-                v = {a: b for a, b in v.items() if a != SCOPE}
-                if rocm is not None and not in_scope(scope, rocm):
-                    continue
-                scopes[entry] = str(scope)
-            kept.append((k, v))
-        out[key] = [v for _, v in kept] if is_list else dict(kept)
-        if is_list:   # entries keep the index they have in the file
-            out[f"_{key}_index"] = [k for k, _ in kept]
-    return out, scopes
 
 
 # -- the spec -----------------------------------------------------------------------------------
@@ -203,6 +54,63 @@ class DestroyRule:
 
 
 _STRS = [str]
+
+
+def _choice(*values: str, default: str = ""):
+    """A field whose YAML key is its name and whose value is one of `values` (`default`: left out)."""
+    return field(default=default, metadata=_key("", values))
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """Where a library's Python layer follows another binding's conventions than HIP Python's (the
+    `cuda` alias: cuda.bindings'); the defaults are HIP Python's. docs/spec_format.rst has each."""
+    outputs_on_error: str = _choice("none")         # every output None unless the call succeeded
+    enum_names: str = _choice("typedef")            # an enum's class named by its typedef (CUresult)
+    enum_style: str = _choice("cuda")               # str() is repr(), a value's later name wins
+    pointer_results: str = _choice("int")           # a void* the call returns is an int
+    string_results: str = _choice("bytes")          # C strings returned as bytes, not CStr
+    # integer typedefs returned as objects with int() and getPtr() (CUdeviceptr)
+    value_classes: list[str] = field(default_factory=list, metadata=_key("value_classes", _STRS))
+    empty_out_arrays: str = _choice("null")         # an array the call fills, of 0 elements, is NULL
+    # 'function.param' regex -> the Python default of an in or inout number
+    defaults: dict[str, str] = field(default_factory=dict, metadata=_key("defaults", {str: str}))
+    # C parameter name -> Python name, where C's clashes with Python's (`type`)
+    param_names: dict[str, str] = field(default_factory=dict, metadata=_key("param_names", {str: str}))
+    handle_classes: str = _choice("tag", "typedef", default="tag")   # a handle class per struct tag or typedef
+    # a module of the package whose handle class of the same struct a handle class derives from
+    handle_bases: str = field(default="", metadata=_key("handle_bases", str))
+    kernel_params: str = _choice("cuda")            # kernelParams only as cuda.bindings takes them
+    text_results: str = _choice("spaced")           # an `out text` buffer whole, spaces after its NUL
+    # enum -> {enumerator regex -> type}: what a `void*` output means for each attribute value
+    typed_values: dict[str, dict[str, str]] = field(default_factory=dict,
+                                                    metadata=_key("typed_values", {str: {str: str}}))
+    struct_lists: str = _choice("packed")           # a list of structs is packed into one C array
+    strings: str = _choice("bytes")                 # a `const char*` input takes bytes, bytearray only
+    struct_typedefs: str = _choice("subclass")      # a struct typedef: a subclass of what it names
+    lazy_classes: str = _choice("first_use")        # classes only bodies use made on first use
+    integers: str = _choice("truncate")             # integer arguments as cuda.bindings converts them
+    # handle classes given __cuda_stream__
+    stream_classes: list[str] = field(default_factory=list, metadata=_key("stream_classes", _STRS))
+    struct_style: str = _choice("cuda")             # cuda.bindings' struct classes (fields, repr)
+    anonymous_names: str = _choice("cuda_bindings")  # anonymous records also anon_struct<i>, anon_union<i>
+
+
+@dataclass(frozen=True)
+class Cimport:
+    """Where the cimport layer's C API follows another binding's (the `cuda` alias: cuda.bindings'
+    cydriver, whose __pyx_capi__ compiled Cython imports by name and signature); codegen/emit/cdecl.py's
+    `Style` applies it."""
+    # 'api': a function by the name its header's #define gives it (cuMemAlloc for cuMemAlloc_v2)
+    names: str = field(default="", metadata=_key("names", ("api",)))
+    sentinel: str = field(default="", metadata=_key("sentinel", str))    # the `except?` value of a status
+    # 'cuda_bindings': no const on a pointer itself, a const pointee innermost, an unnamed
+    # function-pointer parameter void*
+    spelling: str = field(default="", metadata=_key("spelling", ("cuda_bindings",)))
+    # headers, or folders ending in '/', whose types are declared in Cython, not `cdef extern`
+    cython_level: list[str] = field(default_factory=list, metadata=_key("cython_level", _STRS))
+    # 'typedef': `#define A B` of a type is a Cython typedef the parameters spelled with it keep
+    type_macros: str = field(default="", metadata=_key("type_macros", ("typedef",)))
 
 
 @dataclass
@@ -281,63 +189,15 @@ class Spec:
     debian_runtime: list[str] = field(default_factory=list, metadata=_key("debian.runtime", _STRS))
     doc: str = field(default="", metadata=_key("doc", str))
     # Python-layer conventions where they differ from HIP Python's (the `cuda` alias follows
-    # cuda.bindings'): outputs_on_error 'none' (every output is None unless the call succeeded),
-    # enum_names 'typedef' (an enum's class is named by its typedef: CUresult, not cudaError_enum),
-    # enum_style 'cuda' (str() is repr(), a value's later name wins), pointer_results 'int' (a
-    # void* the call returns is an int), string_results 'bytes' (C strings as bytes, not CStr),
-    # value_classes (integer typedefs returned as objects with int() and getPtr(): CUdeviceptr),
-    # empty_out_arrays 'null' (an array the call fills, of 0 elements, is NULL: the query form),
-    # defaults ('function.param' regex -> the Python default of an in or inout number),
-    # param_names (C parameter name -> Python name, where C's clashes with Python's: `type`),
-    # handle_classes 'typedef' (a class per handle typedef, named after it: CUstream, not
-    # CUstream_st; always true, as Python objects are), handle_bases (a module of the package whose
-    # handle class of the same struct a handle class derives from: runtime's cudaStream_t is a
-    # driver.CUstream), kernel_params 'cuda' (kernelParams only as cuda.bindings takes them: None,
-    # an int address, a buffer, or ((values), (ctypes types)) of the types it supports),
-    # text_results 'spaced' (an `out text` buffer returned whole, spaces after the text's NUL, as
-    # cuda.bindings' b" " * length), typed_values (enum -> {enumerator regex -> type}: what a
-    # `void*` output means for each value of the attribute parameter that selects it; the first
-    # matching regex wins; docs/spec_format.rst, `typed` shape), struct_lists 'packed' (a list of
-    # structs for a struct pointer is packed into one C array: cuMemSetAccess(ptr, size, [desc], 1)),
-    # strings 'bytes' (a `const char*` input takes bytes or bytearray only, as cuda.bindings' `char*`),
-    # struct_typedefs 'subclass' (a struct typedef is a subclass of the type it names, not an alias),
-    # lazy_classes 'first_use' (enum classes and struct typedef subclasses that only function bodies
-    # use are made on first use, not at import: codegen/emit/lazy.py; the cuda alias's import time).
-    # integers 'truncate' (an integer parameter also takes any number with __int__, truncated, an
-    # enum parameter whatever int() takes, a handle or void* parameter a bool or float as the int
-    # it makes, as cuda.bindings' conversions do: cuLaunchKernel(f, n / 256, ...),
-    # cudaDeviceGetAttribute(CUdevice_attribute.X, dev)),
-    # stream_classes (handle classes with __cuda_stream__, the CUDA stream protocol: CUstream),
-    # struct_style 'cuda' (cuda.bindings' struct classes: a pointer field reads as an int, an
-    # integer typedef of value_classes as that class, an enum field whose value is no member
-    # raises ValueError, and repr() is one `name : value` line per field, nested ones indented),
-    # anonymous_names 'cuda_bindings' (each anonymous record's class, nested or typedef-named, is also
-    # anon_struct<i>/anon_union<i>, cuda.bindings' numbering: ir.Module.anonymous_names).
-    conventions: dict = field(default_factory=dict, metadata=_key("conventions", {
-        "outputs_on_error": str, "enum_names": str, "enum_style": str, "pointer_results": str,
-        "string_results": str, "value_classes": _STRS, "empty_out_arrays": str,
-        "defaults": {str: str}, "param_names": {str: str}, "handle_classes": str, "handle_bases": str,
-        "kernel_params": str, "text_results": str, "typed_values": {str: {str: str}}, "struct_lists": str,
-        "strings": str, "struct_typedefs": str, "lazy_classes": str, "integers": str, "stream_classes": _STRS, "struct_style": str, "anonymous_names": str}))
-    # The cimport layer's C API where it follows another binding's (the `cuda` alias: cuda.bindings'
-    # cydriver, whose __pyx_capi__ compiled Cython such as cuda.core imports by name and signature):
-    # names 'api' (a function by the name its header's #define gives it: cuMemAlloc for
-    # cuMemAlloc_v2), sentinel (the `except?` value: CUDA_ERROR_NOT_FOUND), spelling 'cuda_bindings'
-    # (a pointer's own `const` dropped, a const pointee kept at the innermost level, an unnamed
-    # function-pointer parameter a `void*`), cython_level (headers, or folders ending in '/', whose
-    # types are declared in Cython, not `cdef extern`: the interop headers a Cython user need not
-    # have) and type_macros ('#define cudaStreamAttrID cudaLaunchAttributeID': a Cython typedef, and
-    # the parameters that spell it keep it).
-    cimport: dict = field(default_factory=dict, metadata=_key("cimport", {
-        "names": str, "sentinel": str, "spelling": str, "cython_level": _STRS, "type_macros": str}))
+    # cuda.bindings')
+    conventions: Conventions = field(default_factory=Conventions, metadata=_key("conventions", Conventions))
+    # The cimport layer's C API where it follows another binding's (None: the header's)
+    cimport: Cimport | None = field(default=None, metadata=_key("cimport", Cimport))
     # The package the modules are imported from ('cuda.bindings' for the `cuda` alias's specs).
     package: str = field(default="hip", metadata=_key("package", str))
     # The `cuda` alias only (hip_as_cuda/specs): how the CUDA functions reach HIP's
-    # (codegen/alias/bridge.py; docs/alias.rst).
-    bridge: dict = field(default_factory=dict, metadata=_key("bridge", {
-        "hip": str, "hip_headers": _STRS, "unsupported": {str: str}, "manual": {str: str},
-        "rename": {str: str}, "drop": {str: _STRS}, "fixed": {str: {str: str}}, "enumerators": {str: str}, "status": {str: str}, "status_names": _STRS, "status_texts": _STRS,
-        "location_as_device": {"params": _STRS, "host": str}, "context_as_device": {"params": _STRS}}))
+    # (codegen/bridge/spec.py; docs/alias.rst)
+    bridge: AliasBridge | None = field(default=None, metadata=_key("bridge", AliasBridge))
     scopes: dict[str, str] = field(default_factory=dict)   # entry -> its `rocm:` range (the entries kept)
 
     def include_paths(self) -> list[str]:
@@ -429,8 +289,11 @@ def load(library: str, spec_dir: str = SPEC_DIR, rocm: str | None = None) -> Spe
     scopes.update({f"defaults.yaml {k}": v for k, v in default_scopes.items()})
     if d["library"] != library:
         raise SpecError(f"{library}.yaml: library is {d['library']!r}, not the file's name")
-    kw = {f.name: _get(d, f.metadata["yaml"]) for f in dataclasses.fields(Spec)
-          if "yaml" in f.metadata and _get(d, f.metadata["yaml"]) is not None}
+    kw = {f.name: _get(d, key_of(f)) for f in dataclasses.fields(Spec)
+          if "yaml" in f.metadata and _get(d, key_of(f)) is not None}
+    for f in dataclasses.fields(Spec):   # the typed parts: conventions, cimport, bridge
+        if f.name in kw and dataclasses.is_dataclass(f.metadata["shape"]):
+            kw[f.name] = build(f.metadata["shape"], kw[f.name])
     try:
         kw["rules"] = _rules(d) + _rules(defaults, "defaults.yaml ")
         kw["overrides"] = {fn: {p: _intent(v) for p, v in params.items()} for fn, params in kw.get("overrides", {}).items()}
@@ -465,14 +328,6 @@ def all_libraries(spec_dir: str = SPEC_DIR) -> list[str]:
 
 
 # -- entries that match nothing -----------------------------------------------------------------
-class Unmatched(NamedTuple):
-    entry: str      # 'intent_overrides.hipFoo', 'intent_rules[3]', 'defaults.yaml intent_rules[8]'
-    why: str
-
-    def __str__(self):
-        return f"{self.entry}: {self.why}"
-
-
 def entries(spec: Spec) -> list[str]:
     """Every entry `unmatched` judges, by the name it reports it under."""
     out = [r.entry for r in spec.rules]

@@ -5,7 +5,7 @@ types in Cython syntax. `declarator` is the one C/Cython declarator speller
 (the Cython spelling here and the NVIDIA layer's C spelling differ only in how
 they spell type names).
 
-Public to codegen.nvidia and the `cuda` alias: TypeIndex (resolve, is_handle,
+Public to codegen/nvidia, codegen/alias and codegen/bridge: TypeIndex (resolve, is_handle,
 is_enum, tclass, cy, enum_of, enum_named, record_of, number_layout, the
 records/enums/typedefs/enumerators dicts) and `declarator`.
 """
@@ -37,7 +37,7 @@ def declarator(t: ir.CType, name: str, base: Callable[[ir.CType], str], funcptr_
     spelled here; `base(t)` spells the innermost named type (builtin, void, typedef,
     record, enum) without const, which is what differs between languages: Cython's
     `bint` and module-qualified names (TypeIndex.cy), the NVIDIA layer's `hipabi_`
-    prefix (codegen.nvidia.convert). `funcptr_suffix` follows a function
+    prefix (codegen.bridge.convert). `funcptr_suffix` follows a function
     pointer's parameter list (Cython: ' noexcept nogil')."""
     if t.kind == "pointer":
         inner = t.pointee
@@ -114,23 +114,15 @@ class TypeIndex:
         r = self.resolve(t)
         if r.kind == "typedef" and r.name in _CYTHON_STD:   # system typedef: a number
             return f"{const}scalar:{r.name}"
-        if r.kind == "pointer":
-            return f"{const}ptr({self.tclass(r.pointee)})"
-        if r.kind == "void":
-            return f"{const}void"
+        if r.kind in ("pointer", "array"):
+            return f"{const}{'ptr' if r.kind == 'pointer' else 'array'}({self.tclass(r.pointee)})"
+        if r.kind == "void" or (r.kind == "builtin" and r.name == "char"):
+            return f"{const}{r.name or 'void'}"
         if r.kind == "builtin":
-            if r.name == "char":
-                return f"{const}char"
             return f"{const}scalar:{(t.name if t.kind == 'typedef' else r.name).replace(' ', '_')}"
-        if r.kind == "enum":
-            return f"{const}enum:{r.name}"
-        if r.kind == "record":
-            return f"{const}record:{r.name}"
         if r.kind == "funcptr":
             return f"{const}funcptr:{t.name if t.kind == 'typedef' else ''}"
-        if r.kind == "array":
-            return f"{const}array({self.tclass(r.pointee)})"
-        return f"{const}{r.kind}:{r.name}"
+        return f"{const}{r.kind}:{r.name}"   # enum:NAME, record:NAME
 
     # -- what a type is, through typedefs -------------------------------------------
     def enum_of(self, t: ir.CType) -> ir.Enum | None:

@@ -50,7 +50,7 @@ fi
 
 step "generate and build the HIP-on-CUDA layer"
 # every library that has an NVIDIA spec (codegen/specs/nvidia/)
-python3 -m codegen.nvidia --hip-include "$INC" --cuda-include "$CUDA/include" --cuda-include /usr/include \
+python3 -m codegen nvidia --hip-include "$INC" --cuda-include "$CUDA/include" --cuda-include /usr/include \
   --out build/nvidia --build hip/_nvidia --cuda-lib "$CUDA/lib64" -j "$JOBS" 2>&1 | tee -a "$OUT/summary.txt"
 python3 - <<'PYEOF' | tee -a "$OUT/summary.txt"
 import json, glob

@@ -35,10 +35,10 @@ class Style:
     def of(cls, module: ir.Module, spec: Spec, type_macros: dict | None = None,
            spelled: dict | None = None, header: dict | None = None) -> "Style":
         cfg = spec.cimport
-        if not cfg:
+        if cfg is None:
             return cls()
-        return cls(common.cimport_names(module, spec), cfg.get("sentinel", ""), cfg.get("spelling", ""),
-                   frozenset(_cython_level_types(module, cfg.get("cython_level", []))),
+        return cls(common.cimport_names(module, spec), cfg.sentinel, cfg.spelling,
+                   frozenset(_cython_level_types(module, cfg.cython_level)),
                    dict(type_macros or {}), dict(spelled or {}), dict(header or {}))
 
     def name(self, fn: ir.Function) -> str:

@@ -53,7 +53,7 @@ class PyxNames:
 
     def __init__(self, spec: Spec, types: TypeIndex):
         self.spec, self.types = spec, types
-        self.lazy = spec.conventions.get("lazy_classes") == "first_use"
+        self.lazy = spec.conventions.lazy_classes == "first_use"
         self.body_refs: set[str] = set()     # the classes body_cls named through accessors
 
     def _q(self, owner: str, name: str) -> str:
@@ -89,7 +89,7 @@ class PyxNames:
         t = ir.CType("typedef", tname)
         r = types.resolve(t)
         return r.kind == "enum" or (r.kind == "record" and r.name != tname and not types.is_handle(t)
-                                    and self.spec.conventions.get("struct_typedefs") == "subclass")
+                                    and self.spec.conventions.struct_typedefs == "subclass")
 
     def handle_cls(self, t: ir.CType) -> str:
         """The class of handle typedef t, by the module of the class (MIOpen's queue typedef names
@@ -130,7 +130,7 @@ def cimport_names(module: ir.Module, spec) -> dict[str, str]:
     """Function -> the name its cimport layer gives it, where the spec's `cimport.names` is 'api':
     the header's #define naming it that its name extends (cuMemAlloc for cuMemAlloc_v2,
     cuGraphInstantiate for cuGraphInstantiateWithFlags), the shortest of them."""
-    if spec.cimport.get("names") != "api":
+    if spec.cimport is None or spec.cimport.names != "api":
         return {}
     functions = {f.name for f in module.functions}
     out: dict[str, str] = {}

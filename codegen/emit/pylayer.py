@@ -139,7 +139,7 @@ class FunctionEmitter:
         success = f"{self.spec.error_type}.{self.spec.success}" if self.spec.error_type else None
         outs = [e for e, _ in fp.returned[1:]] if fp.result.kind == "status" else []
         returned = [e for e, _ in fp.returned]
-        if outs and self.spec.conventions.get("outputs_on_error") == "none":
+        if outs and self.spec.conventions.outputs_on_error == "none":
             # cuda.bindings' convention: a failed call returns None for every output.
             body += [f"if _r != _cl.{self.spec.success}:",
                      f"    return (_status(_r), {', '.join(['None'] * len(outs))})"]
@@ -240,7 +240,7 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
     """Handles are cdef classes of hip._pointer.Handle (HIP Python's and cuda.bindings' are static
     types too): a handle a call returns is freed without a heap type's generic dealloc."""
     names = common.PyxNames(spec, types)
-    out = HandleClasses([], [], {}, {}, {}, [], spec.conventions.get("handle_bases") if handle_bases else None)
+    out = HandleClasses([], [], {}, {}, {}, [], (spec.conventions.handle_bases or None) if handle_bases else None)
     per_typedef = types.handle_classes == "typedef"
     if per_typedef:
         # cuda.bindings' handles are plain objects: true even when NULL (`if ctx:` tests presence).
@@ -259,7 +259,7 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
                 continue
             base = f"{BASE_CIMPORT}.{handle_bases[tag]}" if tag in (handle_bases or {}) else "_TypedefHandle"
             body = _ctype_body(ir.CType("typedef", td.name), types)
-            if td.name in spec.conventions.get("stream_classes", ()):
+            if td.name in spec.conventions.stream_classes:
                 # the CUDA stream protocol (cuda.bindings 13.3's CUstream: cuda.core and others take it)
                 body += ("\n\n    def __cuda_stream__(self):\n        \"\"\"(0, the stream's address): the CUDA "
                          "stream protocol, version 0.\"\"\"\n        return (0, <size_t>self._ptr)")
@@ -283,7 +283,7 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
             out.aliases.append(f"{td.name} = {names.cls_of(cls)}")
     # Integer typedefs returned as objects (cuda.bindings' CUdeviceptr): int(), getPtr()
     typedef_names = {td.name for td in module.typedefs}
-    out.value_classes = [n for n in spec.conventions.get("value_classes", ()) if n in typedef_names]
+    out.value_classes = [n for n in spec.conventions.value_classes if n in typedef_names]
     for n in out.value_classes:
         # range-checked by C's size, as cuda.bindings' (cuuint32_t(2**32) is an OverflowError);
         # `_ptr`: the value read from that address
@@ -348,7 +348,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             "    return _library.has_symbol(name)", ""]
     # Enums, named by their typedef where the spec's conventions say so (CUresult)
     typedef_names = {}
-    if spec.conventions.get("enum_names") == "typedef":
+    if spec.conventions.enum_names == "typedef":
         for td in module.typedefs:
             if td.type.kind == "enum" and td.type.name not in typedef_names:
                 typedef_names[td.type.name] = td.name
@@ -363,7 +363,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         doc = common.docstring(e.comment, 600)
         signed = ", signed=True" if any(k.value < 0 for k in e.constants) else ""
         name = typedef_names.get(e.name, e.name)
-        style = "cuda" if spec.conventions.get("enum_style") == "cuda" else ""
+        style = "cuda" if spec.conventions.enum_style == "cuda" else ""
         out.append(lazy.enum(name, pairs, doc, bool(signed), style))
         if name != e.name:
             out.append(lazy.alias(e.name, name))
@@ -396,7 +396,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     # Field tables name their fields' classes at import (as do the typed tables and the status helpers)
     # (an enum field's class by its name where classes are made on first use: found on the field's
     # first read, so that a struct does not make its enums at import; hip/_struct.pyx `_Later`)
-    cuda_style = spec.conventions.get("struct_style") == "cuda"
+    cuda_style = spec.conventions.struct_style == "cuda"
     funcptr_names = {td.name for td in module.typedefs if (r := types.resolve(ir.CType("typedef", td.name))).kind
                      == "funcptr" or (r.kind == "pointer" and types.resolve(r.pointee).kind == "funcptr")}
     base_of = {}   # cuda.bindings' runtime structs hold driver's handle classes (CUgraph, not cudaGraph_t)
@@ -424,10 +424,10 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         table = "()" if not cols else "(\n    " + ",\n    ".join(cols) + (",)" if len(cols) == 1 else ")")
         from_int = ", from_int=True" if lt.from_int else ""
         props = f", props={lt.props!r}" if lt.props is not None else ""
-        style = f", style={spec.conventions['struct_style']!r}" if spec.conventions.get("struct_style") else ""
+        style = f", style={spec.conventions.struct_style!r}" if spec.conventions.struct_style else ""
         out.append(f"{r.name} = _struct.define({r.name!r}, {lt.array}[0], {table}, __name__, \"\"\"{doc}\"\"\", "
                    f"{lt.defaults!r}{from_int}{props}{style})")
-    if spec.conventions.get("struct_lists") == "packed":
+    if spec.conventions.struct_lists == "packed":
         # cuda.bindings' `config.attrs = [attr]`: a pointer-to-struct field takes a list of them
         for lt in tables:
             for row in lt.rows:
@@ -475,7 +475,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             continue
         if r.kind in ("record", "enum") and r.name != td.name and r.name in types.owner \
                 and (r.kind == "enum" or types.records[r.name].size >= 0 or r.name in owned):
-            if r.kind == "record" and spec.conventions.get("struct_typedefs") == "subclass":
+            if r.kind == "record" and spec.conventions.struct_typedefs == "subclass":
                 # cuda.bindings' class per typedef, derived from the type it names (CUDA_MEMCPY3D <
                 # CUDA_MEMCPY3D_v2 < CUDA_MEMCPY3D_st): its own __name__, isinstance of the struct's
                 base = td.type.name if td.type.kind == "typedef" and td.type.name in subclassed else names.cls_of(r.name)
@@ -551,12 +551,12 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             lazy.need(e.name)
         else:
             target = t
-        if t in types.records and spec.conventions.get("struct_typedefs") == "subclass":
+        if t in types.records and spec.conventions.struct_typedefs == "subclass":
             # #define cudaStreamAttrValue cudaLaunchAttributeValue: a class of its own, as a typedef's
             out.append(lazy.subclass(a, target))
             continue
         out.append(lazy.alias(a, target) if t in types.owner else f"{a} = {target}")
-    if spec.conventions.get("anonymous_names") == "cuda_bindings":
+    if spec.conventions.anonymous_names == "cuda_bindings":
         out.append("# -- cuda.bindings' names of the anonymous nested records " + "-" * 20)
         out += [lazy.alias(a, names.cls_of(r)) for a, r in module.anonymous_names().items()]
     out += ["", "hip_py_gc_resume(_gc_was_enabled)"]
@@ -596,7 +596,7 @@ def typed_code(type_name: str, spec: Spec, types: TypeIndex, names: common.PyxNa
     if "." in type_name:    # another module's integer typedef class: driver.cuuint64_t (runtime's)
         mod, cls = type_name.split(".", 1)
         return "v", f"_typed_module_{mod}.{cls}"
-    if type_name in spec.conventions.get("value_classes", ()):
+    if type_name in spec.conventions.value_classes:
         return "v", type_name
     t = ir.CType("typedef", type_name)
     if type_name in types.typedefs and types.is_handle(t):
@@ -614,7 +614,7 @@ def typed_tables(module: ir.Module, spec: Spec, types: TypeIndex, names: common.
     output the enum selects holds (plan.Planner.typed); the classes are needed at import (`lazy`)."""
     import re
     out = []
-    tv = spec.conventions.get("typed_values", {})
+    tv = spec.conventions.typed_values
     for mod in sorted({ty.split(".")[0] for rules in tv.values() for ty in rules.values() if "." in ty}):
         out.append(f"from {spec.package} import {mod} as _typed_module_{mod}")
     for enum, rules in tv.items():

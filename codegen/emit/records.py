@@ -13,10 +13,10 @@ def field_kind(t: ir.CType, types: TypeIndex, spec=None) -> tuple[str, str]:
     conventions.struct_style is 'cuda' (cuda.bindings' struct classes), a pointer to anything but
     void is an 'addr' (its value prints in decimal, a void*'s in hex) and an integer typedef of
     conventions.value_classes reads as that class (CUdeviceptr)."""
-    cuda = spec is not None and spec.conventions.get("struct_style") == "cuda"
+    cuda = spec is not None and spec.conventions.struct_style == "cuda"
     if types.is_handle(t):
         return "ptr", common.handle_class(t.name, types)
-    if cuda and t.kind == "typedef" and t.name in spec.conventions.get("value_classes", ()):
+    if cuda and t.kind == "typedef" and t.name in spec.conventions.value_classes:
         return field_kind(types.resolve(t), types)[0], t.name
     r = types.resolve(t)
     if cuda and t.kind == "typedef" and (r.kind == "funcptr" or (r.kind == "pointer" and types.resolve(

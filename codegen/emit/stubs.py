@@ -44,6 +44,6 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.Funct
             out.append(f"{a}: {'int' if e.anonymous else e.name}")
         else:
             out.append(f"{a} = {t}")
-    if spec.conventions.get("anonymous_names") == "cuda_bindings":
+    if spec.conventions.anonymous_names == "cuda_bindings":
         out += [f"{a} = {r}" for a, r in module.anonymous_names().items()]
     return "\n".join(out) + "\n"

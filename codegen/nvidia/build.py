@@ -7,7 +7,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from . import nvspec
+from ..bridge import spec as nvspec
 
 
 def command(lib: str, src_dir: str, out_dir: str, includes: list[str], lib_dirs: list[str]) -> list[str]:
@@ -86,9 +86,9 @@ def build(libs: list[str], src_dir: str, out_dir: str, includes: list[str], lib_
         for lib, r, cmd in ex.map(one, libs):
             if r.returncode:
                 rc = 1
-                print(f"codegen.nvidia: {lib}: compile failed:\n{' '.join(cmd)}\n{r.stderr[-6000:]}", file=sys.stderr)
+                print(f"codegen: {lib}: compile failed:\n{' '.join(cmd)}\n{r.stderr[-6000:]}", file=sys.stderr)
             else:
                 warn = r.stderr.count("warning:")
-                print(f"codegen.nvidia: built {os.path.join(out_dir, nvspec.load(lib).soname)}"
+                print(f"codegen: built {os.path.join(out_dir, nvspec.load(lib).soname)}"
                       + (f" ({warn} warnings)" if warn else ""))
     return rc

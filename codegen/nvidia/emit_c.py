@@ -4,27 +4,32 @@ Layout of the file: CUDA headers; HIP's types re-declared with the `hipabi_`
 prefix (sizes and offsets asserted against libclang's layout); enum and struct
 converters; the hand-written part (manual/<lib>.c); one exported function per
 HIP function: a bridge to its CUDA counterpart, or a stub returning the
-library's not-supported status.
+library's not-supported status. The bridges are codegen/bridge/emit.py's, in the
+direction HIP -> CUDA (`Layer`): CUDA's function is linked (weakly) or, where the
+spec says `dlopen`, looked up in CUDA's library on first use.
 """
 from __future__ import annotations
 
+import json
 import re
 
 from .. import ir
 from ..types import TypeIndex
-from . import match
-from .convert import PREFIX, Converter, NoBridge
-from .nvspec import NvSpec
+from ..bridge import match
+from ..bridge.convert import PREFIX, Converter
+from ..bridge.emit import Bridges
+from ..bridge.spec import NvSpec
 
 
-class Layer:
+class Layer(Bridges):
+    source, target, prefix = "HIP", "CUDA", "hipnv"
+
     def __init__(self, module: ir.Module, hip_types: TypeIndex, cuda_module: ir.Module, spec: NvSpec):
-        self.m, self.spec, self.cuda = module, spec, cuda_module
+        self.m, self.cuda = module, cuda_module
         self.h = hip_types
         self.c = TypeIndex(cuda_module)
-        self.cv = Converter(self.h, self.c, spec)
+        super().__init__(spec, Converter(self.h, self.c, spec), to_cuda=True)
         self.cfuncs = {f.name: f for f in cuda_module.functions}
-        self.coverage: dict[str, dict] = {}
         self.aliases: list[str] = []
         self.weak: set[str] = set()
         self.fps: set[str] = set()
@@ -71,14 +76,32 @@ class Layer:
                 return self.cfuncs[n], tried
         return None, tried
 
-    def status_value(self, key: str) -> int | None:
-        st = self.spec.status
-        if not st.get(key):
-            return None
-        return Converter.enumerator_value(self.h.enums[self.cv.status_enum], st[key])
+    # -- the direction's part of the bridges ------------------------------------------------
+    def candidates(self, f: ir.Function) -> tuple[list[ir.Function], list[str]]:
+        cf, tried = self.cuda_function(f)
+        return ([cf] if cf else []), tried
 
-    def returns_status(self, f: ir.Function) -> bool:
-        return self.h.is_enum(f.result, self.cv.status_enum)
+    def source_status(self, t: ir.CType) -> ir.Enum | None:
+        return self.h.enums[self.cv.status_enum] if self.h.is_enum(t, self.cv.status_enum) else None
+
+    def enum_in(self, se: ir.Enum, te: ir.Enum) -> str:
+        return self.cv.enum_to_cuda(se, te)
+
+    def enum_out(self, se: ir.Enum, te: ir.Enum, value: str, ok: str) -> str:
+        # CUDA's value HIP has no name for: the status `unknown`, or the value as it is
+        return f"{self.cv.enum_to_hip(se, te)}({value})"
+
+    def call(self, f: ir.Function, cf: ir.Function, args: list[str]) -> tuple[list[str], list[str], str]:
+        if self.spec.dlopen:
+            cname = f"hipnv_cuda_{cf.name}" if cf.name in self.collisions else cf.name
+            return [], [f"__typeof__(&{cname}) fp_ = (__typeof__(&{cname}))hipnv_sym(\"{cf.name}\", &hipnv_fp_{cf.name});",
+                        f"if (!fp_) {self.zero_return(f, 'not_supported')}"], f"fp_({', '.join(args)})"
+        # Declared weak: a function the headers declare but this CUDA's library lacks (cuSPARSE
+        # dropped many) leaves the layer loadable and answers "not supported".
+        return [f"if (!&{cf.name}) {self.zero_return(f, 'not_supported')}"], [], f"{cf.name}({', '.join(args)})"
+
+    def bridged(self, cf: ir.Function) -> None:
+        (self.fps if self.spec.dlopen else self.weak).add(cf.name)
 
     # -- one function ----------------------------------------------------------------
     def signature(self, f: ir.Function) -> str:
@@ -89,241 +112,9 @@ class Layer:
         params = ", ".join(self.cv.hspell(p.type, p.name or f"a{i}") for i, p in enumerate(f.params)) or "void"
         return f"HIPNV_EXPORT {self.cv.hspell(f.result, f.name + '(' + params + ')')}"
 
-    def zero_return(self, f: ir.Function, status_key: str) -> str:
-        r = self.h.resolve(f.result)
-        if r.kind == "void":
-            return "return;"
-        if self.returns_status(f):
-            return f"return {self.status_value(status_key)};"
-        if r.kind == "record":
-            return f"{{ {self.cv.hspell(f.result, 'z')}; memset(&z, 0, sizeof z); return z; }}"
-        return f"return ({self.cv.hspell(f.result)})0;"
-
-    def bridge(self, f: ir.Function, cf: ir.Function) -> str:
-        if f.variadic or cf.variadic:
-            raise NoBridge("variadic")
-        dropped = {n for rx, names in self.spec.drop.items() if re.fullmatch(rx, f.name) for n in names}
-        kept = [(i, p) for i, p in enumerate(f.params) if p.name not in dropped]
-        # CUDA parameters HIP lacks, passed as 0/NULL (the spec's `fill`: CUDA 13's cuCtxCreate params)
-        filled = {n for rx, names in self.spec.fill.items() if re.fullmatch(rx, f.name) for n in names}
-        cparams = [cp for cp in cf.params if cp.name not in filled]
-        if len(kept) != len(cparams):
-            raise NoBridge(f"{cf.name} takes {len(cf.params)} parameters, HIP's {len(kept)}")
-        cv, h, c = self.cv, self.h, self.c
-        invalid = self.zero_return(f, "invalid")
-        pre, args, post = [f"(void){p.name};" for p in f.params if p.name in dropped], [], []
-        frees: list[str] = []   # copies made for the call, freed after it
-        for (i, p), cp in zip(kept, cparams):
-            x = p.name or f"a{i}"
-            ht, ct = h.resolve(p.type), c.resolve(cp.type)
-            cspell = cv.cspell_c(cp.type)
-            t = f"hipnv_t{i}"
-            loc = self.spec.device_as_location
-            if ct.kind == "record" and h.number_layout(ht) and any(
-                    re.fullmatch(rx, f"{f.name}.{p.name}") for rx in loc.get("params", ())):
-                # A device ordinal where CUDA 13 takes a memory location (hipMemAdvise's device).
-                pre.append(f"{cv.cspell_c(cp.type, t)} = {{ .type = ({x} == -1 ? {loc['host']} : {loc['device']}), "
-                           f".id = ({x} == -1 ? 0 : {x}) }};")
-                args.append(t)
-                continue
-            if cv.same_bits(p.type, cp.type):
-                if ht.kind == "record":
-                    cv.need(ht.name)
-                    args.append(f"*({cspell}*)&{x}")
-                elif (ht.kind == "pointer") != (ct.kind == "pointer"):
-                    args.append(f"({cspell})(uintptr_t){x}")
-                else:
-                    args.append(f"({cspell}){x}")
-                continue
-            he, ce = h.enum_of(ht), c.enum_of(ct)
-            hn, cn = h.number_layout(ht), c.number_layout(ct)
-            if he and ce:
-                pre += [f"int ok{i} = 1;",
-                        f"{cspell} {t} = ({cspell}){cv.enum_to_cuda(he, ce)}((int){x}, &ok{i});",
-                        f"if (!ok{i}) {invalid}"]
-                args.append(t)
-                continue
-            if (he or hn) and (ce or cn):
-                args.append(f"({cspell}){x}")
-                continue
-            if (ht.kind == "pointer" and cn and not cn[1]) or (ct.kind == "pointer" and hn and not hn[1]):
-                args.append(f"({cspell})(intptr_t){x}")   # hipfftHandle (a pointer) ~ cufftHandle (an int)
-                continue
-            hr, cr = h.record_of(ht), c.record_of(ct)
-            if hr and cr:
-                pre += [f"{cspell} {t}; memset(&{t}, 0, sizeof {t});",
-                        f"{cv.record_converter(hr, cr, True)}(&{t}, &{x});"]
-                args.append(t)
-                continue
-            if ht.kind == "pointer" and ct.kind == "pointer" and p.shape.startswith("array[") \
-                    and p.intent == "in" and self._array_convertible(ht.pointee, ct.pointee):
-                # An input array of values CUDA lays out differently (hipModuleLoadDataEx's
-                # hipJitOption options): converted element by element into a copy of the count.
-                hp, cpt = h.resolve(ht.pointee), c.resolve(ct.pointee)
-                he, ce = h.enum_of(hp), c.enum_of(cpt)
-                n = next((q for q in p.shape[len("array["):-1].split("|") if q in {y.name for y in f.params}), "")
-                if not n:
-                    raise NoBridge(f"parameter {x}: an array of {h.tclass(hp)} without its count")
-                cinner = cv.cspell_c(ct.pointee).replace("const ", "")
-                conv = f"({cinner}){cv.enum_to_cuda(he, ce)}((int){{0}}, {{1}})" if he and ce else f"({cinner}){{0}}"
-                pre += cv.array_copy(x, n, t, cinner, conv, invalid, frees)
-                args.append(t)
-                continue
-            if ht.kind == "pointer" and ct.kind == "pointer":
-                hp, cpt = h.resolve(ht.pointee), c.resolve(ct.pointee)
-                if p.shape not in ("scalar", "ref", "number"):
-                    raise NoBridge(f"parameter {x}: an array of {h.tclass(hp)} that CUDA lays out differently")
-                cinner = cv.cspell_c(ct.pointee).replace("const ", "")
-                hinner = cv.hspell(ht.pointee).replace("const ", "")
-                hr, cr = h.record_of(hp), c.record_of(cpt)
-                he, ce = h.enum_of(hp), c.enum_of(cpt)
-                hn, cn = h.number_layout(hp), c.number_layout(cpt)
-                # C decides the direction: a pointer to non-const may be written (whatever the
-                # Python API takes); only what the caller fills in is converted on the way in.
-                do_in, do_out = p.intent != "out", not ht.pointee.const
-                if hr and cr and hr.size > 0 and cr.size > 0:
-                    to_c, to_h = (cv.record_converter(hr, cr, True) if do_in else None,
-                                  cv.record_converter(hr, cr, False) if do_out else None)
-                    pre.append(f"{cinner} {t}; memset(&{t}, 0, sizeof {t});")
-                    if to_c:
-                        pre.append(f"if ({x}) {to_c}(&{t}, {x});")
-                    if to_h:
-                        post.append(f"if ({x}) {{ memset({x}, 0, sizeof *{x}); {to_h}({x}, &{t}); }}")
-                elif (he or hn) and (ce or cn):
-                    pre.append(f"{cinner} {t}; memset(&{t}, 0, sizeof {t});")
-                    if do_in:
-                        if he and ce:
-                            pre += [f"int ok{i} = 1;",
-                                    f"if ({x}) {t} = ({cinner}){cv.enum_to_cuda(he, ce)}((int)*{x}, &ok{i});"]
-                            if not do_out:   # an inout value may hold anything before the call
-                                pre.append(f"if (!ok{i}) {invalid}")
-                        else:
-                            pre.append(f"if ({x}) {t} = ({cinner})*{x};")
-                    if do_out:
-                        conv = f"{cv.enum_to_hip(he, ce)}((int){t})" if he and ce else t
-                        post.append(f"if ({x}) *{x} = ({hinner}){conv};")
-                elif hp.kind == "pointer" and cn and not cn[1]:   # hipfftHandle* ~ cufftHandle*
-                    pre.append(f"{cinner} {t} = 0;")
-                    if do_in:
-                        pre.append(f"if ({x}) {t} = ({cinner})(intptr_t)*{x};")
-                    if do_out:
-                        post.append(f"if ({x}) *{x} = ({hinner})(intptr_t){t};")
-                else:
-                    raise NoBridge(f"parameter {x}: {h.tclass(p.type)} vs CUDA's {c.tclass(cp.type)}")
-                args.append(f"{x} ? &{t} : NULL")
-                continue
-            raise NoBridge(f"parameter {x}: {h.tclass(p.type)} vs CUDA's {c.tclass(cp.type)}")
-        if filled:   # the filled parameters' zeros in CUDA's order
-            given = iter(args)
-            args = [f"({cv.cspell_c(cp.type)})0" if cp.name in filled else next(given) for cp in cf.params]
-        # The result.
-        hres, cres = h.resolve(f.result), c.resolve(cf.result)
-        body = [*pre]
-        if self.spec.dlopen:
-            cname = f"hipnv_cuda_{cf.name}" if cf.name in self.collisions else cf.name
-            body[:0] = [f"__typeof__(&{cname}) fp_ = (__typeof__(&{cname}))hipnv_sym(\"{cf.name}\", &hipnv_fp_{cf.name});",
-                        f"if (!fp_) {self.zero_return(f, 'not_supported')}"]
-            self.fps.add(cf.name)
-            call = f"fp_({', '.join(args)})"
-        else:
-            call = f"{cf.name}({', '.join(args)})"
-        prologue = [s for rx, s in self.spec.prologue.items() if re.match(rx, cf.name)]
-        if hres.kind == "void":
-            body.append(f"{call};")
-            ret = None
-        elif self.returns_status(f) and cres.kind == "void":
-            body.append(f"{call};")
-            ret = str(self.status_value("success"))
-        elif h.enum_of(hres) and c.enum_of(cres):
-            body.append(f"{cv.cspell_c(cf.result)} r_ = {call};")
-            ret = f"({cv.hspell(f.result)}){cv.enum_to_hip(h.enum_of(hres), c.enum_of(cres))}((int)r_)"
-        elif cv.same_bits(f.result, cf.result) or (h.number_layout(hres) and c.number_layout(cres)):
-            body.append(f"{cv.cspell_c(cf.result)} r_ = {call};")
-            ret = f"({cv.hspell(f.result)})r_"
-        elif h.record_of(hres) and c.record_of(cres):   # hipCreateChannelDesc: a struct by value
-            conv = cv.record_converter(h.record_of(hres), c.record_of(cres), False)
-            body += [f"{cv.cspell_c(cf.result)} r_ = {call};",
-                     f"{cv.hspell(f.result, 'hr_')}; memset(&hr_, 0, sizeof hr_); {conv}(&hr_, &r_);"]
-            ret = "hr_"
-        else:
-            raise NoBridge(f"result: {h.tclass(f.result)} vs CUDA's {c.tclass(cf.result)}")
-        after = next((self.spec.after[n] for n in self.names(f) if n in self.spec.after), None)
-        if ret is not None and ret != "hr_":
-            body.append(f"{cv.hspell(f.result, 'hr_')} = {ret};")
-        body += post
-        body += [f"free({v});" for v in frees]
-        if after:
-            body.append(after)
-        if ret is not None:
-            body.append("return hr_;")
-        # Declared weak: a function the headers declare but this CUDA's library lacks (cuSPARSE
-        # dropped many) leaves the layer loadable and answers "not supported".
-        guard = []
-        if not self.spec.dlopen:
-            self.weak.add(cf.name)
-            guard = [f"if (!&{cf.name}) {self.zero_return(f, 'not_supported')}"]
-        lines = [self.signature(f) + " {", *["    " + s for s in guard + prologue + body], "}"]
-        return "\n".join(lines)
-
-    def _array_convertible(self, ht: ir.CType, ct: ir.CType) -> bool:
-        """Elements that convert one by one: enums by name, or numbers of another layout."""
-        hp, cp = self.h.resolve(ht), self.c.resolve(ct)
-        he, ce = self.h.enum_of(hp), self.c.enum_of(cp)
-        return bool(he and ce) or bool((he or self.h.number_layout(hp)) and (ce or self.c.number_layout(cp))
-                                       and not self.cv.same_bits(ht, ct))
-
-    def zero_outputs(self, f: ir.Function, reason: str, params: str) -> str:
-        body = []
-        for i, p in enumerate(f.params):
-            t = self.h.resolve(p.type)
-            # Only the outputs the spec names (lwork): the other pointers may be device memory.
-            if re.fullmatch(params, p.name) and t.kind == "pointer" and not t.pointee.const \
-                    and self.h.number_layout(t.pointee):
-                body.append(f"if ({p.name or f'a{i}'}) *{p.name or f'a{i}'} = 0;")
-            else:
-                body.append(f"(void){p.name or f'a{i}'};")
-        return "\n".join([f"/* {reason} */", self.signature(f) + " {", *["    " + b for b in body],
-                          f"    {self.zero_return(f, 'success')}", "}"])
-
-    def stub(self, f: ir.Function, reason: str) -> str:
-        params = [p.name or f"a{i}" for i, p in enumerate(f.params)]
-        unused = " ".join(f"(void){n};" for n in params)
-        return "\n".join([f"/* Not supported on CUDA: {reason.replace('*/', '* /')} */",
-                          self.signature(f) + " {", f"    {unused}".rstrip(),
-                          f"    {self.zero_return(f, 'not_supported')}", "}"])
-
     # -- the file --------------------------------------------------------------------
     def functions(self) -> list[str]:
-        out = []
-        for f in self.m.functions:
-            if f.name in self.spec.manual:
-                self.coverage[f.name] = {"status": "manual", "reason": self.spec.manual[f.name]}
-                continue
-            if f.name in self.spec.unsupported:
-                reason = self.spec.unsupported[f.name]
-                self.coverage[f.name] = {"status": "not_supported", "reason": reason}
-                out.append(self.stub(f, reason))
-                continue
-            zero = next((z for rx, z in self.spec.zero_outputs.items() if re.fullmatch(rx, f.name)), None)
-            if zero:
-                self.coverage[f.name] = {"status": "bridged", "cuda": "", "reason": zero["why"]}
-                out.append(self.zero_outputs(f, zero["why"], zero["params"]))
-                continue
-            cf, tried = self.cuda_function(f)
-            if cf is None:
-                reason = f"no CUDA counterpart (tried {', '.join(dict.fromkeys(tried)) or 'nothing'})"
-                self.coverage[f.name] = {"status": "not_supported", "reason": reason}
-                out.append(self.stub(f, reason))
-                continue
-            try:
-                text = self.bridge(f, cf)
-                self.coverage[f.name] = {"status": "bridged", "cuda": cf.name}
-            except NoBridge as e:
-                reason = f"{cf.name}: {e}"
-                self.coverage[f.name] = {"status": "not_supported", "cuda": cf.name, "reason": reason}
-                text = self.stub(f, reason)
-            out.append(text)
-        return out
+        return [t for t in (self.function(f, f) for f in self.m.functions) if t]
 
     def declarations(self) -> list[str]:
         h = self.h
@@ -465,3 +256,12 @@ class Layer:
             "functions": dict(sorted(self.coverage.items())),
             "struct_fields_not_bridged": dict(sorted(self.cv.unmatched_fields.items())),
         }
+
+
+def library_files(lib, ns: NvSpec, cuda: ir.Module, hip_version: str, cuda_version: str) -> list[tuple[str, str]]:
+    """The layer of one analysed HIP library (codegen.generate.Library) against CUDA's IR: its C
+    source and its coverage report, as (file name, text)."""
+    layer = Layer(lib.module, lib.types, cuda, ns)
+    text = layer.emit(hip_version, cuda_version, ns.cuda_headers)
+    report = layer.coverage_report(hip_version, cuda_version)
+    return [(f"hipnv_{ns.library}.c", text), (f"hipnv_{ns.library}.json", json.dumps(report, indent=1) + "\n")]

@@ -72,12 +72,12 @@ def test_not_supported_functions_return_the_status(module):
     """A function with no HIP counterpart returns the module's not-supported status in a tuple
     (called with zeros: handles and pointers NULL; a NULL handle where C needs one answers the
     null-handle status first, as CUDA checks its arguments), never an AttributeError or a crash."""
-    from codegen.alias.generate import load_specs
+    from codegen.alias.modules import load_specs
     spec = load_specs()[module]
     mod = MODULES[module]
-    statuses = spec.bridge["status"]
-    status = getattr(mod, spec.error_type)[statuses["not_supported"]]
-    null = getattr(mod, spec.error_type)[statuses["null_handle"]] if "null_handle" in statuses else status
+    statuses = spec.bridge.status
+    status = getattr(mod, spec.error_type)[statuses.not_supported]
+    null = getattr(mod, spec.error_type)[statuses.null_handle] if statuses.null_handle else status
     checked = unsupported = 0
     for name, entry in coverage(module)["functions"].items():
         if entry["status"] != "not_supported":
@@ -516,29 +516,51 @@ def test_kernel_params_pack_each_ctypes_type_as_ctypes_does(t):
             p.kernelParams = ((1.5,), (t,))
 
 
-def test_alias_spec_entries_match():
+def test_alias_spec_entries_match(include64):
     """Every entry of the alias's specs names something in CUDA's headers (`spec.unmatched`; the
-    shared defaults' rules need only decide a parameter in one module), and the bridge's parameter
-    patterns (`location_as_device`, `context_as_device`) each match a CUDA function's parameter."""
-    import re
+    shared defaults' rules need only decide a parameter in one module), and every entry of their
+    `bridge:` something in CUDA's and HIP's (`codegen.bridge.spec.unmatched_alias`: functions,
+    parameters, enumerators the bridges name)."""
     from codegen import spec as specmod
-    from codegen.alias import generate as alias_gen
+    from codegen.alias import bridge, modules as alias_gen
+    from codegen.bridge import spec as bridgespec
     include = alias_cuda_include()   # the headers the alias is generated from, not the layer's
     if include is None:
         pytest.skip("no CUDA headers for the alias here (build_support.cuda.alias_include)")
-    dead_defaults, bad = None, []
-    for name, spec in alias_gen.load_specs().items():
+    dead_defaults, bad, hip_sides = None, [], {}
+    specs = alias_gen.load_specs()
+    for name, spec in specs.items():
         lib = alias_gen.analyse(spec, str(include))
         found = [str(u) for u in specmod.unmatched(spec, lib.module, lib.types)]
         shared = {u for u in found if "defaults.yaml" in u}
         dead_defaults = shared if dead_defaults is None else dead_defaults & shared
         bad += [f"{name}: {u}" for u in found if u not in shared]
-        params = [f"{f.name}.{p.name}" for f in lib.module.functions for p in f.params]
-        for key in ("location_as_device", "context_as_device"):
-            for rx in spec.bridge.get(key, {}).get("params", ()):
-                if not any(re.fullmatch(rx, p) for p in params):
-                    bad.append(f"{name}: bridge.{key} {rx!r} matches no parameter")
+        if spec.bridge.hip not in hip_sides:
+            hip_sides[spec.bridge.hip] = bridge.hip_side(spec.bridge.hip, include64, str(include), list(specs.values()))
+        bad += [f"{name}: {u}" for u in bridgespec.unmatched_alias(spec.bridge, lib.module, lib.types,
+                                                                    hip_sides[spec.bridge.hip].module)]
     assert not bad and not dead_defaults, bad + sorted(dead_defaults or ())
+
+
+def test_alias_bridge_entries_are_judged():
+    """unmatched_alias reports an entry of every kind that names nothing (the report's own test)."""
+    from codegen.alias import modules as alias_gen
+    from codegen.bridge import spec as bridgespec
+    from codegen.schema import build
+    include = alias_cuda_include()
+    if include is None:
+        pytest.skip("no CUDA headers for the alias here (build_support.cuda.alias_include)")
+    spec = alias_gen.load_specs()["nvrtc"]
+    lib = alias_gen.analyse(spec, str(include))
+    typo = build(bridgespec.AliasBridge, {
+        "rename": {"nvrtcGetPTXX": "hiprtcGetCode"}, "manual": {"nvrtcNope": "x"},
+        "drop": {"nvrtcGetPTX": ["ptxx"]}, "status": {"invalid": "NVRTC_NOPE"},
+        "status_names": ["nvrtcGetErrorStrin"], "context_as_device": {"params": ["nvrtcGetPTX\\.ctx"]}})
+    found = {u.entry for u in bridgespec.unmatched_alias(typo, lib.module, lib.types)}
+    assert found == {"bridge.rename.nvrtcGetPTXX", "bridge.manual.nvrtcNope", "bridge.drop.nvrtcGetPTX",
+                     "bridge.status", "bridge.status_names: nvrtcGetErrorStrin",
+                     "bridge.context_as_device: nvrtcGetPTX\\.ctx"}
+    assert found <= set(bridgespec.entries(typo, "bridge."))
 
 
 def test_hand_written_and_trampolined_bridges_reach_hip():

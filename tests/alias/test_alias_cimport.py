@@ -60,7 +60,7 @@ def probe(tmp_path_factory):
         pytest.skip("no gcc, or no CUDA headers (cuda.h, cuda_runtime_api.h, nvrtc.h) to compile against")
     d = tmp_path_factory.mktemp("alias_cimport")
     name = "alias_cimport_probe"
-    from codegen.alias.generate import load_specs
+    from codegen.alias.modules import load_specs
     stand_ins = [f"-I{p}" for s in load_specs().values() for p in s.include_paths()]   # EGL/, GL/, vdpau/
     with built(d, name, PYX, ROOT / "hip_as_cuda", [f"-I{inc}", *stand_ins]) as module:
         yield module

@@ -25,7 +25,7 @@ def emit_lazy_demo(manual: str = "", lazy: bool = True) -> str:
     from codegen.emit import pylayer
     spec = specmod.load("lazy", str(GOLDEN / "specs"))
     if not lazy:
-        spec = dataclasses.replace(spec, conventions={k: v for k, v in spec.conventions.items() if k != "lazy_classes"})
+        spec = dataclasses.replace(spec, conventions=dataclasses.replace(spec.conventions, lazy_classes=""))
     specs = {"lazy": spec}
     module = generate.build_ir(spec, str(HEADERS), specs)
     types = generate.analyse(module, spec, [], specs)

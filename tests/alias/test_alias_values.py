@@ -617,7 +617,7 @@ def test_bridges_on_stand_in_hip(tmp_path):
     include = alias_cuda_include()   # the headers the alias is generated from, not the layer's
     if include is None:
         pytest.skip("no CUDA headers for the alias here (build_support.cuda.alias_include)")
-    from codegen.alias.generate import load_specs
+    from codegen.alias.modules import load_specs
     src = ROOT / "hip_as_cuda" / "cuda" / "bindings" / "_bridge_driver.c"
     (tmp_path / "t.c").write_text(f'#include "{src}"\n{_BRIDGE_CHECKS}')
     stand_ins = [f"-I{d}" for d in load_specs()["driver"].include_paths()]   # EGL/, GL/, vdpau/

@@ -224,8 +224,8 @@ def test_missing_header_raises_parse_error(tmp_path):
 def generated_twice(include64, tmp_path_factory):
     a = tmp_path_factory.mktemp("gen_a")
     b = tmp_path_factory.mktemp("gen_b")
-    wa = generate.generate_all(include64, ["hip", "hiprtc"], str(a), dump_ir=str(a / "ir"))
-    wb = generate.generate_all(include64, ["hip", "hiprtc"], str(b), dump_ir=str(b / "ir"))
+    wa = generate.generate_bindings(include64, ["hip", "hiprtc"], str(a), dump_ir=str(a / "ir"))
+    wb = generate.generate_bindings(include64, ["hip", "hiprtc"], str(b), dump_ir=str(b / "ir"))
     return a, b, wa, wb
 
 

@@ -1,4 +1,4 @@
-"""CUDA<->HIP name matching (codegen/nvidia/match.py) in both directions: HIP -> CUDA for the
+"""CUDA<->HIP name matching (codegen/bridge/match.py) in both directions: HIP -> CUDA for the
 HIP-on-CUDA layer, CUDA -> HIP for the `cuda` alias, by the same rules.
 
 First the rules on made-up names, each both ways; then round trips over the real headers (ROCm
@@ -14,9 +14,9 @@ import pytest
 
 from conftest import cuda_includes
 
-from codegen.nvidia import match, nvspec
-from codegen.nvidia.match import CUDA, HIP
-from codegen.nvidia.nvspec import Rule
+from codegen.bridge import match, spec as nvspec
+from codegen.bridge.match import CUDA, HIP
+from codegen.bridge.spec import Rule
 
 
 def rules(*pairs):
@@ -182,7 +182,7 @@ def headers(include64):
     library both header sets have."""
     from codegen import spec as bindspec
     from codegen.generate import analyse_libraries, load_specs
-    from codegen.nvidia import cuda_ir
+    from codegen.bridge import cuda_ir
     from codegen.types import TypeIndex
     incs = cuda_includes()
     if not incs:
@@ -245,6 +245,7 @@ REAL_FUNCTIONS = {
     "hipfft": {"cufftPlan1d": "hipfftPlan1d"},
     "hiprand": {"curandCreateGenerator": "hiprandCreateGenerator"},
     "hipsparse": {"cusparseCreate": "hipsparseCreate"},
+    "hipblaslt": {"cublasLtCreate": "hipblasLtCreate", "cublasLtMatmulDescCreate": "hipblasLtMatmulDescCreate"},
 }
 
 

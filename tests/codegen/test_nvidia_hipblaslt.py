@@ -36,7 +36,7 @@ def layer(include64, tmp_path_factory):
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
     out = tmp_path_factory.mktemp("nvidia-hipblaslt")
-    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", include64, "--libs", "hipblaslt",
+    args = [sys.executable, "-m", "codegen", "nvidia", "--hip-include", include64, "--libs", "hipblaslt",
             "--out", str(out / "src"), "--build", str(out / "lib")]
     for d in incs:
         args += ["--cuda-include", d]

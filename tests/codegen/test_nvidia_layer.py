@@ -17,7 +17,7 @@ from conftest import GOLDEN, HEADERS, ROOT, compile_and_run, cuda_includes, run_
 import header_facts
 
 from codegen import spec as bindspec
-from codegen.nvidia import nvspec
+from codegen.bridge import spec as nvspec
 
 
 # -- specs ---------------------------------------------------------------------------------------
@@ -26,7 +26,7 @@ def test_layer_leaves_its_spec_as_loaded():
     written back into the spec (tests/codegen/headers/demo.h against cudemo.h, the golden files' input)."""
     import copy
     from codegen.generate import analyse_libraries, load_specs
-    from codegen.nvidia import cuda_ir
+    from codegen.bridge import cuda_ir
     from codegen.nvidia.emit_c import Layer
     specs, headers = GOLDEN / "specs", HEADERS
     ns = nvspec.load("demo", str(specs / "nvidia"))
@@ -41,7 +41,7 @@ def test_layer_leaves_its_spec_as_loaded():
     back = c.split(f"int {fn}_other(int v) {{", 1)[1].split("}", 1)[0]
     assert "default: return 1;" in back
     assert f"return v == 0 ? 0 : {fn}_other(v);" in c
-    assert ns.status["type"] == "demoStatus_t" and ns == before
+    assert ns.status.type == "demoStatus_t" and ns == before
 
 
 # -- generation against real headers ---------------------------------------------------------------
@@ -61,7 +61,7 @@ def _generate_layer(include: str, out) -> dict:
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
     libs = _buildable(nvspec.all_libraries(), incs, include)
-    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", include, "--libs", ",".join(libs),
+    args = [sys.executable, "-m", "codegen", "nvidia", "--hip-include", include, "--libs", ",".join(libs),
             "--out", str(out / "src"), "--build", str(out / "lib")]
     for d in incs:
         args += ["--cuda-include", d]
@@ -221,7 +221,7 @@ int main(void) {{
 
 
 def test_generation_is_deterministic(layer, tmp_path):
-    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", layer["include"], "--libs", "hip",
+    args = [sys.executable, "-m", "codegen", "nvidia", "--hip-include", layer["include"], "--libs", "hip",
             "--out", str(tmp_path)]
     for d in layer["incs"]:
         args += ["--cuda-include", d]
@@ -239,7 +239,7 @@ def test_library_headers_apart_from_the_cuda_runtime(layer, tmp_path):
     own.mkdir()
     src = next(os.path.join(d, "nccl.h") for d in layer["incs"] if os.path.isfile(os.path.join(d, "nccl.h")))
     shutil.copy(src, own / "nccl.h")
-    args = [sys.executable, "-m", "codegen.nvidia", "--hip-include", layer["include"], "--libs", "rccl",
+    args = [sys.executable, "-m", "codegen", "nvidia", "--hip-include", layer["include"], "--libs", "rccl",
             "--out", str(tmp_path / "src"), "--cuda-include", str(own)]
     for d in layer["incs"]:
         args += ["--cuda-include", d]

@@ -1,7 +1,7 @@
 """The specs are valid and every entry in them names something.
 
 Format: unknown keys, wrong shapes and bad version ranges are errors when a spec loads
-(codegen/spec.py, codegen/nvidia/nvspec.py). Content: generation (no compiling) over the three
+(codegen/spec.py, codegen/bridge/spec.py). Content: generation (no compiling) over the three
 header sets the tests use (ROCm 5.2, 5.7 and 6.4) reports, per set, the entries that match
 nothing there (`spec.unmatched`); one spec serves them all, so an entry may miss in some set,
 but one that matches in none is dead, and one scoped with `rocm:` must match in every set of
@@ -18,7 +18,7 @@ import pytest
 
 from conftest import cuda_includes
 from codegen import generate, spec as specmod
-from codegen.nvidia import cuda_ir, nvspec
+from codegen.bridge import cuda_ir, spec as nvspec
 
 SETS = ("include52", "include57", "include64")
 
@@ -56,6 +56,11 @@ def test_every_shipped_spec_loads():
     ("callbacks:\n  f: {callback: cb, once: 'yes'}\n", "expected bool"),
     ("intent_overrides:\n  f: {x: out scalar, rocm: 'after 6'}\n", "bad ROCm version range"),
     ("intent_rules:\n  - {as: in scalar}\n", "missing 'match'"),
+    ("conventions: {strngs: bytes}\n", "conventions: unknown key 'strngs'"),
+    ("conventions: {strings: text}\n", r"conventions.strings: expected one of 'bytes', got 'text'"),
+    ("cimport: {names: api, sentinal: X}\n", "cimport: unknown key 'sentinal'"),
+    ("bridge: {status: {not_suported: X}}\n", "bridge.status: unknown key 'not_suported'"),
+    ("bridge: {drop: {f: p}}\n", r"bridge.drop.f: expected a list"),
 ])
 def test_spec_format_errors(tmp_path, extra, message):
     text = textwrap.dedent(MINIMAL)
@@ -131,7 +136,7 @@ def header_sets(request, tmp_path_factory):
         all_specs = generate.load_specs(rocm=version)
         folder, written, analysed, report = tmp_path_factory.mktemp(name), [], {}, {}
         for lib in generate.analyse_libraries(include, generate.available(include)[0], all_specs):
-            generate.emit_library(lib, all_specs, str(folder), written)
+            generate.write(generate.library_files(lib, all_specs), str(folder), written)
             analysed[lib.spec.library] = (lib.module, lib.types)
             report[lib.spec.library] = specmod.unmatched(lib.spec, lib.module, lib.types)
         out[version] = (include, all_specs, analysed, report, (folder, written))

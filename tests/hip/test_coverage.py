@@ -141,7 +141,7 @@ def generated52(include52, tmp_path_factory):
     out = tmp_path_factory.mktemp("gen52")
     libs = [lib for lib in LIBS if header_facts.available(include52, lib)]
     try:
-        generate.generate_all(include52, libs, str(out))
+        generate.generate_bindings(include52, libs, str(out))
     except Exception as e:   # reported by each test as a failure, not a fixture error
         return e
     return out
@@ -151,7 +151,7 @@ def generated52(include52, tmp_path_factory):
 def test_generation_from_rocm52_binds_every_header_function(include52, generated52, lib):
     funcs = _functions(include52, lib)
     if isinstance(generated52, Exception):
-        pytest.fail(f"generate_all failed on the ROCm 5.2 headers: {type(generated52).__name__}: {generated52}")
+        pytest.fail(f"generate_bindings failed on the ROCm 5.2 headers: {type(generated52).__name__}: {generated52}")
     report = json.loads((generated52 / "_coverage" / f"{lib}.json").read_text())
     assert report["rocm_version"].startswith("5.2")
     listed = report["functions"]

@@ -32,7 +32,7 @@ TORCH_ACT = {None: lambda t: t, "relu": TF.relu, "gelu_tanh": lambda t: TF.gelu(
 @pytest.fixture(autouse=True)
 def _needs_hipblaslt():
     if not blaslt.available():
-        pytest.skip("hipBLASLt does not load here (build it, and on NVIDIA its layer: codegen.nvidia)")
+        pytest.skip("hipBLASLt does not load here (build it, and on NVIDIA its layer: python -m codegen nvidia)")
     yield
     ht.backends.matmul.use_hipblaslt = True
 

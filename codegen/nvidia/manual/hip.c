@@ -103,8 +103,13 @@ HIPNV_EXPORT hipabi_hipError_t hipModuleLaunchKernel(
 #pragma weak cuGraphKernelNodeSetParams_v2
 #pragma weak cuGraphExecKernelNodeSetParams_v2
 #pragma weak cuFuncSetAttribute
-static int hipnv_kernel_node(const struct hipabi_hipKernelNodeParams* p, CUDA_KERNEL_NODE_PARAMS* c,
-                             void** cextra) {
+/* The driver's parameters of HIP's node parameters p (cextra: room for their `extra`), with a
+ * context current; else the status to answer (`have`: whether the driver has the call). */
+static hipabi_hipError_t hipnv_kernel_node(int have, const struct hipabi_hipKernelNodeParams* p,
+                                           CUDA_KERNEL_NODE_PARAMS* c, void** cextra) {
+    if (!have) return hipabi_hipErrorNotSupported;
+    hipnv_ensure_context();
+    if (!p) return hipabi_hipErrorInvalidValue;
     memset(c, 0, sizeof *c);
     c->func = (CUfunction)p->func;
     c->gridDimX = p->gridDim.x;
@@ -115,7 +120,7 @@ static int hipnv_kernel_node(const struct hipabi_hipKernelNodeParams* p, CUDA_KE
     c->blockDimZ = p->blockDim.z;
     c->sharedMemBytes = p->sharedMemBytes;
     c->kernelParams = p->kernelParams;
-    return hipnv_extra(p->extra, cextra, &c->extra);
+    return hipnv_extra(p->extra, cextra, &c->extra) ? hipabi_hipErrorInvalidValue : hipabi_hipSuccess;
 }
 
 HIPNV_EXPORT hipabi_hipError_t hipGraphAddKernelNode(hipabi_hipGraphNode_t* pGraphNode, hipabi_hipGraph_t graph,
@@ -124,24 +129,18 @@ HIPNV_EXPORT hipabi_hipError_t hipGraphAddKernelNode(hipabi_hipGraphNode_t* pGra
                                                      const struct hipabi_hipKernelNodeParams* pNodeParams) {
     CUDA_KERNEL_NODE_PARAMS c;
     void* cextra[5];
-    if (!&cuGraphAddKernelNode_v2) return hipabi_hipErrorNotSupported;
-    hipnv_ensure_context();
-    if (!pNodeParams) return hipabi_hipErrorInvalidValue;
-    if (hipnv_kernel_node(pNodeParams, &c, cextra)) return hipabi_hipErrorInvalidValue;
-    return hipnv_hipError_t_from_CUresult(cuGraphAddKernelNode((CUgraphNode*)pGraphNode, (CUgraph)graph,
-                                                                (const CUgraphNode*)pDependencies,
-                                                                numDependencies, &c));
+    hipabi_hipError_t e = hipnv_kernel_node(&cuGraphAddKernelNode_v2 != NULL, pNodeParams, &c, cextra);
+    return e ? e : hipnv_hipError_t_from_CUresult(cuGraphAddKernelNode((CUgraphNode*)pGraphNode, (CUgraph)graph,
+                                                                       (const CUgraphNode*)pDependencies,
+                                                                       numDependencies, &c));
 }
 
 HIPNV_EXPORT hipabi_hipError_t hipGraphKernelNodeSetParams(hipabi_hipGraphNode_t node,
                                                            const struct hipabi_hipKernelNodeParams* pNodeParams) {
     CUDA_KERNEL_NODE_PARAMS c;
     void* cextra[5];
-    if (!&cuGraphKernelNodeSetParams_v2) return hipabi_hipErrorNotSupported;
-    hipnv_ensure_context();
-    if (!pNodeParams) return hipabi_hipErrorInvalidValue;
-    if (hipnv_kernel_node(pNodeParams, &c, cextra)) return hipabi_hipErrorInvalidValue;
-    return hipnv_hipError_t_from_CUresult(cuGraphKernelNodeSetParams((CUgraphNode)node, &c));
+    hipabi_hipError_t e = hipnv_kernel_node(&cuGraphKernelNodeSetParams_v2 != NULL, pNodeParams, &c, cextra);
+    return e ? e : hipnv_hipError_t_from_CUresult(cuGraphKernelNodeSetParams((CUgraphNode)node, &c));
 }
 
 HIPNV_EXPORT hipabi_hipError_t hipGraphExecKernelNodeSetParams(hipabi_hipGraphExec_t hGraphExec,
@@ -149,12 +148,9 @@ HIPNV_EXPORT hipabi_hipError_t hipGraphExecKernelNodeSetParams(hipabi_hipGraphEx
                                                                const struct hipabi_hipKernelNodeParams* pNodeParams) {
     CUDA_KERNEL_NODE_PARAMS c;
     void* cextra[5];
-    if (!&cuGraphExecKernelNodeSetParams_v2) return hipabi_hipErrorNotSupported;
-    hipnv_ensure_context();
-    if (!pNodeParams) return hipabi_hipErrorInvalidValue;
-    if (hipnv_kernel_node(pNodeParams, &c, cextra)) return hipabi_hipErrorInvalidValue;
-    return hipnv_hipError_t_from_CUresult(cuGraphExecKernelNodeSetParams((CUgraphExec)hGraphExec,
-                                                                          (CUgraphNode)node, &c));
+    hipabi_hipError_t e = hipnv_kernel_node(&cuGraphExecKernelNodeSetParams_v2 != NULL, pNodeParams, &c, cextra);
+    return e ? e : hipnv_hipError_t_from_CUresult(cuGraphExecKernelNodeSetParams((CUgraphExec)hGraphExec,
+                                                                                 (CUgraphNode)node, &c));
 }
 
 /* The driver's parameters back: func is the node's CUfunction; `extra` is not given back (CUDA

@@ -102,79 +102,63 @@ static hipabi_hipblasStatus_t hipnv_lt_status(cublasStatus_t r) {
     return (hipabi_hipblasStatus_t)hipnv_hipblasStatus_t_from_cublasStatus_t((int)r);
 }
 
+/* The bodies of hipblasLt<X>SetAttribute(obj, attr, buf, sizeInBytes) and
+ * hipblasLt<X>GetAttribute(obj, attr, buf, sizeInBytes, sizeWritten) on cuBLASLt's call `call`:
+ * the attribute converted by name (`from_hip`; one CUDA lacks is HIPBLAS_STATUS_INVALID_VALUE),
+ * an enum value converted as above (`kind`). */
+#define HIPNV_LT_SET(kind, from_hip, call, cobj_t, cattr_t, obj) \
+    int ok = 1; \
+    int32_t tmp; \
+    int cattr = from_hip((int)attr, &ok); \
+    const void* v = ok ? hipnv_lt_set_value(kind, (int)attr, buf, sizeInBytes, &tmp, &ok) : NULL; \
+    if (!ok) return hipabi_HIPBLAS_STATUS_INVALID_VALUE; \
+    return hipnv_lt_status(call((cobj_t)obj, (cattr_t)cattr, v, sizeInBytes))
+#define HIPNV_LT_GET(kind, from_hip, call, cobj_t, cattr_t, obj) \
+    int ok = 1; \
+    int cattr = from_hip((int)attr, &ok); \
+    cublasStatus_t r; \
+    if (!ok) return hipabi_HIPBLAS_STATUS_INVALID_VALUE; \
+    r = call((cobj_t)obj, (cattr_t)cattr, buf, sizeInBytes, sizeWritten); \
+    if (r == CUBLAS_STATUS_SUCCESS) hipnv_lt_got_value(kind, (int)attr, buf, sizeInBytes); \
+    return hipnv_lt_status(r)
+
 HIPNV_EXPORT hipabi_hipblasStatus_t hipblasLtMatmulDescSetAttribute(hipabi_hipblasLtMatmulDesc_t matmulDesc,
         hipabi_hipblasLtMatmulDescAttributes_t attr, const void* buf, size_t sizeInBytes) {
-    int ok = 1;
-    int32_t tmp;
-    int cattr = hipnv_cublasLtMatmulDescAttributes_t_from_hipblasLtMatmulDescAttributes_t(
-        (int)attr, &ok);
-    const void* v = ok ? hipnv_lt_set_value(HIPNV_LT_MATMUL_DESC, (int)attr, buf, sizeInBytes, &tmp, &ok) : NULL;
-    if (!ok) return hipabi_HIPBLAS_STATUS_INVALID_VALUE;
-    return hipnv_lt_status(cublasLtMatmulDescSetAttribute((cublasLtMatmulDesc_t)matmulDesc,
-        (cublasLtMatmulDescAttributes_t)cattr, v, sizeInBytes));
+    HIPNV_LT_SET(HIPNV_LT_MATMUL_DESC, hipnv_cublasLtMatmulDescAttributes_t_from_hipblasLtMatmulDescAttributes_t,
+                 cublasLtMatmulDescSetAttribute, cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, matmulDesc);
 }
 HIPNV_EXPORT hipabi_hipblasStatus_t hipblasLtMatmulDescGetAttribute(hipabi_hipblasLtMatmulDesc_t matmulDesc,
         hipabi_hipblasLtMatmulDescAttributes_t attr, void* buf, size_t sizeInBytes, size_t* sizeWritten) {
-    int ok = 1;
-    int cattr = hipnv_cublasLtMatmulDescAttributes_t_from_hipblasLtMatmulDescAttributes_t(
-        (int)attr, &ok);
-    cublasStatus_t r;
-    if (!ok) return hipabi_HIPBLAS_STATUS_INVALID_VALUE;
-    r = cublasLtMatmulDescGetAttribute((cublasLtMatmulDesc_t)matmulDesc,
-        (cublasLtMatmulDescAttributes_t)cattr, buf, sizeInBytes, sizeWritten);
-    if (r == CUBLAS_STATUS_SUCCESS) hipnv_lt_got_value(HIPNV_LT_MATMUL_DESC, (int)attr, buf, sizeInBytes);
-    return hipnv_lt_status(r);
+    HIPNV_LT_GET(HIPNV_LT_MATMUL_DESC, hipnv_cublasLtMatmulDescAttributes_t_from_hipblasLtMatmulDescAttributes_t,
+                 cublasLtMatmulDescGetAttribute, cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, matmulDesc);
 }
 
 HIPNV_EXPORT hipabi_hipblasStatus_t hipblasLtMatrixLayoutSetAttribute(hipabi_hipblasLtMatrixLayout_t matLayout,
         hipabi_hipblasLtMatrixLayoutAttribute_t attr, const void* buf, size_t sizeInBytes) {
-    int ok = 1;
-    int32_t tmp;
-    int cattr = hipnv_cublasLtMatrixLayoutAttribute_t_from_hipblasLtMatrixLayoutAttribute_t(
-        (int)attr, &ok);
-    const void* v = ok ? hipnv_lt_set_value(HIPNV_LT_LAYOUT, (int)attr, buf, sizeInBytes, &tmp, &ok) : NULL;
-    if (!ok) return hipabi_HIPBLAS_STATUS_INVALID_VALUE;
-    return hipnv_lt_status(cublasLtMatrixLayoutSetAttribute((cublasLtMatrixLayout_t)matLayout,
-        (cublasLtMatrixLayoutAttribute_t)cattr, v, sizeInBytes));
+    HIPNV_LT_SET(HIPNV_LT_LAYOUT, hipnv_cublasLtMatrixLayoutAttribute_t_from_hipblasLtMatrixLayoutAttribute_t,
+                 cublasLtMatrixLayoutSetAttribute, cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, matLayout);
 }
 HIPNV_EXPORT hipabi_hipblasStatus_t hipblasLtMatrixLayoutGetAttribute(hipabi_hipblasLtMatrixLayout_t matLayout,
         hipabi_hipblasLtMatrixLayoutAttribute_t attr, void* buf, size_t sizeInBytes, size_t* sizeWritten) {
-    int ok = 1;
-    int cattr = hipnv_cublasLtMatrixLayoutAttribute_t_from_hipblasLtMatrixLayoutAttribute_t(
-        (int)attr, &ok);
-    cublasStatus_t r;
-    if (!ok) return hipabi_HIPBLAS_STATUS_INVALID_VALUE;
-    r = cublasLtMatrixLayoutGetAttribute((cublasLtMatrixLayout_t)matLayout,
-        (cublasLtMatrixLayoutAttribute_t)cattr, buf, sizeInBytes, sizeWritten);
-    if (r == CUBLAS_STATUS_SUCCESS) hipnv_lt_got_value(HIPNV_LT_LAYOUT, (int)attr, buf, sizeInBytes);
-    return hipnv_lt_status(r);
+    HIPNV_LT_GET(HIPNV_LT_LAYOUT, hipnv_cublasLtMatrixLayoutAttribute_t_from_hipblasLtMatrixLayoutAttribute_t,
+                 cublasLtMatrixLayoutGetAttribute, cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, matLayout);
 }
 
 HIPNV_EXPORT hipabi_hipblasStatus_t hipblasLtMatrixTransformDescSetAttribute(
         hipabi_hipblasLtMatrixTransformDesc_t transformDesc,
         hipabi_hipblasLtMatrixTransformDescAttributes_t attr, const void* buf, size_t sizeInBytes) {
-    int ok = 1;
-    int32_t tmp;
-    int cattr = hipnv_cublasLtMatrixTransformDescAttributes_t_from_hipblasLtMatrixTransformDescAttributes_t(
-        (int)attr, &ok);
-    const void* v = ok ? hipnv_lt_set_value(HIPNV_LT_TRANSFORM, (int)attr, buf, sizeInBytes, &tmp, &ok) : NULL;
-    if (!ok) return hipabi_HIPBLAS_STATUS_INVALID_VALUE;
-    return hipnv_lt_status(cublasLtMatrixTransformDescSetAttribute(
-        (cublasLtMatrixTransformDesc_t)transformDesc, (cublasLtMatrixTransformDescAttributes_t)cattr, v,
-        sizeInBytes));
+    HIPNV_LT_SET(HIPNV_LT_TRANSFORM,
+                 hipnv_cublasLtMatrixTransformDescAttributes_t_from_hipblasLtMatrixTransformDescAttributes_t,
+                 cublasLtMatrixTransformDescSetAttribute, cublasLtMatrixTransformDesc_t,
+                 cublasLtMatrixTransformDescAttributes_t, transformDesc);
 }
 HIPNV_EXPORT hipabi_hipblasStatus_t hipblasLtMatrixTransformDescGetAttribute(
         hipabi_hipblasLtMatrixTransformDesc_t transformDesc,
         hipabi_hipblasLtMatrixTransformDescAttributes_t attr, void* buf, size_t sizeInBytes, size_t* sizeWritten) {
-    int ok = 1;
-    int cattr = hipnv_cublasLtMatrixTransformDescAttributes_t_from_hipblasLtMatrixTransformDescAttributes_t(
-        (int)attr, &ok);
-    cublasStatus_t r;
-    if (!ok) return hipabi_HIPBLAS_STATUS_INVALID_VALUE;
-    r = cublasLtMatrixTransformDescGetAttribute((cublasLtMatrixTransformDesc_t)transformDesc,
-        (cublasLtMatrixTransformDescAttributes_t)cattr, buf, sizeInBytes, sizeWritten);
-    if (r == CUBLAS_STATUS_SUCCESS) hipnv_lt_got_value(HIPNV_LT_TRANSFORM, (int)attr, buf, sizeInBytes);
-    return hipnv_lt_status(r);
+    HIPNV_LT_GET(HIPNV_LT_TRANSFORM,
+                 hipnv_cublasLtMatrixTransformDescAttributes_t_from_hipblasLtMatrixTransformDescAttributes_t,
+                 cublasLtMatrixTransformDescGetAttribute, cublasLtMatrixTransformDesc_t,
+                 cublasLtMatrixTransformDescAttributes_t, transformDesc);
 }
 
 /* -- algorithms ------------------------------------------------------------------------------ */

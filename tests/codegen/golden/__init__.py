@@ -29,11 +29,10 @@ if str(ROOT) not in sys.path:
 
 def generate(out_dir: Path) -> None:
     """Write every golden file under out_dir (the layout of tests/codegen/golden/expected/)."""
-    from codegen.generate import generate_all
-    from codegen.nvidia.generate import generate as generate_nvidia
-    generate_all(str(HEADERS), LIBRARIES, str(out_dir), spec_dir=str(SPECS), write_ignore_file=False)
-    generate_nvidia(str(HEADERS), [str(HEADERS / "cuda")], NVIDIA_LIBRARIES, str(out_dir / "nvidia"),
-                    spec_dir=str(SPECS), nv_spec_dir=str(SPECS / "nvidia"))
+    from codegen.generate import generate_bindings, generate_layer
+    generate_bindings(str(HEADERS), LIBRARIES, str(out_dir), spec_dir=str(SPECS), write_ignore_file=False)
+    generate_layer(str(HEADERS), [str(HEADERS / "cuda")], NVIDIA_LIBRARIES, str(out_dir / "nvidia"),
+                   spec_dir=str(SPECS), nv_spec_dir=str(SPECS / "nvidia"))
 
 
 def _files(root: Path) -> set[str]:

@@ -341,7 +341,7 @@ HIPNV_EXPORT hipabi_demoStatus_t demoWaitAll(const hipabi_demoStream_t *streams,
     (void)streams; (void)n;
     return 2;
 }
-/* Not supported on CUDA: cudemoSum: cudemoSum takes 3 parameters, HIP's 4 */
+/* Not supported on CUDA: cudemoSum: takes 3 parameters, HIP's 4 */
 HIPNV_EXPORT hipabi_demoStatus_t demoSum(const int *values, int n, float *weights, const struct hipabi_demoDim *dims) {
     (void)values; (void)n; (void)weights; (void)dims;
     return 2;
@@ -468,8 +468,7 @@ HIPNV_EXPORT hipabi_demoStream_t demoDefaultStream(void) {
 }
 HIPNV_EXPORT int demoVersion(void) {
     if (!&cudemoVersion) return (int)0;
-    int r_ = cudemoVersion();
-    int hr_ = (int)r_;
+    int hr_ = (int)cudemoVersion();
     return hr_;
 }
 /* Not supported on CUDA: no CUDA counterpart (tried cudemoClock) */

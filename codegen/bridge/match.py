@@ -184,7 +184,6 @@ def enumerator_pairs(hip: list[tuple[str, int]], cuda: list[tuple[str, int]],
     by_prefix = bool(cp_h and cp_c)
     cset = set(cnames)
     by_suffix_c = _first_by(cnames, lambda n: norm(n[len(cp_c):]))
-    by_word_c = _first_by(cnames, lambda n: _vendor_word_blind(n[len(cp_c):]))
 
     def via_override(n):
         """An override naming another CUDA enum's enumerator (cudaDevAttrGlobalMemoryBusWidth, read
@@ -198,35 +197,30 @@ def enumerator_pairs(hip: list[tuple[str, int]], cuda: list[tuple[str, int]],
     # HIP names an override sends elsewhere: this enum's enumerator by the override's name
     elsewhere = {n: via_override(n) for n in hnames if n in overrides and overrides[n] not in cset} \
         if by_prefix else {}
-    out: dict[str, str] = {}
-    if to_cuda:
-        by_vendor = _first_by(cnames, strip_vendor)
-        for n in hnames:
-            if n in overrides and overrides[n] in cset:
-                out[n] = overrides[n]
-                continue
-            c = elsewhere.get(n) or by_vendor.get(strip_vendor(n)) or \
-                (by_suffix_c.get(norm(n[len(cp_h):])) or by_word_c.get(_vendor_word_blind(n[len(cp_h):]))
+    def pairs(names, prefix, first, others, others_prefix):
+        """Each of `names` (enumerators after `prefix`) -> its override (`first`), else the first of
+        `others` (after `others_prefix`) with the same name without the vendor, without the prefix,
+        or with the vendor's word swapped."""
+        by_vendor = _first_by(others, strip_vendor)
+        by_suffix = _first_by(others, lambda n: norm(n[len(others_prefix):]))
+        by_word = _first_by(others, lambda n: _vendor_word_blind(n[len(others_prefix):]))
+        out = {}
+        for n in names:
+            m = first.get(n) or by_vendor.get(strip_vendor(n)) or \
+                (by_suffix.get(norm(n[len(prefix):])) or by_word.get(_vendor_word_blind(n[len(prefix):]))
                  if by_prefix else None)
-            if c:
-                out[n] = c
+            if m:
+                out[n] = m
         return out
     # an overridden HIP name matches only its override (where this enum has it)
-    free = [n for n in hnames if not (n in overrides and overrides[n] in cset)]
+    own = {n: overrides[n] for n in hnames if n in overrides and overrides[n] in cset}
+    if to_cuda:
+        return pairs(hnames, cp_h, {**elsewhere, **own}, cnames, cp_c)
     inverted = _inverse(overrides, hnames)
     for n, c in elsewhere.items():
         if c:
             inverted.setdefault(c, n)
-    by_vendor = _first_by(free, strip_vendor)
-    by_suffix = _first_by(free, lambda n: norm(n[len(cp_h):]))
-    by_word = _first_by(free, lambda n: _vendor_word_blind(n[len(cp_h):]))
-    for n in cnames:
-        h = inverted.get(n) or by_vendor.get(strip_vendor(n)) or \
-            (by_suffix.get(norm(n[len(cp_c):])) or by_word.get(_vendor_word_blind(n[len(cp_c):]))
-             if by_prefix else None)
-        if h:
-            out[n] = h
-    return out
+    return pairs(cnames, cp_c, inverted, [n for n in hnames if n not in own], cp_h)
 
 
 # -- struct fields -----------------------------------------------------------------------------------
@@ -319,7 +313,7 @@ class Matcher:
 
     @classmethod
     def for_spec(cls, spec) -> "Matcher":
-        """From an NvSpec (codegen.nvidia.nvspec.load)."""
+        """From an NvSpec (codegen.bridge.spec.load)."""
         return cls(spec.rules, spec.rename, spec.enumerators, spec.fields, spec.require)
 
     def function_candidates(self, hip_names: Sequence[str]) -> list[str]:

@@ -1,13 +1,12 @@
-"""Generation driver of the `cuda` alias: specs + CUDA headers (+ ROCm headers) -> files."""
+"""The `cuda` alias's modules: CUDA's headers analysed as cuda.bindings' modules, and the files of
+each (codegen.generate.generate_alias writes them)."""
 from __future__ import annotations
 
 import os
 
 from .. import clang_parse, generate as hipgen, ir, plan, spec as specmod
 from ..ir_builder import Builder
-from ..nvidia import cuda_ir
-from ..output import write_if_changed
-from ..types import TypeIndex
+from ..bridge import cuda_ir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SPEC_DIR = os.path.join(ROOT, "hip_as_cuda", "specs")
@@ -87,13 +86,13 @@ def analyse(spec: specmod.Spec, cuda_include: str) -> hipgen.Library:
     module, tus = build_ir(spec, cuda_include)
     # Python names cuda.bindings gives C parameters that clash with Python's (`type` -> `typename`):
     # renamed in the IR, before the spec's intents (which use the new names) apply.
-    renames = spec.conventions.get("param_names", {})
-    macros, spelled = type_spellings(module, tus) if spec.cimport.get("type_macros") == "typedef" else ({}, {})
+    renames = spec.conventions.param_names
+    macros, spelled = type_spellings(module, tus) if spec.cimport is not None and spec.cimport.type_macros == "typedef" else ({}, {})
     spelled = {(f, renames.get(p, p)): m for (f, p), m in spelled.items()}
     for f in module.functions:
         for p in f.params:
             p.name = renames.get(p.name, p.name)
-    header_types = name_struct_handles(module) if spec.conventions.get("handle_classes") == "typedef" else {}
+    header_types = name_struct_handles(module) if spec.conventions.handle_classes == "typedef" else {}
     types = hipgen.analyse(module, spec, [], {spec.library: spec})
     from ..emit import cdecl
     return hipgen.Library(spec, module, types, cdecl.Style.of(module, spec, macros, spelled, header_types))
@@ -132,7 +131,7 @@ def handle_bases(spec: specmod.Spec, libs: dict, all_specs: dict, cuda_include: 
     """Struct tag -> the handle class of the module `conventions.handle_bases` names, for the
     structs both modules' handle typedefs point at (runtime's cudaStream_t and driver's CUstream
     are both `struct CUstream_st*`): cuda.bindings derives the one from the other."""
-    base = spec.conventions.get("handle_bases")
+    base = spec.conventions.handle_bases
     if not base:
         return {}
     if base not in libs:
@@ -164,50 +163,29 @@ def cimport_manual(library: str) -> str:
     return open(path).read() if os.path.exists(path) else ""
 
 
-def ignore_file(all_specs: dict[str, specmod.Spec]) -> str:
-    names = ["/.gitignore", "/_coverage/", "/_bridge_*.c"]
-    for s in all_specs.values():
-        names += [f"/{s.cimport_module}.pxd", f"/{s.cimport_module}.pyx", f"/{s.python_module}.pxd",
-                  f"/{s.python_module}.pyx", f"/{s.python_module}.pyi"]
-    return "# Written by codegen.alias: what it generates here (never committed).\n" + "\n".join(names) + "\n"
-
-
-def generate_all(cuda_include: str, rocm_include: str, modules: list[str] | None = None,
-                 out_dir: str = OUT_DIR, spec_dir: str = SPEC_DIR) -> list[str]:
-    """Generate the alias modules (all by default) into out_dir; return the files written."""
-    from ..emit import cdecl, coverage as _cov, pylayer, stubs
+def module_files(spec: specmod.Spec, all_specs: dict[str, specmod.Spec], libs: dict, hip_sides: dict,
+                 cuda_include: str, rocm_include: str) -> list[tuple[str, str]]:
+    """The files of one module: (path under the output folder, text). `libs` (module -> its
+    analysed Library) and `hip_sides` (HIP library -> its bridge.HipSide) are shared by the
+    modules of one generation."""
+    from ..emit import cdecl, pylayer, stubs
     from . import bridge
-    all_specs = load_specs(spec_dir)
-    written: list[str] = []
-    os.makedirs(out_dir, exist_ok=True)
-    hip_libs, libs = {}, {}
-    names = modules or list(all_specs)
-    # A module whose handle classes derive from another's (runtime's from driver's) comes after it.
-    names = sorted(names, key=lambda n: all_specs[n].conventions.get("handle_bases") is not None)
-    for name in names:
-        spec = all_specs[name]
-        lib = libs[name] = analyse(spec, cuda_include)
-        hip_name = spec.bridge.get("hip", "hip")
-        if hip_name not in hip_libs:
-            hip_libs[hip_name] = bridge.hip_side(hip_name, rocm_include, cuda_include, list(all_specs.values()))
-        c = spec.cimport_module
-        b = bridge.Bridge(lib, hip_libs[hip_name], cuda_include)
-        bridge_c = b.c_source()   # first: it decides which functions are not supported
-        plans = plan.build(lib.module, spec, lib.types, frozenset(
-            n for n, cov in b.coverage.items() if cov["status"] == "not_supported"))
-        write_if_changed(os.path.join(out_dir, f"{c}.pxd"), cdecl.emit(lib.module, spec, lib.types, all_specs, lib.style) + cimport_manual(spec.library), written)
-        write_if_changed(os.path.join(out_dir, f"_bridge_{spec.library}.c"), bridge_c, written)
-        write_if_changed(os.path.join(out_dir, f"{c}.pyx"), b.cy_source(), written)
-        bases = handle_bases(spec, libs, all_specs, cuda_include)
-        write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pxd"),
-                         pylayer.declarations(lib.module, spec, lib.types, bases), written)
-        write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyx"),
-                         pylayer.emit(lib.module, spec, lib.types, all_specs, plans, bases,
-                                      python_manual(spec.python_module, "pyx"), lib.style), written)
-        write_if_changed(os.path.join(out_dir, f"{spec.python_module}.pyi"),
-                         stubs.emit(lib.module, spec, lib.types, plans) + python_manual(spec.python_module, "pyi"),
-                         written)
-        os.makedirs(os.path.join(out_dir, "_coverage"), exist_ok=True)
-        write_if_changed(os.path.join(out_dir, "_coverage", f"{spec.library}.json"), b.coverage_json(), written)
-    write_if_changed(os.path.join(out_dir, ".gitignore"), ignore_file(all_specs), written)
-    return written
+    lib = libs[spec.library] = analyse(spec, cuda_include)
+    if spec.bridge.hip not in hip_sides:
+        hip_sides[spec.bridge.hip] = bridge.hip_side(spec.bridge.hip, rocm_include, cuda_include,
+                                                     list(all_specs.values()))
+    c = spec.cimport_module
+    b = bridge.Bridge(lib, hip_sides[spec.bridge.hip], cuda_include)
+    bridge_c = b.c_source()   # first: it decides which functions are not supported
+    plans = plan.build(lib.module, spec, lib.types, frozenset(
+        n for n, cov in b.coverage.items() if cov["status"] == "not_supported"))
+    bases = handle_bases(spec, libs, all_specs, cuda_include)
+    py = spec.python_module
+    return [(f"{c}.pxd", cdecl.emit(lib.module, spec, lib.types, all_specs, lib.style) + cimport_manual(spec.library)),
+            (f"_bridge_{spec.library}.c", bridge_c),
+            (f"{c}.pyx", b.cy_source()),
+            (f"{py}.pxd", pylayer.declarations(lib.module, spec, lib.types, bases)),
+            (f"{py}.pyx", pylayer.emit(lib.module, spec, lib.types, all_specs, plans, bases,
+                                       python_manual(py, "pyx"), lib.style)),
+            (f"{py}.pyi", stubs.emit(lib.module, spec, lib.types, plans) + python_manual(py, "pyi")),
+            (f"_coverage/{spec.library}.json", b.coverage_json())]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import ir
 from ..types import TypeIndex, declarator
 from . import match
-from .nvspec import NvSpec
+from .spec import NvSpec
 
 PREFIX = "hipabi_"
 
@@ -36,7 +36,7 @@ class Converter:
         self.unmatched_fields: dict[str, list[str]] = {}
         # The status enum's own name (the spec may name a typedef of it: hiprandStatus_t names
         # the enum hiprandStatus); the spec itself is never changed.
-        st = spec.status.get("type", "")
+        st = spec.status.type
         self.status_enum = hip.resolve(ir.CType("typedef", st)).name if st in hip.typedefs else st
 
     # -- enumerators ----------------------------------------------------------------
@@ -115,8 +115,8 @@ class Converter:
                 if k.name in m:
                     back.setdefault(cval[m[k.name]], (k.name, k.value))
             default = "v"
-            if he.name == self.status_enum and self.spec.status.get("unknown"):
-                default = str(self.enumerator_value(he, self.spec.status["unknown"]))
+            if he.name == self.status_enum and self.spec.status.unknown:
+                default = str(self.enumerator_value(he, self.spec.status.unknown))
             cases = [f"    case {cv}: return {hv};  /* {cn} -> {hn} */"
                      for cv, (hn, hv) in sorted(back.items())
                      for cn in [next(c for h_, c in m.items() if cval[c] == cv)]]
