@@ -92,7 +92,10 @@ class PyxNames:
                                     and self.spec.conventions.get("struct_typedefs") == "subclass")
 
     def handle_cls(self, t: ir.CType) -> str:
-        return self.py(self.types.owner.get(t.name, self.spec.library), handle_class(t.name, self.types))
+        """The handle class of typedef `t`, in the module of the library that owns the class (a
+        typedef of another library's handle typedef names that library's class)."""
+        cls = handle_class(t.name, self.types)
+        return self.py(self.types.owner.get(cls, self.types.owner.get(t.name, self.spec.library)), cls)
 
 
 def record_paths(module: ir.Module) -> dict[str, tuple[str, str]]:

@@ -279,8 +279,8 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
             out.defs.append(ClassDef(cls, "Handle", f"Opaque handle `{td.name}`.",
                                      _ctype_body(ir.CType("typedef", td.name), types)))
         out.handle_names[td.name] = cls
-        if cls != td.name:
-            out.aliases.append(f"{td.name} = {cls}")
+        if cls != td.name:   # the class may be a dependency's (rocsolver_handle: rocBLAS's handle)
+            out.aliases.append(f"{td.name} = {names.py(types.owner.get(cls, spec.library), cls)}")
     # Integer typedefs returned as objects (cuda.bindings' CUdeviceptr): int(), getPtr()
     typedef_names = {td.name for td in module.typedefs}
     out.value_classes = [n for n in spec.conventions.get("value_classes", ()) if n in typedef_names]
@@ -490,10 +490,13 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     out += typed_tables(module, spec, types, names, lazy)
     # Status helpers
     out.append("\n# -- functions " + "-" * 55)
+    # The status enum may be a dependency's (rocSOLVER returns rocBLAS's rocblas_status).
+    status_cls = names.cls_of(spec.error_type) if spec.error_type else None
     if spec.error_type:
-        lazy.need(spec.error_type)
-        out += [f"cdef object _SUCCESS = {spec.error_type}.{spec.success}",
-                f"cdef dict _status_members = {spec.error_type}._value2member_map_",
+        if status_cls == spec.error_type:
+            lazy.need(spec.error_type)
+        out += [f"cdef object _SUCCESS = {status_cls}.{spec.success}",
+                f"cdef dict _status_members = {status_cls}._value2member_map_",
                 # Every call returns a status: the common ones from a C array of the members
                 # (borrowed: the list holds them), an index and an incref, where a list index cost
                 # ~50 instructions (callgrind, cuCtxGetCurrent).
@@ -510,7 +513,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
                 # call and ~30 instructions a call, callgrind on the H200); the rest is not.
                 "cdef object _status_other(int v):",
                 "    m = _status_members.get(v)",
-                f"    return m if m is not None else _enum.member({spec.error_type}, v)",
+                f"    return m if m is not None else _enum.member({status_cls}, v)",
                 "cdef inline object _status(int v):",
                 "    cdef PyObject* m = _status_arr[v] if <unsigned int>v < 1024 else NULL",
                 "    if m != NULL:",
@@ -531,7 +534,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
                 f"    s = {spec.error_string}(status)[-1]",
                 "    return s.decode(errors='replace') if s else None",
                 f"_errors.register_status({spec.error_type}, _describe)", ""]
-    elif spec.error_type:
+    elif spec.error_type and status_cls == spec.error_type:   # a dependency's: its module registers it
         out += [f"_errors.register_status({spec.error_type})", ""]
     if common.reexports(spec, types):
         out.append("# -- names of other libraries this one also offers (as AMD's HIP Python does) " + "-" * 6)
