@@ -21,7 +21,7 @@ LIBS = header_facts.names()
 
 # A few functions each header must export (guards the header walk itself against finding nothing),
 # and lower bounds on their number (ROCm 6.4: hipBLAS 1849, hipRAND 30, hipSPARSE 546, hipFFT 33,
-# hipSOLVER 526, RCCL 58). A library not listed must export at least one function.
+# hipSOLVER 526, RCCL 58, rocBLAS 1208, rocSOLVER 913). A library not listed must export at least one function.
 MUST = {
     "hip": {"hipGetDeviceCount", "hipMalloc", "hipMemcpy", "hipStreamCreate", "hipModuleLaunchKernel"},
     "hiprtc": {"hiprtcCreateProgram", "hiprtcCompileProgram", "hiprtcGetCode", "hiprtcVersion"},
@@ -37,9 +37,13 @@ MUST = {
     "rccl": {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommInitAll", "ncclAllReduce", "ncclGroupStart",
              "ncclGroupEnd", "ncclGetVersion"},
     "roctx": {"roctxMarkA", "roctxRangePushA", "roctxRangePop", "roctxRangeStartA", "roctxRangeStop"},
+    "rocblas": {"rocblas_create_handle", "rocblas_destroy_handle", "rocblas_saxpy", "rocblas_sdot", "rocblas_sgemm",
+                "rocblas_set_pointer_mode", "rocblas_gemm_ex", "rocblas_status_to_string"},
+    "rocsolver": {"rocsolver_sgetrf", "rocsolver_dgetrs", "rocsolver_dpotrf", "rocsolver_dgesvd", "rocsolver_dsyevd",
+                  "rocsolver_get_version_string"},
 }
 AT_LEAST = {"hip": 300, "hiprtc": 10, "hipblas": 1000, "hiprand": 20, "hipsparse": 300, "hipfft": 25,
-            "hipsolver": 300, "rccl": 40}
+            "hipsolver": 300, "rccl": 40, "rocblas": 600, "rocsolver": 600}
 
 
 def _report(lib):
