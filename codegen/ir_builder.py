@@ -200,6 +200,9 @@ class Builder:
                     if c.spelling and c.kind in (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL):
                         m.imported.setdefault(name, owner)
                     continue
+            elif self.defined_by_deps and c.kind in (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL) \
+                    and (c.spelling if c.kind == K.TYPEDEF_DECL else self.decl_name(c)) in self.defined_by_deps:
+                continue   # a dependency's type declared again (rocblas-types.h's hipStream_t): the dependency's
             if c.kind == K.FUNCTION_DECL:
                 self.function(c)
             elif c.kind in (K.STRUCT_DECL, K.UNION_DECL):

@@ -490,11 +490,11 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
     out += typed_tables(module, spec, types, names, lazy)
     # Status helpers
     out.append("\n# -- functions " + "-" * 55)
-    # The status class, by its name where this library owns it, else its owner's (hipBLASLt
-    # returns hipblas-common's hipblasStatus_t, which hipBLAS's module defines).
+    # The status enum may be a dependency's (rocSOLVER returns rocBLAS's rocblas_status).
     status_cls = names.cls_of(spec.error_type) if spec.error_type else None
     if spec.error_type:
-        lazy.need(spec.error_type)
+        if status_cls == spec.error_type:
+            lazy.need(spec.error_type)
         out += [f"cdef object _SUCCESS = {status_cls}.{spec.success}",
                 f"cdef dict _status_members = {status_cls}._value2member_map_",
                 # Every call returns a status: the common ones from a C array of the members
@@ -534,7 +534,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
                 f"    s = {spec.error_string}(status)[-1]",
                 "    return s.decode(errors='replace') if s else None",
                 f"_errors.register_status({status_cls}, _describe)", ""]
-    elif spec.error_type:
+    elif spec.error_type and status_cls == spec.error_type:   # a dependency's: its module registers it
         out += [f"_errors.register_status({status_cls})", ""]
     if common.reexports(spec, types):
         out.append("# -- names of other libraries this one also offers (as AMD's HIP Python does) " + "-" * 6)

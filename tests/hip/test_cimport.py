@@ -5,7 +5,7 @@ hip/chiprtc.pxd and imported; its answers are compared with ctypes calls into
 the library the package loads. A second one cimports the library C layers
 (chipblas, chiprand, chipsparse, chipfft, chipsolver, crccl, crocfft, camd_comgr,
 camdsmi, cmiopen) in one C++ module (hiprand.h, rocfft.h and MIOpen's beta API are
-C++-only), compiled with the specs' macros.
+C++-only), compiled with the specs' macros; a third crocblas and crocsolver in one C module.
 """
 from __future__ import annotations
 
@@ -333,3 +333,65 @@ def test_cimport_comgr_matches_c(cimported_libs):
     assert cimported_libs.comgr_version() == (major.value, minor.value)
     assert major.value >= 2
     assert cimported_libs.comgr_data_round_trip(b"int x;") == ([0] * 5, b"int x;")
+
+
+# -- rocBLAS and rocSOLVER (C headers: one C module) ----------------------------------------------
+PYX_ROC = '''
+# cython: language_level=3
+from hip cimport crocblas, crocsolver
+
+def rocblas_create():
+    cdef crocblas.rocblas_handle h = NULL
+    cdef crocblas.rocblas_status err
+    with nogil:
+        err = crocblas.rocblas_create_handle(&h)
+    if err == crocblas.rocblas_status_success:
+        crocblas.rocblas_destroy_handle(h)
+    return int(err)
+
+def rocsolver_version_size():
+    cdef size_t n = 0
+    cdef crocblas.rocblas_status err
+    with nogil:
+        err = crocsolver.rocsolver_get_version_string_size(&n)
+    return int(err), n
+
+def sizes():
+    return {("rocblas", "rocblas_float_complex"): sizeof(crocblas.rocblas_float_complex),
+            ("rocblas", "rocblas_double_complex"): sizeof(crocblas.rocblas_double_complex),
+            ("rocblas", "rocblas_half"): sizeof(crocblas.rocblas_half)}
+
+def enum_values():
+    return {("rocblas", "rocblas_operation", "rocblas_operation_transpose"): crocblas.rocblas_operation_transpose,
+            ("rocblas", "rocblas_status", "rocblas_status_invalid_handle"): crocblas.rocblas_status_invalid_handle,
+            ("rocsolver", "rocblas_svect", "rocblas_svect_singular"): crocsolver.rocblas_svect_singular}
+'''
+
+
+@pytest.fixture(scope="module")
+def cimported_roc(include64, tmp_path_factory):
+    pytest.importorskip("hip.rocsolver", reason="hip.rocblas and hip.rocsolver are not built")
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc")
+    d = tmp_path_factory.mktemp("cimport_roc")
+    with built(d, "hip_cimport_roc_probe", PYX_ROC, ROOT, ["-D__HIP_PLATFORM_AMD__", f"-I{include64}"]) as module:
+        yield module
+
+
+def test_cimport_roc_types_match_python_layer(cimported_roc):
+    for (lib, cls), size in cimported_roc.sizes().items():
+        assert getattr(importlib.import_module(f"hip.{lib}"), cls)._size_ == size, cls
+    for (lib, enum, member), value in cimported_roc.enum_values().items():
+        assert int(getattr(getattr(importlib.import_module(f"hip.{lib}"), enum), member)) == value, member
+
+
+@pytest.mark.parametrize("lib,call", [("rocblas", "rocblas_create"), ("rocsolver", "rocsolver_version_size")])
+def test_cimport_roc_missing_library_raises(cimported_roc, lib, call):
+    """rocBLAS's and rocSOLVER's C layers load their library on first use, as the others do."""
+    import hip as pkg
+    if _loadable(lib) is not None:
+        assert isinstance(getattr(cimported_roc, call)(), (int, tuple))
+        return
+    with pytest.raises(pkg.LibraryNotFoundError) as ei:
+        getattr(cimported_roc, call)()
+    assert ei.value.library == lib

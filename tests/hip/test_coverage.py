@@ -21,7 +21,7 @@ LIBS = header_facts.names()
 
 # A few functions each header must export (guards the header walk itself against finding nothing),
 # and lower bounds on their number (ROCm 6.4: hipBLAS 1849, hipRAND 30, hipSPARSE 546, hipFFT 33,
-# hipSOLVER 526, RCCL 58; Debian sid's hipBLASLt 7.1 24, rocFFT 29, comgr 64, amd-smi 247, MIOpen 258). A library not listed must export at least one function.
+# hipSOLVER 526, RCCL 58, rocBLAS 1208, rocSOLVER 913; Debian sid's hipBLASLt 7.1 24, rocFFT 29, comgr 64, amd-smi 247, MIOpen 258). A library not listed must export at least one function.
 MUST = {
     "hip": {"hipGetDeviceCount", "hipMalloc", "hipMemcpy", "hipStreamCreate", "hipModuleLaunchKernel"},
     "hiprtc": {"hiprtcCreateProgram", "hiprtcCompileProgram", "hiprtcGetCode", "hiprtcVersion"},
@@ -37,6 +37,10 @@ MUST = {
     "rccl": {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommInitAll", "ncclAllReduce", "ncclGroupStart",
              "ncclGroupEnd", "ncclGetVersion"},
     "roctx": {"roctxMarkA", "roctxRangePushA", "roctxRangePop", "roctxRangeStartA", "roctxRangeStop"},
+    "rocblas": {"rocblas_create_handle", "rocblas_destroy_handle", "rocblas_saxpy", "rocblas_sdot", "rocblas_sgemm",
+                "rocblas_set_pointer_mode", "rocblas_gemm_ex", "rocblas_status_to_string"},
+    "rocsolver": {"rocsolver_sgetrf", "rocsolver_dgetrs", "rocsolver_dpotrf", "rocsolver_dgesvd", "rocsolver_dsyevd",
+                  "rocsolver_get_version_string"},
     "hipblaslt": {"hipblasLtCreate", "hipblasLtDestroy", "hipblasLtMatmul", "hipblasLtMatmulAlgoGetHeuristic",
                   "hipblasLtMatmulDescSetAttribute", "hipblasLtMatrixLayoutCreate"},
     "rocfft": {"rocfft_setup", "rocfft_plan_create", "rocfft_execute", "rocfft_plan_destroy",
@@ -49,7 +53,7 @@ MUST = {
                "miopenGetVersion", "miopenFindSolutions"},                       # the beta API too
 }
 AT_LEAST = {"hip": 300, "hiprtc": 10, "hipblas": 1000, "hiprand": 20, "hipsparse": 300, "hipfft": 25,
-            "hipsolver": 300, "rccl": 40, "hipblaslt": 20, "rocfft": 25, "amd_comgr": 50, "amdsmi": 150, "miopen": 200}
+            "hipsolver": 300, "rccl": 40, "rocblas": 600, "rocsolver": 600, "hipblaslt": 20, "rocfft": 25, "amd_comgr": 50, "amdsmi": 150, "miopen": 200}
 
 
 def _report(lib):

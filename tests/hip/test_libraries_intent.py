@@ -11,7 +11,9 @@
   work sizes; hipRAND its generators and the numbers it writes; RCCL its communicators and numbers,
   ncclGetUniqueId's id and ncclCommInitAll's communicators being the caller's;
 * a function whose C result is a value (hipblasStatusToString, hipsparseGetMatType) returns
-  `(value,)`, every other one starts with exactly one status.
+  `(value,)`, every other one starts with exactly one status;
+* rocBLAS and rocSOLVER, which AMD's HIP Python does not bind, follow hipBLAS's and hipSOLVER's
+  convention (rocBLAS's alpha/beta take Python numbers too).
 
 Which functions and parameters to check comes from the headers (tests/oracles/header_facts.py,
 and codegen's IR for the rule's C shapes); what the bindings make of them is read from the stubs
@@ -77,7 +79,13 @@ STATUS = {"hipblas": {"hipblasStatus_t"}, "hiprand": {"hiprandStatus", "hiprandS
 # The libraries whose per-library AMD convention this file spells out (test_parity.py holds
 # every library to AMD's release).
 LIBS = list(STATUS)
-ENV = {lib: f"HIP_PYTHON_{lib.upper()}_LIBRARY" for lib in LIBS}
+# Libraries AMD's HIP Python does not bind, on hipBLAS's and hipSOLVER's convention (below): the
+# handles the create functions make are returned, every other pointer is the caller's.
+ROC = {"rocblas": {("rocblas_create_handle", "handle")},
+       "rocsolver": {("rocsolver_create_handle", "handle"), ("rocsolver_create_rfinfo", "rfinfo")}}
+# rocBLAS's alpha/beta are hipBLAS's (rocSOLVER's are device arrays: larf's "scalar on the GPU").
+NUMBER_LIBS = LIBS + [lib for lib in ("rocblas",) if (ROOT / "hip" / "_coverage" / f"{lib}.json").exists()]
+ENV = {lib: f"HIP_PYTHON_{lib.upper()}_LIBRARY" for lib in NUMBER_LIBS}
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +121,7 @@ NUMBER_PARAMS = re.compile(r"alpha|beta")
 def _number_params(include64):
     """(lib, function, parameter, kind) for every `const T* alpha/beta` with T a number or complex."""
     out = []
-    for lib in LIBS:
+    for lib in NUMBER_LIBS:
         for name, f in _facts(include64, lib).items():
             for p in f.params:
                 if NUMBER_PARAMS.fullmatch(p.name) and p.pointer and p.const and \
@@ -260,6 +268,35 @@ def test_rccl_outputs():
         assert stubs("rccl")[f"pnccl{fn}"] == stubs("rccl")[f"nccl{fn}"], fn
 
 
+@pytest.mark.parametrize("lib", sorted(ROC))
+def test_roc_libraries_return_only_created_handles(include64, lib):
+    """rocBLAS and rocSOLVER, which AMD's HIP Python does not bind, follow hipBLAS's and
+    hipSOLVER's convention: every C parameter is a parameter of the Python function (results,
+    info, pivots, workspace sizes, modes and streams are the caller's memory), but for the handles
+    rocblas_create_handle, rocsolver_create_handle and rocsolver_create_rfinfo make, which are
+    returned after the status."""
+    if not (ROOT / "hip" / "_coverage" / f"{lib}.json").exists():
+        pytest.skip(f"hip.{lib} is not built")
+    facts = _facts(include64, lib)
+    assert {fn for fn, _ in ROC[lib]} <= set(facts) and len(facts) > 600
+    wrong = []
+    for name, f in facts.items():
+        created = {p for fn, p in ROC[lib] if fn == name}
+        want = [p.name for p in f.params if p.name not in created]
+        got, ret = _inputs(lib, name), stubs(lib)[name][1]
+        if got != want or len(ret) != 1 + len(created):
+            wrong.append(f"{name}: ({', '.join(got)}) -> {ret}")
+    assert wrong == [], f"{len(wrong)} functions:\n" + "\n".join(wrong[:20])
+    assert stubs("rocblas")["rocblas_sdot"][1] == ["rocblas_status"]
+    assert _inputs("rocblas", "rocblas_sdot")[-1] == "result"
+    assert _outputs("rocblas", "rocblas_create_handle") == ["_rocblas_handle"]
+    if lib == "rocsolver":
+        assert _outputs(lib, "rocsolver_create_handle") == ["_rocblas_handle"]   # rocBLAS's handle class
+        assert _outputs(lib, "rocsolver_create_rfinfo") == ["rocsolver_rfinfo_"]
+        assert _inputs(lib, "rocsolver_dgetrf") == ["handle", "m", "n", "A", "lda", "ipiv", "info"]
+        assert stubs(lib)["rocsolver_dgetrf"][1] == ["rocblas_status"]   # rocBLAS's status type
+
+
 def test_stub_returns_one_status(cside):
     """A function whose C result is a status returns a tuple that starts with exactly one status (a
     library whose status type is a typedef of a differently named enum, hiprandStatus_t = enum
@@ -341,7 +378,7 @@ def _run_cases(cases, workdir):
     cases_file, script = workdir / "cases.json", workdir / "calls.py"
     cases_file.write_text(json.dumps(cases))
     script.write_text(_call_script(cases_file))
-    env = {ENV[lib]: f"/nonexistent/lib{lib}.so" for lib in LIBS}
+    env = {ENV[lib]: f"/nonexistent/lib{lib}.so" for lib in NUMBER_LIBS}
     r = run_python("", env=env, timeout=300, args=[str(script)])
     assert r.returncode == 0, f"interpreter died (exit {r.returncode}):\n{r.stderr[-3000:]}"
     return {int(k): v for k, v in json.loads(r.stdout.strip().splitlines()[-1]).items()}
@@ -352,7 +389,7 @@ def number_calls(include64, tmp_path_factory):
     """Every alpha/beta function called with numbers (real: 2.5 or 2, complex: 1+2j), and the
     wrong kinds (complex for a real alpha, bool, str, None: a NULL alpha would crash the library)."""
     cases, what = [], []
-    facts = {lib: _facts(include64, lib) for lib in LIBS}
+    facts = {lib: _facts(include64, lib) for lib in NUMBER_LIBS}
     for lib, fn, p, kind in _number_params(include64):
         good = "(1+2j)" if kind == "complex" else ("2" if kind == "int" else "2.5")
         bad = ["True", "'2.5'", "None"] + (["(1+2j)"] if kind != "complex" else [])
