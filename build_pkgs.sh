@@ -81,7 +81,7 @@ step "installing build and test requirements"
   $([ $run_tests = 1 ] && echo "pytest pytest-xdist sphinx build array-api-strict dask")
 
 # 2. Build and install (editable: the tests use this checkout) ----------------------------
-step "building and installing with $jobs jobs (all eight libraries: about 5 minutes on 2 cores)"
+step "building and installing with $jobs jobs (every library: about 9 minutes on 2 cores)"
 rm -f "$("$PY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/hip_bindings_checkout.pth"
 mkdir -p build
 set +e

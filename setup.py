@@ -13,6 +13,8 @@ Settings: environment variables, or `pip install . -C libs=hip,hiprtc` (build_su
                                          toolkit, else fetched from NVIDIA's PyPI wheels)
   HIP_PYTHON_JOBS    (-C jobs=N)         parallel jobs (default: the number of cores)
   HIP_PYTHON_NVIDIA  (-C nvidia=no)      'no' skips the HIP-on-CUDA layer even where CUDA is found
+  HIP_PYTHON_OPT                         gcc's optimisation of the modules (default -O2; -O0 builds
+                                         about twice as fast, for throwaway builds such as the tests')
 Installing into an environment that has AMD's HIP Python (also the package `hip`) is refused;
 HIP_PYTHON_IGNORE_OTHER_HIP=1 lets `pip wheel` build there anyway.
 """
@@ -126,7 +128,10 @@ class generating_build_py(build_py):
 # them made gcc spend 90% of hip.c's compile time in register allocation (157 s at -O1);
 # at -O0 they compile in seconds, and per-call code keeps -O2. -fno-plt: calls into libpython
 # (a cheap call makes ~5: the GIL, the result tuple) go through the GOT, not a PLT stub's jump.
-CFLAGS = ["-O2", "-g0", "-fno-plt", "-Wno-unused-function", "-Wno-deprecated-declarations", "-Wno-unused-variable"]
+OPT = os.environ.get("HIP_PYTHON_OPT", "-O2")
+if OPT not in ("-O0", "-O1", "-O2", "-O3", "-Os"):
+    sys.exit(f"hip-bindings build: HIP_PYTHON_OPT must be one of -O0 -O1 -O2 -O3 -Os, got {OPT!r}")
+CFLAGS = [OPT, "-g0", "-fno-plt", "-Wno-unused-function", "-Wno-deprecated-declarations", "-Wno-unused-variable"]
 SMALL_CODE = ("CYTHON_SMALL_CODE", '__attribute__((cold, optimize("O0")))')
 # Hand-written modules that need no headers, built with every build (HIP_PYTHON_LIBS=none too):
 # the runtime helpers, and hip.tensor's per-op hot path (its HIP functions come through _loader).
