@@ -184,3 +184,20 @@ def run_parts(table, parts, *call_args):
             traceback.print_exc()
         print()
     return results, errors
+
+
+def host_us_per_call(fn, sync, n: int, rounds: int, warmup: int = 100) -> float:
+    """Best over rounds of (wall time of n calls + one synchronize) / n, in us: the host's cost of
+    a call that enqueues GPU work (each call returns once its work is queued)."""
+    import time
+    for _ in range(warmup):
+        fn()
+    sync()
+    best = float("inf")
+    for _ in range(rounds):
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        best = min(best, (time.perf_counter() - t) / n * 1e6)
+    return best

@@ -92,21 +92,6 @@ def gpu_ms(fn, reps: int, warmup: int = 3) -> float:
     return best
 
 
-def host_us_per_op(fn, sync, n: int, rounds: int) -> float:
-    """Best over rounds of (wall time of n calls + one synchronize) / n, in us."""
-    for _ in range(100):
-        fn()
-    sync()
-    best = float("inf")
-    for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(n):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t) / n * 1e6)
-    return best
-
-
 def peak_bandwidth() -> tuple[float | None, str]:
     """Peak DRAM bandwidth (bytes/s) of device 0: 2 (double data rate) x memory clock x bus width."""
     import hip
@@ -271,17 +256,17 @@ def part_small(args, peers, peak):
     import hip.tensor as ht
     out = {}
     x, y = ht.ones(1000, dtype=ht.float32), ht.ones(1000, dtype=ht.float32)
-    out["hip.tensor"] = host_us_per_op(lambda: x + y, ht.synchronize, args.small_ops, args.small_rounds)
+    out["hip.tensor"] = _util.host_us_per_call(lambda: x + y, ht.synchronize, args.small_ops, args.small_rounds)
     print(f"  {'hip.tensor':<24} {out['hip.tensor']:8.2f} us per op")
     if "torch" in peers:
         torch = peers["torch"]
         a, b = torch.ones(1000, device="cuda"), torch.ones(1000, device="cuda")
-        out["torch"] = host_us_per_op(lambda: a + b, torch.cuda.synchronize, args.small_ops, args.small_rounds)
+        out["torch"] = _util.host_us_per_call(lambda: a + b, torch.cuda.synchronize, args.small_ops, args.small_rounds)
         print(f"  {'PyTorch':<24} {out['torch']:8.2f} us per op")
     if "cupy" in peers:
         cp = peers["cupy"]
         a, b = cp.ones(1000, dtype=cp.float32), cp.ones(1000, dtype=cp.float32)
-        out["cupy"] = host_us_per_op(lambda: a + b, cp.cuda.Device().synchronize, args.small_ops, args.small_rounds)
+        out["cupy"] = _util.host_us_per_call(lambda: a + b, cp.cuda.Device().synchronize, args.small_ops, args.small_rounds)
         print(f"  {'CuPy':<24} {out['cupy']:8.2f} us per op")
     return out
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 os.environ.setdefault("HIP_PLATFORM", "nvidia")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,21 +27,6 @@ sys.path.insert(0, os.path.dirname(HERE))
 import _util  # noqa: E402
 
 N = 1024
-
-
-def per_call_us(fn, sync, n: int, rounds: int) -> float:
-    """Best over rounds of (wall time of n calls + one synchronize) / n, in us."""
-    for _ in range(200):
-        fn()
-    sync()
-    best = float("inf")
-    for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(n):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t) / n * 1e6)
-    return best
 
 
 def chain(m, x, y):
@@ -57,16 +41,16 @@ def chain(m, x, y):
 def part_small(args, torch):
     import hip.tensor as ht
     x, y = ht.ones(N, dtype=ht.float32), ht.ones(N, dtype=ht.float32)
-    out = {"hip.tensor": per_call_us(lambda: x + y, ht.synchronize, args.ops, args.rounds)}
+    out = {"hip.tensor": _util.host_us_per_call(lambda: x + y, ht.synchronize, args.ops, args.rounds)}
     if torch is not None:
         a = torch.ones(N, device="cuda")
         b = torch.ones(N, device="cuda")
-        out["torch"] = per_call_us(lambda: a + b, torch.cuda.synchronize, args.ops, args.rounds)
+        out["torch"] = _util.host_us_per_call(lambda: a + b, torch.cuda.synchronize, args.ops, args.rounds)
     if args.anatomy:
         from hip.tensor._core.array import ndarray
         from hip.tensor._core.device import current_stream
         s = current_stream()
-        out["  alloc+free of the output"] = per_call_us(
+        out["  alloc+free of the output"] = _util.host_us_per_call(
             lambda: ndarray._empty((N,), ht.float32, 0, s), ht.synchronize, args.ops, args.rounds)
         from hip.tensor._api.elementwise import _OPS
         op = _OPS["add"]
@@ -76,9 +60,9 @@ def part_small(args, torch):
         z = x + y
         launch = hit[3].launch
         grid, block, n = hit[1], hit[2], hit[4]
-        out["  launch alone"] = per_call_us(lambda: launch(grid, block, (x, y, z, n), 0, s),
+        out["  launch alone"] = _util.host_us_per_call(lambda: launch(grid, block, (x, y, z, n), 0, s),
                                            ht.synchronize, args.ops, args.rounds)
-        out["  call_contiguous"] = per_call_us(lambda: op.kernel.call_contiguous(sig, (x, y)),
+        out["  call_contiguous"] = _util.host_us_per_call(lambda: op.kernel.call_contiguous(sig, (x, y)),
                                               ht.synchronize, args.ops, args.rounds)
     return out
 
@@ -91,8 +75,8 @@ def part_graph(args, torch):
     with ht.graph(g):
         chain(ht, x, y)
     g.upload()
-    out = {"hip.tensor replay": per_call_us(g.replay, ht.synchronize, args.replays, args.rounds),
-           "hip.tensor eager": per_call_us(lambda: chain(ht, x, y), ht.synchronize, args.replays // 10, args.rounds)}
+    out = {"hip.tensor replay": _util.host_us_per_call(g.replay, ht.synchronize, args.replays, args.rounds),
+           "hip.tensor eager": _util.host_us_per_call(lambda: chain(ht, x, y), ht.synchronize, args.replays // 10, args.rounds)}
     if torch is not None:
         a = torch.ones(N, device="cuda")
         b = torch.ones(N, device="cuda")
@@ -105,8 +89,8 @@ def part_graph(args, torch):
         tg = torch.cuda.CUDAGraph()
         with torch.cuda.graph(tg):
             chain(torch, a, b)
-        out["torch replay"] = per_call_us(tg.replay, torch.cuda.synchronize, args.replays, args.rounds)
-        out["torch eager"] = per_call_us(lambda: chain(torch, a, b), torch.cuda.synchronize,
+        out["torch replay"] = _util.host_us_per_call(tg.replay, torch.cuda.synchronize, args.replays, args.rounds)
+        out["torch eager"] = _util.host_us_per_call(lambda: chain(torch, a, b), torch.cuda.synchronize,
                                          args.replays // 10, args.rounds)
     return out
 
