@@ -6,12 +6,14 @@ import numpy as np
 import pytest
 
 import hip
-from hip import hip as h, rocblas, rocsolver
+from hip import hip as h
 
 from gpu_util import require_library
 
 pytestmark = pytest.mark.gpu
 
+rocblas = pytest.importorskip("hip.rocblas", reason="hip.rocblas is not built (no rocBLAS headers)")
+rocsolver = pytest.importorskip("hip.rocsolver", reason="hip.rocsolver is not built (no rocSOLVER headers)")
 S = rocsolver
 OP_N = rocblas.rocblas_operation.rocblas_operation_none
 LOWER = rocblas.rocblas_fill.rocblas_fill_lower
