@@ -17,6 +17,12 @@
   (i) eigh of a batch of --batch float32 symmetric 16 x 16 matrices (eigenvalues and vectors;
       hip.tensor: one syevjBatched, reading the infos (a wait, as in (e)); PyTorch and CuPy pick
       their own cuSOLVER paths).
+  (j) ht.matmul through hipBLAS against hipBLASLt (its fastest of the heuristic's candidates, and
+      the heuristic's first alone) and PyTorch's torch.matmul, in float16, bfloat16 and float32 (no
+      TF32), on the MLP's products (4096 x 1024 @ (4096 x 1024).T, 4096 x 4096 @ (4096 x 4096).T,
+      4096 x 4096 @ (1024 x 4096).T: nn.Linear's x @ w.T) and squares 1024, 2048, 4096, 8192 (--j-max
+      caps them); prints for each dtype the least m*n*k from which hipBLASLt was at least --j-margin
+      faster on every larger product: the value for `_libs.blaslt.MATMUL_MIN_MNK` (matmul's route).
 
 GPU times are ht.Event pairs on the null stream around each call (the peers use it too), warm-up
 first, best of --reps. A peer that cannot be imported is skipped with a message. Nothing asserts
@@ -180,6 +186,83 @@ def part_batched_eigh(args, peers):
     return contenders(args, peers, make)
 
 
+JSHAPES = [("MLP 4096x1024 @ w.T", 4096, 4096, 1024, True), ("MLP 4096x4096 @ w.T", 4096, 4096, 4096, True),
+           ("MLP 4096x4096 @ w.T (out 1024)", 4096, 1024, 4096, True)] + \
+          [(f"square {n}", n, n, n, False) for n in (1024, 2048, 4096, 8192)]
+
+
+def part_matmul_route(args, peers):
+    """(j): {dtype: {"rows": {label: {"mnk", "hipblas", "lt", "lt_first", "torch"} (ms)}, "route": least m*n*k}}."""
+    import numpy as np
+    import hip.tensor as ht
+    from hip.tensor._libs import blaslt
+    if not blaslt.available():
+        raise Skip("hipBLASLt does not load here")
+    torch = peers.get("torch")
+    if torch:
+        torch.backends.cuda.matmul.allow_tf32 = False
+    ht.backends.matmul.allow_tf32 = False
+    rng = np.random.default_rng(6)
+    out, saved = {}, dict(blaslt.MATMUL_MIN_MNK)
+    try:
+        for dt in ("float16", "bfloat16", "float32"):
+            print(f" {dt}")
+            rows = {}
+            for label, m, n, k, wt in JSHAPES:
+                if max(m, n, k) > args.j_max:
+                    continue
+                ha = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+                hb = rng.uniform(-1, 1, (n, k) if wt else (k, n)).astype(np.float32)
+                a, b = ht.asarray(ha, dtype=dt), ht.asarray(hb, dtype=dt)
+                b2 = b.mT if wt else b
+                r = rows[label] = {"mnk": m * n * k}
+                flops = 2.0 * m * n * k
+                for key, lt, tune in (("hipblas", False, True), ("lt", True, True), ("lt_first", True, False)):
+                    ht.backends.matmul.use_hipblaslt = lt
+                    ht.backends.matmul.hipblaslt_autotune = tune
+                    blaslt.MATMUL_MIN_MNK[dt] = 0
+                    try:
+                        r[key] = bt.gpu_ms(lambda: ht.matmul(a, b2), args.reps)
+                    finally:
+                        ht.backends.matmul.use_hipblaslt = True
+                        ht.backends.matmul.hipblaslt_autotune = True
+                        blaslt.MATMUL_MIN_MNK.clear()
+                        blaslt.MATMUL_MIN_MNK.update(saved)
+                if torch:
+                    ta = torch.from_numpy(ha).cuda().to(getattr(torch, dt))
+                    tb = torch.from_numpy(hb).cuda().to(getattr(torch, dt))
+                    tb2 = tb.mT if wt else tb
+                    r["torch"] = bt.gpu_ms(lambda: torch.matmul(ta, tb2), args.reps)
+                    del ta, tb, tb2
+                tf = lambda ms: f"{flops / (ms * 1e-3) / 1e12:7.1f}"   # noqa: E731
+                theirs = f"  PyTorch {tf(r['torch'])}" if "torch" in r else ""
+                print(f"  {label:<32} TFLOP/s: hipBLAS {tf(r['hipblas'])}  hipBLASLt {tf(r['lt'])} "
+                      f"(first {tf(r['lt_first'])}){theirs}  hipBLASLt {r['hipblas'] / r['lt']:.3f}x hipBLAS")
+                del a, b, b2
+                bt.free_all(peers)
+            least = route(rows, args.j_margin)
+            print(f"  route {dt}: " + ("hipBLAS everywhere" if least is None else f"hipBLASLt from m*n*k >= {least}"))
+            out[dt] = {"rows": rows, "route": least}
+    finally:
+        if torch:
+            torch.backends.cuda.matmul.allow_tf32 = False
+    suggested = {dt: v["route"] for dt, v in out.items() if v["route"] is not None}
+    print(f" suggested MATMUL_MIN_MNK = {suggested} (now {saved})")
+    return out
+
+
+def route(rows, margin: float):
+    """The least m*n*k from which hipBLASLt beat hipBLAS by `margin` on every product at least that large."""
+    sizes = sorted({r["mnk"] for r in rows.values()})
+    least = None
+    for s in reversed(sizes):
+        if all(r["hipblas"] / r["lt"] >= 1 + margin for r in rows.values() if r["mnk"] >= s):
+            least = s
+        else:
+            break
+    return least
+
+
 def summary(results):
     rows = []
     for key, label in (("a", "sgemm vs PyTorch >= 0.98x"), ("c", "bf16 gemm vs PyTorch >= 0.98x")):
@@ -195,17 +278,24 @@ def summary(results):
         r = results.get(key, {})
         if "ht" in r and "torch" in r:
             rows.append((label, f"{r['torch']['ms'] / r['ht']['ms']:.3f}x", "(no target)"))
+    for dt, v in (results.get("j") or {}).items():
+        best = max(r["hipblas"] / r["lt"] for r in v["rows"].values())
+        rows.append((f"matmul {dt}: hipBLASLt vs hipBLAS", f"up to {best:.3f}x",
+                     "hipBLAS only" if v["route"] is None else f"route from mnk {v['route']}"))
     return rows
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i", help="parts to run (default a,b,c,d,e,f,g,h,i)")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j", help="parts to run (default a,b,c,d,e,f,g,h,i,j)")
     ap.add_argument("--n", type=int, default=8192, help="gemm size of (a)-(c) (default 8192)")
     ap.add_argument("--batch", type=int, default=4096,
                     help="(d), (g), (h) batch of 64 x 64 matrices, (i) of 16 x 16 (default 4096)")
     ap.add_argument("--nf", type=int, default=4096, help="(e), (f) matrix size (default 4096)")
     ap.add_argument("--reps", type=int, default=10, help="timed calls per contender, best taken (default 10)")
+    ap.add_argument("--j-max", type=int, default=8192, help="(j) largest dimension measured (default 8192)")
+    ap.add_argument("--j-margin", type=float, default=0.01,
+                    help="(j) how much faster hipBLASLt must be to be routed to (default 0.01: 1%%)")
     args = ap.parse_args()
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     if bt.open_device() is None:
@@ -221,7 +311,8 @@ def main() -> int:
              ("f", f"solve {args.nf}^2 float32, one right-hand side", lambda: part_factor(args, peers, "solve")),
              ("g", f"batched solve {args.batch} x 64^2 float32", lambda: part_batched_lu(args, peers, "solve")),
              ("h", f"batched inv {args.batch} x 64^2 float32", lambda: part_batched_lu(args, peers, "inv")),
-             ("i", f"batched eigh {args.batch} x 16^2 float32", lambda: part_batched_eigh(args, peers))]
+             ("i", f"batched eigh {args.batch} x 16^2 float32", lambda: part_batched_eigh(args, peers)),
+             ("j", "matmul through hipBLAS and hipBLASLt", lambda: part_matmul_route(args, peers))]
     t0 = time.perf_counter()
     results, errors = bt.run_parts(table, parts)
     print("summary")

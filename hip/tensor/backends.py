@@ -1,7 +1,8 @@
 """`hip.tensor.backends`: switches of the libraries underneath, PyTorch's `torch.backends` style.
 
     ht.backends.matmul.allow_tf32 = True     # float32/complex64 matmul on TF32 tensor cores
-    ht.backends.matmul.use_hipblaslt = False # nn.Linear / F.linear through hipBLAS's gemm instead
+    ht.backends.matmul.use_hipblaslt = False # nn.Linear / F.linear and matmul through hipBLAS's gemm only
+    ht.backends.matmul.hipblaslt_autotune = False  # hipBLASLt's first heuristic algorithm, untimed
 
 `matmul.allow_tf32` (default False, or `HIP_TENSOR_ALLOW_TF32=1` at import): float32 and complex64
 gemms run with compute type HIPBLAS_COMPUTE_32F_FAST_TF32 on the nvidia platform (10-bit mantissa
@@ -13,8 +14,17 @@ hipblasSetWorkspace): cuBLAS reads `CUBLAS_WORKSPACE_CONFIG` itself, as under Py
 
 `matmul.use_hipblaslt` (default True, or `HIP_TENSOR_USE_HIPBLASLT=0` at import): `nn.Linear` and
 `F.linear` in float16, bfloat16 and float32 run as one hipBLASLt matmul whose epilogue adds the bias
-and applies ReLU or tanh-GELU, where hipBLASLt is built and its library loads; else, or when False,
-as a hipBLAS gemm and one element-wise pass. Read at each call.
+and applies ReLU or tanh-GELU, and `matmul` of two matrices goes to hipBLASLt where its benchmark
+found it faster (float16 and bfloat16 from 1024^3 multiply-adds), where hipBLASLt is built, its
+library loads and it has an algorithm for the shape; else, or when False, hipBLAS's gemm (and one
+element-wise pass for the bias and activation). Read at each call.
+
+`matmul.hipblaslt_autotune` (default True, or `HIP_TENSOR_HIPBLASLT_AUTOTUNE=0` at import): the first
+call of each hipBLASLt matmul shape times the heuristic's best few algorithms on its stream (one
+wait for the stream) and keeps the fastest for that shape, as `torch.backends.cudnn.benchmark` does;
+never while a graph is being captured (the heuristic's first algorithm there). False: always the
+heuristic's first algorithm, as PyTorch's cuBLASLt calls take it. Which algorithm wins may differ
+between runs where two are equally fast, and with it the last bits of a result. Read at each call.
 """
 from __future__ import annotations
 
@@ -24,14 +34,16 @@ __all__: list[str] = []
 
 
 class _MatmulFlags:
-    """Flags read by every hipBLAS gemm."""
+    """Flags read by every hipBLAS gemm and hipBLASLt matmul."""
 
     def __init__(self):
         self.allow_tf32 = os.environ.get("HIP_TENSOR_ALLOW_TF32", "") not in ("", "0")
         self.use_hipblaslt = os.environ.get("HIP_TENSOR_USE_HIPBLASLT", "1") != "0"
+        self.hipblaslt_autotune = os.environ.get("HIP_TENSOR_HIPBLASLT_AUTOTUNE", "1") != "0"
 
     def __repr__(self):
-        return f"matmul(allow_tf32={self.allow_tf32}, use_hipblaslt={self.use_hipblaslt})"
+        return (f"matmul(allow_tf32={self.allow_tf32}, use_hipblaslt={self.use_hipblaslt}, "
+                f"hipblaslt_autotune={self.hipblaslt_autotune})")
 
 
 matmul = _MatmulFlags()

@@ -21,7 +21,7 @@ LIBS = header_facts.names()
 
 # A few functions each header must export (guards the header walk itself against finding nothing),
 # and lower bounds on their number (ROCm 6.4: hipBLAS 1849, hipRAND 30, hipSPARSE 546, hipFFT 33,
-# hipSOLVER 526, RCCL 58, rocBLAS 1208, rocSOLVER 913; Debian sid's hipBLASLt 7.1 24, rocFFT 29, comgr 64, amd-smi 247, MIOpen 258). A library not listed must export at least one function.
+# hipSOLVER 526, RCCL 58, rocBLAS 1216 (its beta API included), rocSOLVER 913; Debian sid's hipBLASLt 7.1 24, rocFFT 29, comgr 64, amd-smi 247, MIOpen 258). A library not listed must export at least one function.
 MUST = {
     "hip": {"hipGetDeviceCount", "hipMalloc", "hipMemcpy", "hipStreamCreate", "hipModuleLaunchKernel"},
     "hiprtc": {"hiprtcCreateProgram", "hiprtcCompileProgram", "hiprtcGetCode", "hiprtcVersion"},
@@ -38,7 +38,8 @@ MUST = {
              "ncclGroupEnd", "ncclGetVersion"},
     "roctx": {"roctxMarkA", "roctxRangePushA", "roctxRangePop", "roctxRangeStartA", "roctxRangeStop"},
     "rocblas": {"rocblas_create_handle", "rocblas_destroy_handle", "rocblas_saxpy", "rocblas_sdot", "rocblas_sgemm",
-                "rocblas_set_pointer_mode", "rocblas_gemm_ex", "rocblas_status_to_string"},
+                "rocblas_set_pointer_mode", "rocblas_gemm_ex", "rocblas_status_to_string",
+                "rocblas_gemm_ex3", "rocblas_gemm_batched_ex3", "rocblas_gemm_ex_get_solutions"},  # the beta API too
     "rocsolver": {"rocsolver_sgetrf", "rocsolver_dgetrs", "rocsolver_dpotrf", "rocsolver_dgesvd", "rocsolver_dsyevd",
                   "rocsolver_get_version_string"},
     "hipblaslt": {"hipblasLtCreate", "hipblasLtDestroy", "hipblasLtMatmul", "hipblasLtMatmulAlgoGetHeuristic",

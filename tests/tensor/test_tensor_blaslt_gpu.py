@@ -3,7 +3,9 @@ fused into the matmul's epilogue (and the other activations after it) in float32
 bfloat16, against `torch.nn.functional.linear` plus the activation on the same (rounded) inputs in
 float32 on the CPU, and `nn.Sequential(Linear, ReLU, ...)` against PyTorch's own model on the GPU;
 that hipBLASLt ran (its plans) and that the gemm path (use_hipblaslt off) agrees; the epilogue's
-GELU is the tanh formula; shapes and layouts it declines fall back; a graph capture replays it.
+GELU is the tanh formula; shapes and layouts it declines fall back; a graph capture replays it;
+a plan's first call times its candidate algorithms and keeps the fastest (not when switched off,
+not during a capture); the workspace is PyTorch's for the device; matmul's route to hipBLASLt.
 
     HIP_PLATFORM=nvidia python3 -m pytest tests/tensor/test_tensor_blaslt_gpu.py -q
 """
@@ -13,6 +15,7 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
+from hip.tensor._core import dtypes as _dt
 from hip.tensor._libs import blaslt
 
 from gpu_tensor import values
@@ -35,6 +38,7 @@ def _needs_hipblaslt():
         pytest.skip("hipBLASLt does not load here (build it, and on NVIDIA its layer: python -m codegen nvidia)")
     yield
     ht.backends.matmul.use_hipblaslt = True
+    ht.backends.matmul.hipblaslt_autotune = True
 
 
 @pytest.fixture
@@ -57,8 +61,16 @@ def check(got, want, dtype, tol=None):
     np.testing.assert_allclose(g, w, rtol=t, atol=t * max(1.0, float(np.abs(w).max())))
 
 
+def _plan(d, m, n, k, epilogue):
+    """linear's plan for x (m, k) @ w (n, k).T: D (n x m) = op(A) B, A = w read transposed."""
+    for key, p in blaslt._plans.items():
+        if key[1:10] == (d, True, False, n, m, k, k, k, n) and key[10] == epilogue:
+            return p
+    return None
+
+
 def _planned(d, m, n, k, epilogue):
-    return any(key[1:6] == (d, m, n, k, epilogue) for key in blaslt._plans)
+    return _plan(d, m, n, k, epilogue) is not None
 
 
 @pytest.mark.parametrize("activation", [None, "relu", "gelu_tanh", "gelu", "silu"])
@@ -183,3 +195,95 @@ def test_graph_capture_replays_the_fused_linear(rng):
     g.replay()
     ht.synchronize()
     check(out, TF.relu(TF.linear(t2, tw, tb)), "float16")
+
+
+# -- algorithm choice -------------------------------------------------------------------------------
+def test_first_call_keeps_the_fastest_algorithm(rng):
+    x, t = make((384, 320), "float16", rng, -1, 1)
+    w, tw = make((448, 320), "float16", rng, -0.25, 0.25)
+    b, tb = make((448,), "float16", rng, -1, 1)
+    check(F.linear(x, w, b, activation="relu"), TF.relu(TF.linear(t, tw, tb)), "float16")
+    p = _plan("float16", 384, 448, 320, "HIPBLASLT_EPILOGUE_RELU_BIAS")
+    assert p is not None and 1 <= len(p.algos) <= blaslt.CANDIDATES
+    if len(p.algos) == 1:
+        pytest.skip("the heuristic offers one algorithm for this shape: nothing to choose")
+    assert len(p.times) == len(p.algos) and p.times[p.best] is not None
+    assert p.times[p.best] == min(t for t in p.times if t is not None)
+    assert p.algo is p.algos[p.best][0]
+    times = list(p.times)
+    check(F.linear(x, w, b, activation="relu"), TF.relu(TF.linear(t, tw, tb)), "float16")
+    assert p.times == times                         # timed once per plan
+
+
+def test_autotune_off_takes_the_heuristics_first(rng):
+    ht.backends.matmul.hipblaslt_autotune = False
+    x, t = make((320, 192), "bfloat16", rng, -1, 1)
+    w, tw = make((224, 192), "bfloat16", rng, -0.25, 0.25)
+    check(F.linear(x, w), TF.linear(t, tw), "bfloat16")
+    p = _plan("bfloat16", 320, 224, 192, "HIPBLASLT_EPILOGUE_DEFAULT")
+    assert p.best is None and p.times == [] and p.algo is p.algos[0][0]
+
+
+def test_no_timing_during_a_capture(rng):
+    """A plan first used in a capture takes the heuristic's first algorithm (no wait for a
+    capturing stream); an eager call after it times the candidates."""
+    x, t = make((192, 160), "float16", rng, -1, 1)
+    w, tw = make((288, 160), "float16", rng, -0.25, 0.25)
+    b, tb = make((288,), "float16", rng, -1, 1)
+    g = ht.Graph()
+    with ht.graph(g):
+        out = F.linear(x, w, b)
+    p = _plan("float16", 192, 288, 160, "HIPBLASLT_EPILOGUE_BIAS")
+    assert p is not None and p.best is None and p.times == []
+    g.replay()
+    ht.synchronize()
+    check(out, TF.linear(t, tw, tb), "float16")
+    check(F.linear(x, w, b), TF.linear(t, tw, tb), "float16")
+    assert len(p.algos) == 1 or p.best is not None
+
+
+def test_workspace_is_pytorchs_for_the_device():
+    from hip.tensor._core.device import _properties, platform
+    size = blaslt.workspace_bytes(0)
+    assert size == blaslt.default_workspace_bytes(platform(), _properties(0)["major"])
+    if platform() == "nvidia" and _properties(0)["major"] == 9:       # H100, H200
+        assert size == 32 << 20
+
+
+# -- matmul's route ---------------------------------------------------------------------------------
+def _gemm_plan(d, m, n, k):
+    """matmul's plan for (m, k) @ (k, n) row-major: BLAS's C^T (n x m) = B^T A^T."""
+    return [p for key, p in blaslt._plans.items() if key[1] == d and key[4:7] == (n, m, k)
+            and key[10] == "HIPBLASLT_EPILOGUE_DEFAULT"]
+
+
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_matmul_goes_to_hipblaslt_where_preferred(dtype, layout, rng):
+    m, n, k = 1024, 1024 + 256, 1024
+    assert blaslt.prefer(_dt.dtype(dtype), m, n, k)
+    a, ta = make((k, m) if layout[0] == "t" else (m, k), dtype, rng, -1, 1)
+    b, tb = make((n, k) if layout[1] == "t" else (k, n), dtype, rng, -1, 1)
+    if layout[0] == "t":
+        a, ta = a.mT, ta.mT
+    if layout[1] == "t":
+        b, tb = b.mT, tb.mT
+    got = ht.matmul(a, b)
+    check(got, ta @ tb, dtype, tol={"float16": 2e-3, "bfloat16": 1.6e-2}[dtype])
+    assert _gemm_plan(dtype, m, n, k)
+    ht.backends.matmul.use_hipblaslt = False          # hipBLAS gives the same
+    check(ht.matmul(a, b), ta @ tb, dtype, tol={"float16": 2e-3, "bfloat16": 1.6e-2}[dtype])
+
+
+@pytest.mark.parametrize("case", ["small", "float32", "batched", "offset"])
+def test_matmul_stays_with_hipblas(case, rng):
+    """Below the route's size, float32, a batch, an address hipBLASLt is not given: hipBLAS."""
+    dtype = "float32" if case == "float32" else "float16"
+    m, n, k = (64, 96, 128) if case == "small" else (1024, 1024, 1024 + 8)
+    a, ta = make((2, m, k) if case == "batched" else (m + 1, k) if case == "offset" else (m, k), dtype, rng, -1, 1)
+    b, tb = make((k, n), dtype, rng, -1, 1)
+    if case == "offset":
+        a, ta = a[1:], ta[1:]
+    before = len(_gemm_plan(dtype, m, n, k))
+    check(ht.matmul(a, b), ta @ tb, dtype, tol={"float16": 2e-3, "float32": 2e-5}[dtype])
+    assert len(_gemm_plan(dtype, m, n, k)) == before

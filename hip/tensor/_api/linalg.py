@@ -6,7 +6,8 @@ matmul: NumPy's rules (1-d operands gain and lose a dimension, batch dimensions 
 column-major C^T = B^T A^T, so B is BLAS's first operand; each operand is used in place when its
 matrices are row- or column-major with a positive leading dimension (transposed views included),
 else copied; batch dimensions that collapse to one stride make one strided-batched call, others a
-call per outer batch index. Integer and bool dtypes use a 16x16 shared-memory tiled kernel that
+call per outer batch index. One product of two matrices goes to hipBLASLt instead where
+`_libs.blaslt.prefer` says it is faster (`ht.backends.matmul.use_hipblaslt`) and hipBLASLt takes it. Integer and bool dtypes use a 16x16 shared-memory tiled kernel that
 reads any strides (wrap-around arithmetic as NumPy; bool: or of ands). NumPy's dot, inner (through
 tensordot) and vdot (through vecdot) complete the main namespace; einsum is in `_api.einsum`.
 """
@@ -17,6 +18,7 @@ import operator
 
 import numpy as np
 
+from .. import backends
 from .._core import dtypes as _dt
 from .._core.array import ndarray, register
 from .._core.device import current_stream
@@ -25,6 +27,7 @@ from .._kernels.elementwise import _on_device
 from .._kernels.reduction import ReductionKernel
 from .._kernels.template import TemplateKernel, dims, launch_grid
 from .._libs import blas as B
+from .._libs import blaslt as LT
 from .creation import _memset0
 from .elementwise import math_dtype, multiply
 from .manipulation import permute_dims, reshape
@@ -145,6 +148,9 @@ def _blas(a: ndarray, b: ndarray, out: ndarray, batch) -> None:
     dev = out.device_id
     with _on_device(dev):
         stream = current_stream(dev)
+        if inner == 1 and not outer and backends.matmul.use_hipblaslt and LT.prefer(out.dtype, m, n, k) \
+                and LT.gemm(stream, out.dtype, opb == "T", opa == "T", n, m, k, b.ptr, ldb, a.ptr, lda, out.ptr, n):
+            return
         for idx in itertools.product(*[range(e) for e in outer]):
             oa = sum(i * s for i, s in zip(idx, sa))
             ob = sum(i * s for i, s in zip(idx, sb))

@@ -1,23 +1,34 @@
-"""hipBLASLt for hip.tensor: a linear layer as one matmul with its epilogue (bias, ReLU, GELU).
+"""hipBLASLt for hip.tensor: one matmul, with an epilogue (bias, ReLU, GELU) where asked.
 
-y = act(x @ w.T + b), x (M, K) and w (N, K) row-major, y (M, N): column-major, as BLAS is, that is
-D (N x M, ld N) = op(A) B with A = w read transposed (stored K x N, ld K) and B = x (K x M, ld K);
-the bias runs along D's rows, which is what the epilogue's bias vector is (one value per row of D,
-broadcast over its columns). The epilogue computes in the scale type (float32) and rounds once.
-hipBLASLt's GELU is the tanh approximation (cuBLASLt's too): only `gelu_tanh` is fused.
+`gemm` is BLAS's column-major C (m x n, ld ldc) = op(A) op(B), as `_libs.blas.gemm_strided_batched`
+takes it (one matrix; hip.tensor's matmul routes to it by `prefer`). `linear` is y = act(x @ w.T + b),
+x (M, K) and w (N, K) row-major, y (M, N): column-major, D (N x M, ld N) = op(A) B with A = w read
+transposed (stored K x N, ld K) and B = x (K x M, ld K), the order PyTorch's addmm gives cuBLASLt
+(y^T = W x^T with W's "T" op), so the same kernels are eligible; the bias runs along D's rows,
+which is what the epilogue's bias vector is. The epilogue computes in the scale type (float32) and
+rounds once. hipBLASLt's GELU is the tanh approximation (cuBLASLt's too): only `gelu_tanh` is fused.
 
 Handles: one per (device, stream), through `_libs.blas`'s handle cache (hipBLASLt takes the stream
-at each call; a handle per stream keeps threads apart as hipBLAS's do). Plans: per (device, dtype,
-M, N, K, epilogue, compute type) the matmul descriptor, the four layouts and the algorithm
-hipblasLtMatmulAlgoGetHeuristic ranks first for a workspace of WORKSPACE_BYTES, kept for the
-`PLANS` most recently used; a plan for which hipBLASLt offers no algorithm is remembered as such.
-A call sets the bias pointer on its plan's descriptor (where it changed) and runs hipblasLtMatmul,
-both under the plan's lock. The workspace is one block of WORKSPACE_BYTES per stream from the
-caching allocator, held while the stream lives (PyTorch keeps its cuBLASLt workspace so too);
-during a graph capture, a block of the graph's pool for each call.
+at each call). Plans: per (device, dtype, operations, sizes, leading dimensions, epilogue, compute
+type) the matmul descriptor, the layouts and up to CANDIDATES algorithms that
+hipblasLtMatmulAlgoGetHeuristic ranks for the device's workspace, kept for the `PLANS` most
+recently used; a plan for which hipBLASLt offers no algorithm is remembered as such. Algorithm
+choice (`ht.backends.matmul.hipblaslt_autotune`, on by default): the first call of a plan outside a
+graph capture runs each candidate once to load it and TIMED_RUNS times between two events on the
+call's stream, waits for the stream once, and keeps the fastest for the plan's later calls (as
+PyTorch's cudnn.benchmark does for convolutions); off, or while a graph is being captured, the
+heuristic's first. A call sets the bias pointer on its plan's descriptor (where it changed) and
+runs hipblasLtMatmul, both under the plan's lock.
 
-`linear()` returns False when it does not run (hipBLASLt not built or its library missing,
-remembered for the process; a shape hipBLASLt has no algorithm for): the caller uses the gemm.
+Workspace (`workspace_bytes`): PyTorch's default for the device: 32 MiB on NVIDIA compute
+capability 9.x, 10.x and 12.x, 8 MiB + 128 KiB on other NVIDIA GPUs, 76 MiB for hipBLASLt on AMD.
+One block per stream from the caching allocator, held while the stream lives (PyTorch keeps its
+cuBLASLt workspace so too); during a graph capture, a block of the graph's pool for each call, of
+the size the plan's algorithm asks for.
+
+`gemm` and `linear` return False when they do not run (hipBLASLt not built or its library missing,
+remembered for the process; a type, size, or address alignment it is not given; a shape hipBLASLt
+has no algorithm for): the caller uses hipBLAS.
 """
 from __future__ import annotations
 
@@ -32,14 +43,16 @@ from hip.errors import HipPythonError, check
 from .. import backends
 from .._core import dtypes as _dt
 from .._core import memory
-from .._core.device import Device, platform
+from .._core.device import Device, Event, _properties, platform
 from .blas import BlasError, _Handles
 from .loader import library
 
 __all__: list[str] = []
 
-WORKSPACE_BYTES = 32 << 20      # what PyTorch gives cuBLASLt on Hopper and hipBLASLt on MI300
 PLANS = 256
+CANDIDATES = 8                  # algorithms asked of the heuristic, timed on a plan's first call
+TIMED_RUNS = 2                  # timed runs of each candidate (after one that loads it)
+ALIGN = 256                     # every address is this aligned: what cuBLASLt's heuristics assume by default
 _INT_MAX = 2 ** 31 - 1
 
 # activation -> (epilogue without bias, with bias)
@@ -48,10 +61,15 @@ EPILOGUES = {"identity": ("HIPBLASLT_EPILOGUE_DEFAULT", "HIPBLASLT_EPILOGUE_BIAS
              "gelu_tanh": ("HIPBLASLT_EPILOGUE_GELU", "HIPBLASLT_EPILOGUE_GELU_BIAS")}
 DTYPES = {"float16": "HIP_R_16F", "bfloat16": "HIP_R_16BF", "float32": "HIP_R_32F"}
 
+# matmul's route (`prefer`): the least m * n * k for which a dtype's product goes to hipBLASLt (a
+# dtype not listed stays with hipBLAS), from benchmarks/gpu/bench_tensor_linalg.py's part (j)
+MATMUL_MIN_MNK = {"float16": 1024 ** 3, "bfloat16": 1024 ** 3}
+
 _lock = threading.Lock()
 _state: dict = {}               # 'lib': the module, or None once it failed to load
 _plans: OrderedDict = OrderedDict()
 _workspaces: dict = {}
+_workspace_sizes: dict = {}
 
 
 def _lib():
@@ -72,20 +90,52 @@ def available() -> bool:
 _handles = _Handles(lambda: library("hipblaslt"), "hipblasLtCreate", None, BlasError)
 
 
-def _workspace(stream):
+def default_workspace_bytes(platform_name: str, major: int) -> int:
+    """PyTorch's default workspace for cuBLASLt (NVIDIA, by compute capability major) or hipBLASLt."""
+    if platform_name == "nvidia":
+        return 32 << 20 if major in (9, 10, 12) else (8 << 20) + (128 << 10)
+    return 76 << 20
+
+
+def workspace_bytes(device_id: int) -> int:
+    """The workspace hipBLASLt's heuristic may plan for and its calls get on this device."""
+    size = _workspace_sizes.get(device_id)
+    if size is None:
+        size = _workspace_sizes[device_id] = default_workspace_bytes(platform(), _properties(device_id)["major"])
+    return size
+
+
+def prefer(d: _dt.DType, m: int, n: int, k: int) -> bool:
+    """Whether matmul's m x k by k x n product of dtype `d` goes to hipBLASLt (MATMUL_MIN_MNK)."""
+    least = MATMUL_MIN_MNK.get(d.name)
+    return least is not None and m * n * k >= least
+
+
+def capturing(stream) -> bool:
+    """Whether a graph is being captured on `stream` (ours or anyone's; an unanswered query counts)."""
+    if memory.capturing(stream):
+        return True
+    from hip import hip as h
+    err, status = h.hipStreamIsCapturing(stream.ptr)
+    return err != h.hipError_t.hipSuccess or status != h.hipStreamCaptureStatus.hipStreamCaptureStatusNone
+
+
+def _workspace(stream, p):
+    """The workspace block for a call of plan `p` on `stream` (None: none is needed) and its size."""
     if memory.capturing(stream):
         # a block of the graph's pool for this call: kept for its replays, reused in stream order
         # by what the capture allocates next; a cached block would be shared with eager calls
-        return memory.alloc(WORKSPACE_BYTES, stream)
+        need = p.workspace_needed()
+        return (memory.alloc(need, stream) if need else None), need
     key = (stream.device_id, stream.uid)
     ws = _workspaces.get(key)
     if ws is None:
         with _lock:
             ws = _workspaces.get(key)
             if ws is None:
-                ws = _workspaces[key] = memory.alloc(WORKSPACE_BYTES, stream)
+                ws = _workspaces[key] = memory.alloc(workspace_bytes(stream.device_id), stream)
                 weakref.finalize(stream, _workspaces.pop, key, None)
-    return ws
+    return ws, workspace_bytes(stream.device_id)
 
 
 def _set(L, fn: str, obj, attr, value) -> None:
@@ -95,53 +145,68 @@ def _set(L, fn: str, obj, attr, value) -> None:
 
 
 class _Plan:
-    """One matmul's descriptors and algorithm (None: hipBLASLt has none for it)."""
+    """One matmul's descriptors and candidate algorithms (none: hipBLASLt has none for it)."""
 
-    def __init__(self, L, handle, d: _dt.DType, m: int, n: int, k: int, epilogue: str, bias: bool, tf32: bool):
+    def __init__(self, L, handle, d: _dt.DType, ta: bool, tb: bool, m: int, n: int, k: int, lda: int, ldb: int,
+                 ldc: int, epilogue: str, bias: bool, tf32: bool, workspace: int):
         from hip import hip as h
+        from hip import hipblas
         self.lock = threading.Lock()
-        self.algo = None
         self._owned: list = []
         A, P = L.hipblasLtMatmulDescAttributes_t, L.hipblasLtMatmulPreferenceAttributes_t
         data = h.hipDataType[DTYPES[d.name]]
-        from hip import hipblas
         compute = hipblas.hipblasComputeType_t["HIPBLAS_COMPUTE_32F_FAST_TF32" if tf32 else "HIPBLAS_COMPUTE_32F"]
         self.desc = check(L.hipblasLtMatmulDescCreate(compute, h.hipDataType.HIP_R_32F),
                           "hipblasLtMatmulDescCreate", BlasError)
         self._owned.append(("hipblasLtMatmulDescDestroy", self.desc))
         op = hipblas.hipblasOperation_t
-        _set(L, "hipblasLtMatmulDescSetAttribute", self.desc, A.HIPBLASLT_MATMUL_DESC_TRANSA,
-             np.int32(op.HIPBLAS_OP_T))
-        _set(L, "hipblasLtMatmulDescSetAttribute", self.desc, A.HIPBLASLT_MATMUL_DESC_TRANSB,
-             np.int32(op.HIPBLAS_OP_N))
+        for attr, t in ((A.HIPBLASLT_MATMUL_DESC_TRANSA, ta), (A.HIPBLASLT_MATMUL_DESC_TRANSB, tb)):
+            _set(L, "hipblasLtMatmulDescSetAttribute", self.desc, attr, np.int32(op.HIPBLAS_OP_T if t else op.HIPBLAS_OP_N))
         _set(L, "hipblasLtMatmulDescSetAttribute", self.desc, A.HIPBLASLT_MATMUL_DESC_EPILOGUE,
              np.uint32(L.hipblasLtEpilogue_t[epilogue]))
         if bias:
             _set(L, "hipblasLtMatmulDescSetAttribute", self.desc, A.HIPBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
                  np.int32(data))
         layouts = []
-        for rows, cols in ((k, n), (k, m), (n, m)):          # A (w read transposed), B (x), C = D (y)
-            lay = check(L.hipblasLtMatrixLayoutCreate(data, rows, cols, rows), "hipblasLtMatrixLayoutCreate",
-                        BlasError)
+        # the stored matrices: A (m x k, or k x m read transposed), B (k x n, or n x k), C = D (m x n)
+        for rows, cols, ld in ((k if ta else m, m if ta else k, lda), (n if tb else k, k if tb else n, ldb),
+                               (m, n, ldc)):
+            lay = check(L.hipblasLtMatrixLayoutCreate(data, rows, cols, ld), "hipblasLtMatrixLayoutCreate", BlasError)
             self._owned.append(("hipblasLtMatrixLayoutDestroy", lay))
             layouts.append(lay)
         self.a, self.b, self.c = layouts
         pref = check(L.hipblasLtMatmulPreferenceCreate(), "hipblasLtMatmulPreferenceCreate", BlasError)
         self._owned.append(("hipblasLtMatmulPreferenceDestroy", pref))
         _set(L, "hipblasLtMatmulPreferenceSetAttribute", pref, P.HIPBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-             np.uint64(WORKSPACE_BYTES))
-        self.results = L.hipblasLtMatmulHeuristicResult_t.allocate(1)
+             np.uint64(workspace))
+        self.results = L.hipblasLtMatmulHeuristicResult_t.allocate(CANDIDATES)
         status, count = L.hipblasLtMatmulAlgoGetHeuristic(handle, self.desc, self.a, self.b, self.c, self.c, pref,
-                                                          1, self.results)
-        if status == hipblas.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS:
-            if count > 0:
-                self.algo = self.results.algo       # (a view: self.results keeps its memory)
+                                                          CANDIDATES, self.results)
+        ok = hipblas.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS
+        self.algos = []             # (algorithm, its workspace bytes): views of self.results
+        if status == ok:
+            self.algos = [(self.results.get_algo(i), self.results.get_workspaceSize(i))
+                          for i in range(min(count, CANDIDATES)) if self.results.get_state(i) == ok]
         elif status != hipblas.hipblasStatus_t.HIPBLAS_STATUS_NOT_SUPPORTED:
             check((status,), "hipblasLtMatmulAlgoGetHeuristic", BlasError)
+        self.best = None                              # the index tuning chose
+        self.times: list = []                         # what it measured (ms per run; None: failed)
         self.bias_ptr = np.zeros(1, np.uint64)       # the bias attribute's value (C reads it at the Set call)
         self.bias = None                              # the address the descriptor holds
         self.alpha, self.beta = np.ones(1, np.float32), np.zeros(1, np.float32)
         weakref.finalize(self, _destroy, L, self._owned).atexit = False   # not while the runtime shuts down
+
+    @property
+    def algo(self):
+        """The algorithm calls run: the tuned one, or the heuristic's first (None: there is none)."""
+        if not self.algos:
+            return None
+        i = self.best if self.best is not None and backends.matmul.hipblaslt_autotune else 0
+        return self.algos[i][0]
+
+    def workspace_needed(self) -> int:
+        i = self.best if self.best is not None and backends.matmul.hipblaslt_autotune else 0
+        return int(self.algos[i][1]) if self.algos else 0
 
 
 def _destroy(L, owned) -> None:
@@ -149,12 +214,7 @@ def _destroy(L, owned) -> None:
         getattr(L, fn)(obj)
 
 
-def _bias_attr(L):
-    return L.hipblasLtMatmulDescAttributes_t.HIPBLASLT_MATMUL_DESC_BIAS_POINTER
-
-
-def _plan(L, stream, d: _dt.DType, m: int, n: int, k: int, epilogue: str, bias: bool, tf32: bool):
-    key = (stream.device_id, d.name, m, n, k, epilogue, tf32)
+def _plan(L, stream, key, *args):
     p = _plans.get(key)
     if p is not None:
         return p
@@ -162,7 +222,7 @@ def _plan(L, stream, d: _dt.DType, m: int, n: int, k: int, epilogue: str, bias: 
         p = _plans.get(key)
         if p is None:
             with Device(stream.device_id):
-                p = _Plan(L, _handles.get(stream), d, m, n, k, epilogue, bias, tf32)
+                p = _Plan(L, _handles.get(stream), *args, workspace_bytes(stream.device_id))
             _plans[key] = p
             while len(_plans) > PLANS:
                 _plans.popitem(last=False)
@@ -171,29 +231,71 @@ def _plan(L, stream, d: _dt.DType, m: int, n: int, k: int, epilogue: str, bias: 
     return p
 
 
-def linear(stream, d: _dt.DType, m: int, n: int, k: int, x: int, w: int, bias: int | None, y: int,
-           activation: str) -> bool:
-    """y (m, n) = act(x (m, k) @ w (n, k).T + bias (n,)), row-major, addresses as ints, on `stream`
-    (`activation` a key of EPILOGUES); False, with nothing done, where hipBLASLt does not run it."""
-    if activation not in EPILOGUES or d.name not in DTYPES or not (0 < max(m, n, k) <= _INT_MAX) \
-            or min(m, n, k) < 1:
-        return False
+def _tune(L, handle, p: _Plan, stream, a: int, b: int, c: int, ws: int, wsize: int) -> int:
+    """The index of p's fastest algorithm on these operands (c is written by each)."""
+    ok = L.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS
+    marks = []
+    for algo, _ in p.algos:
+        def run():
+            return L.hipblasLtMatmul(handle, p.desc, p.alpha, a, p.a, b, p.b, p.beta, c, p.c, c, p.c, algo,
+                                     ws, wsize, stream.ptr)[0]
+        good = run() == ok                             # loads its kernel; not timed
+        start = Event().record(stream)
+        for _ in range(TIMED_RUNS):
+            good = good and run() == ok
+        marks.append((good, start, Event().record(stream)))
+    marks[-1][2].synchronize()
+    p.times = [start.elapsed_time(end) / TIMED_RUNS if good else None for good, start, end in marks]
+    timed = [(t, i) for i, t in enumerate(p.times) if t is not None]
+    return min(timed)[1] if timed else 0
+
+
+def _run(stream, d: _dt.DType, ta: bool, tb: bool, m: int, n: int, k: int, a: int, lda: int, b: int, ldb: int,
+         c: int, ldc: int, bias: int | None, epilogue: str) -> bool:
+    """D = C = epilogue(op(A) op(B) (+ bias)) through a plan; False where hipBLASLt has no algorithm."""
     L = _lib()
     if L is None:
         return False
     tf32 = d.name == "float32" and backends.matmul.allow_tf32 and platform() == "nvidia"
-    epilogue = EPILOGUES[activation][bias is not None]
-    p = _plan(L, stream, d, m, n, k, epilogue, bias is not None, tf32)
-    if p.algo is None:
+    key = (stream.device_id, d.name, ta, tb, m, n, k, lda, ldb, ldc, epilogue, tf32)
+    p = _plan(L, stream, key, d, ta, tb, m, n, k, lda, ldb, ldc, epilogue, bias is not None, tf32)
+    if not p.algos:
         return False
-    ws = _workspace(stream)
     handle = _handles.get(stream)
     with p.lock:
         if bias is not None and bias != p.bias:       # a model's layer passes the same bias each call
             p.bias_ptr[0] = bias
-            check(L.hipblasLtMatmulDescSetAttribute(p.desc, _bias_attr(L), p.bias_ptr, 8),
+            check(L.hipblasLtMatmulDescSetAttribute(p.desc, L.hipblasLtMatmulDescAttributes_t
+                                                    .HIPBLASLT_MATMUL_DESC_BIAS_POINTER, p.bias_ptr, 8),
                   "hipblasLtMatmulDescSetAttribute", BlasError)
             p.bias = bias
-        check(L.hipblasLtMatmul(handle, p.desc, p.alpha, w, p.a, x, p.b, p.beta, y, p.c, y, p.c, p.algo,
-                                ws.ptr, WORKSPACE_BYTES, stream.ptr), "hipblasLtMatmul", BlasError)
+        block, wsize = _workspace(stream, p)
+        ws = block.ptr if block is not None else 0
+        if p.best is None and len(p.algos) > 1 and backends.matmul.hipblaslt_autotune and not capturing(stream):
+            p.best = _tune(L, handle, p, stream, a, b, c, ws, wsize)
+        check(L.hipblasLtMatmul(handle, p.desc, p.alpha, a, p.a, b, p.b, p.beta, c, p.c, c, p.c, p.algo,
+                                ws, wsize, stream.ptr), "hipblasLtMatmul", BlasError)
     return True
+
+
+def _takes(d: _dt.DType, m: int, n: int, k: int, *addresses: int) -> bool:
+    return d.name in DTYPES and 0 < min(m, n, k) and max(m, n, k) <= _INT_MAX \
+        and not any(x % ALIGN for x in addresses)
+
+
+def gemm(stream, d: _dt.DType, trans_a: bool, trans_b: bool, m: int, n: int, k: int, a: int, lda: int, b: int,
+         ldb: int, c: int, ldc: int) -> bool:
+    """Column-major C (m x n) = op(A) op(B), leading dimensions in elements, addresses as ints, on
+    `stream`; False, with nothing done, where hipBLASLt does not run it."""
+    if not _takes(d, m, n, k, a, b, c):
+        return False
+    return _run(stream, d, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, None, EPILOGUES["identity"][0])
+
+
+def linear(stream, d: _dt.DType, m: int, n: int, k: int, x: int, w: int, bias: int | None, y: int,
+           activation: str) -> bool:
+    """y (m, n) = act(x (m, k) @ w (n, k).T + bias (n,)), row-major, addresses as ints, on `stream`
+    (`activation` a key of EPILOGUES); False, with nothing done, where hipBLASLt does not run it."""
+    if activation not in EPILOGUES or not _takes(d, m, n, k, x, w, y, bias or 0):
+        return False
+    return _run(stream, d, True, False, n, m, k, w, k, x, k, y, n, bias, EPILOGUES[activation][bias is not None])

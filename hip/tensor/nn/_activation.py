@@ -202,17 +202,14 @@ def linear(input, weight, bias=None, *, activation: str | None = None) -> ndarra
     return y
 
 
-_ALIGN = 256    # what cuBLASLt's heuristics assume of every matrix by default (hipBLASLt sets no preference)
-
-
 def _linear_lt(x, w, b, act: str):
     """linear through hipBLASLt: the activation in the epilogue where it has it, else in place
     after; None where hipBLASLt does not run it (the caller's gemm path does)."""
     if not backends.matmul.use_hipblaslt or x.dtype.name not in blaslt.DTYPES:
         return None
-    if not (x.is_c_contiguous and w.is_c_contiguous) or x.ptr % _ALIGN or w.ptr % _ALIGN:
+    if not (x.is_c_contiguous and w.is_c_contiguous):
         return None
-    if b is not None and (b.ndim != 1 or (b.shape[0] > 1 and b.strides[0] != b.itemsize) or b.ptr % _ALIGN):
+    if b is not None and (b.ndim != 1 or (b.shape[0] > 1 and b.strides[0] != b.itemsize)):
         return None
     n, k = w.shape
     y = ndarray._empty(x.shape[:-1] + (n,), x.dtype, x.device_id)
