@@ -13,7 +13,8 @@
       the fastest of the heuristic's algorithms (timed on a shape's first call), and, for comparison,
       with the heuristic's first (ht.backends.matmul.hipblaslt_autotune off, PyTorch's choice) and as
       hipBLAS's gemm plus one bias+activation pass (ht.backends.matmul.use_hipblaslt off); target
-      >= 1.0x PyTorch in float16 and bfloat16 with hipBLASLt.
+      >= 1.0x PyTorch in float16 and bfloat16 with hipBLASLt. Then where the time goes: each
+      Linear and the GELU pass alone on both sides, and the host's time to queue one forward.
   (d) conv2d of ResNet-50 layers, N=32 (CONV_CASES: 3x3 64->64 at 56x56, 1x1 256->64 at 56x56,
       3x3 128->128 at 28x28 stride 1 and at 56x56 stride 2), float32 with TF32 off on both sides
       (torch.backends.cudnn.allow_tf32 and .cuda.matmul.allow_tf32 False, ht.backends.matmul's False;
@@ -134,12 +135,44 @@ def part_mlp(args, torch, peak):
         err = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
         print(f"  ({flops / (ours * 1e-3) / 1e12:.1f} TFLOP/s hip.tensor, {flops / (theirs * 1e-3) / 1e12:.1f} "
               f"PyTorch; outputs differ by {err:.1e} of the largest)")
+        _mlp_parts(args, torch, ht, m, tm, x, tx)
         out[dt] = {"hip.tensor": ours, "torch": theirs, "gemm": res["gemm"] if "gemm" in res else None,
                    "hipblaslt": "hipblaslt" in res, "err": err}
         del tm, m, x, tx
         free_all({})
         torch.cuda.empty_cache()
     return out
+
+
+def _mlp_parts(args, torch, ht, m, tm, x, tx):
+    """Where (c)'s time goes: each Linear (with its fused ReLU) and the GELU pass alone on the GPU,
+    and the host's time to queue one forward pass (the GPU waits for the first launch)."""
+    import time
+    F, TF = ht.nn.functional, torch.nn.functional
+    h = ht.ones((4096, 4096), dtype=x.dtype)
+    th = torch.ones((4096, 4096), device="cuda", dtype=tx.dtype)
+    lin = [l for l in m if isinstance(l, ht.nn.Linear)]
+    tlin = [l for l in tm if isinstance(l, torch.nn.Linear)]
+    ins, tins, acts = (x, h, h), (tx, th, th), ("relu", None, None)
+    with torch.no_grad():
+        ours = [gpu_ms(lambda: F.linear(i, l.weight, l.bias, activation=a), args.reps) for i, l, a in zip(ins, lin, acts)]
+        theirs = [gpu_ms(lambda: TF.linear(i, l.weight, l.bias), args.reps) for i, l in zip(tins, tlin)]
+        theirs[0] += gpu_ms(lambda: TF.relu(th), args.reps)
+        gelu = (gpu_ms(lambda: F.gelu(h), args.reps), gpu_ms(lambda: TF.gelu(th), args.reps))
+
+        def host_us(fn, sync):
+            best = float("inf")
+            for _ in range(args.reps):
+                sync()
+                t = time.perf_counter()
+                fn()
+                best = min(best, time.perf_counter() - t)
+            return best * 1e6
+        host = (host_us(lambda: m(x), ht.synchronize), host_us(lambda: tm(tx), torch.cuda.synchronize))
+    us = lambda v: "/".join(f"{t * 1e3:.1f}" for t in v)   # noqa: E731
+    print(f"  (alone, us: Linear+ReLU/Linear/Linear {us(ours)} hip.tensor, {us(theirs)} PyTorch (ReLU a pass); "
+          f"GELU pass {gelu[0] * 1e3:.1f} / {gelu[1] * 1e3:.1f}; host per forward {host[0]:.0f} / {host[1]:.0f})")
+    del h, th
 
 
 CONV_CASES = [  # (label, N, Cin, Cout, H=W, kernel, stride, padding): ResNet-50 layers
