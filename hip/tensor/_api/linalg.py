@@ -7,9 +7,10 @@ column-major C^T = B^T A^T, so B is BLAS's first operand; each operand is used i
 matrices are row- or column-major with a positive leading dimension (transposed views included),
 else copied; batch dimensions that collapse to one stride make one strided-batched call, others a
 call per outer batch index. One product of two matrices goes to hipBLASLt instead where
-`_libs.blaslt.prefer` says it is faster (`ht.backends.matmul.use_hipblaslt`) and hipBLASLt takes it. Integer and bool dtypes use a 16x16 shared-memory tiled kernel that
-reads any strides (wrap-around arithmetic as NumPy; bool: or of ands). NumPy's dot, inner (through
-tensordot) and vdot (through vecdot) complete the main namespace; einsum is in `_api.einsum`.
+`_libs.blaslt.prefer` says it is faster (`ht.backends.matmul.use_hipblaslt`) and hipBLASLt takes
+it. Integer and bool dtypes use a 16x16 shared-memory tiled kernel that reads any strides
+(wrap-around arithmetic as NumPy; bool: or of ands). NumPy's dot, inner (through tensordot) and
+vdot (through vecdot) complete the main namespace; einsum is in `_api.einsum`.
 """
 from __future__ import annotations
 
