@@ -155,7 +155,8 @@ def _mlp_parts(args, torch, ht, m, tm, x, tx):
     tlin = [l for l in tm if isinstance(l, torch.nn.Linear)]
     ins, tins, acts = (x, h, h), (tx, th, th), ("relu", None, None)
     with torch.no_grad():
-        ours = [gpu_ms(lambda: F.linear(i, l.weight, l.bias, activation=a), args.reps) for i, l, a in zip(ins, lin, acts)]
+        ours = [gpu_ms(lambda: F.linear(i, l.weight, l.bias, activation=a), args.reps)
+                for i, l, a in zip(ins, lin, acts)]
         theirs = [gpu_ms(lambda: TF.linear(i, l.weight, l.bias), args.reps) for i, l in zip(tins, tlin)]
         theirs[0] += gpu_ms(lambda: TF.relu(th), args.reps)
         gelu = (gpu_ms(lambda: F.gelu(h), args.reps), gpu_ms(lambda: TF.gelu(th), args.reps))

@@ -230,8 +230,12 @@ def test_no_timing_during_a_capture(rng):
     x, t = make((192, 160), "float16", rng, -1, 1)
     w, tw = make((288, 160), "float16", rng, -0.25, 0.25)
     b, tb = make((288,), "float16", rng, -1, 1)
+    from hip.tensor._core.device import current_stream
+    from hip.tensor._core.graph import stream_is_capturing
+    assert not stream_is_capturing(current_stream())
     g = ht.Graph()
     with ht.graph(g):
+        assert stream_is_capturing(current_stream())
         out = F.linear(x, w, b)
     p = _plan("float16", 192, 288, 160, "HIPBLASLT_EPILOGUE_BIAS")
     assert p is not None and p.best is None and p.times == []

@@ -32,6 +32,15 @@ _RELAXED = h.hipStreamCaptureMode.hipStreamCaptureModeRelaxed
 _users: "weakref.WeakKeyDictionary[_memory.CachingAllocator, int]" = weakref.WeakKeyDictionary()   # graphs per pool
 
 
+def stream_is_capturing(stream: Stream) -> bool:
+    """Whether a graph is being captured on `stream`, by hip.tensor or anyone else (a query the
+    runtime refuses, as for the legacy null stream during another stream's global capture, counts)."""
+    if _memory.capturing(stream):
+        return True
+    err, status = h.hipStreamIsCapturing(stream.ptr)
+    return err != h.hipError_t.hipSuccess or status != h.hipStreamCaptureStatus.hipStreamCaptureStatusNone
+
+
 def graph_pool_handle() -> _memory.CachingAllocator:
     """A memory pool that several graphs may share (pass it as `pool=`): graphs that are replayed
     in the order they were captured can then reuse each other's memory."""

@@ -44,6 +44,7 @@ from .. import backends
 from .._core import dtypes as _dt
 from .._core import memory
 from .._core.device import Device, Event, _properties, platform
+from .._core.graph import stream_is_capturing
 from .blas import BlasError, _Handles
 from .loader import library
 
@@ -111,15 +112,6 @@ def prefer(d: _dt.DType, m: int, n: int, k: int) -> bool:
     return least is not None and m * n * k >= least
 
 
-def capturing(stream) -> bool:
-    """Whether a graph is being captured on `stream` (ours or anyone's; an unanswered query counts)."""
-    if memory.capturing(stream):
-        return True
-    from hip import hip as h
-    err, status = h.hipStreamIsCapturing(stream.ptr)
-    return err != h.hipError_t.hipSuccess or status != h.hipStreamCaptureStatus.hipStreamCaptureStatusNone
-
-
 def _workspace(stream, p):
     """The workspace block for a call of plan `p` on `stream` (None: none is needed) and its size."""
     if memory.capturing(stream):
@@ -161,7 +153,8 @@ class _Plan:
         self._owned.append(("hipblasLtMatmulDescDestroy", self.desc))
         op = hipblas.hipblasOperation_t
         for attr, t in ((A.HIPBLASLT_MATMUL_DESC_TRANSA, ta), (A.HIPBLASLT_MATMUL_DESC_TRANSB, tb)):
-            _set(L, "hipblasLtMatmulDescSetAttribute", self.desc, attr, np.int32(op.HIPBLAS_OP_T if t else op.HIPBLAS_OP_N))
+            _set(L, "hipblasLtMatmulDescSetAttribute", self.desc, attr,
+                 np.int32(op.HIPBLAS_OP_T if t else op.HIPBLAS_OP_N))
         _set(L, "hipblasLtMatmulDescSetAttribute", self.desc, A.HIPBLASLT_MATMUL_DESC_EPILOGUE,
              np.uint32(L.hipblasLtEpilogue_t[epilogue]))
         if bias:
@@ -271,7 +264,8 @@ def _run(stream, d: _dt.DType, ta: bool, tb: bool, m: int, n: int, k: int, a: in
             p.bias = bias
         block, wsize = _workspace(stream, p)
         ws = block.ptr if block is not None else 0
-        if p.best is None and len(p.algos) > 1 and backends.matmul.hipblaslt_autotune and not capturing(stream):
+        if p.best is None and len(p.algos) > 1 and backends.matmul.hipblaslt_autotune \
+                and not stream_is_capturing(stream):      # nothing is timed on a capturing stream
             p.best = _tune(L, handle, p, stream, a, b, c, ws, wsize)
         check(L.hipblasLtMatmul(handle, p.desc, p.alpha, a, p.a, b, p.b, p.beta, c, p.c, c, p.c, p.algo,
                                 ws, wsize, stream.ptr), "hipblasLtMatmul", BlasError)
