@@ -12,7 +12,8 @@ M, N, K, epilogue, compute type) the matmul descriptor, the four layouts and the
 hipblasLtMatmulAlgoGetHeuristic ranks first for a workspace of WORKSPACE_BYTES, kept for the
 `PLANS` most recently used; a plan for which hipBLASLt offers no algorithm is remembered as such.
 A call sets the bias pointer on its plan's descriptor (where it changed) and runs hipblasLtMatmul,
-both under the plan's lock. The workspace is one block of WORKSPACE_BYTES per stream from the
+both under the plan's lock; a residual is the matmul's C (D = act(A B + 1 * C + bias), C and D
+sharing a layout), read by the same kernel. The workspace is one block of WORKSPACE_BYTES per stream from the
 caching allocator, held while the stream lives (PyTorch keeps its cuBLASLt workspace so too);
 during a graph capture, a block of the graph's pool for each call.
 
@@ -172,9 +173,10 @@ def _plan(L, stream, d: _dt.DType, m: int, n: int, k: int, epilogue: str, bias: 
 
 
 def linear(stream, d: _dt.DType, m: int, n: int, k: int, x: int, w: int, bias: int | None, y: int,
-           activation: str) -> bool:
-    """y (m, n) = act(x (m, k) @ w (n, k).T + bias (n,)), row-major, addresses as ints, on `stream`
-    (`activation` a key of EPILOGUES); False, with nothing done, where hipBLASLt does not run it."""
+           activation: str, residual: int | None = None) -> bool:
+    """y (m, n) = act(x (m, k) @ w (n, k).T + bias (n,) + residual (m, n)), row-major, addresses as
+    ints, on `stream` (`activation` a key of EPILOGUES; the residual is the matmul's C, beta 1);
+    False, with nothing done, where hipBLASLt does not run it."""
     if activation not in EPILOGUES or d.name not in DTYPES or not (0 < max(m, n, k) <= _INT_MAX) \
             or min(m, n, k) < 1:
         return False
@@ -194,6 +196,7 @@ def linear(stream, d: _dt.DType, m: int, n: int, k: int, x: int, w: int, bias: i
             check(L.hipblasLtMatmulDescSetAttribute(p.desc, _bias_attr(L), p.bias_ptr, 8),
                   "hipblasLtMatmulDescSetAttribute", BlasError)
             p.bias = bias
-        check(L.hipblasLtMatmul(handle, p.desc, p.alpha, w, p.a, x, p.b, p.beta, y, p.c, y, p.c, p.algo,
+        c, beta = (y, p.beta) if residual is None else (residual, p.alpha)
+        check(L.hipblasLtMatmul(handle, p.desc, p.alpha, w, p.a, x, p.b, beta, c, p.c, y, p.c, p.algo,
                                 ws.ptr, WORKSPACE_BYTES, stream.ptr), "hipblasLtMatmul", BlasError)
     return True
