@@ -364,7 +364,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         signed = ", signed=True" if any(k.value < 0 for k in e.constants) else ""
         name = typedef_names.get(e.name, e.name)
         style = "cuda" if spec.conventions.enum_style == "cuda" else ""
-        out.append(lazy.enum(name, pairs, doc, bool(signed), style))
+        # cuda.bindings' members carry their enumerator's comment (cuda.core's error messages read it)
+        docs = common.member_docs(e.constants) if style else None
+        out.append(lazy.enum(name, pairs, doc, bool(signed), style, docs))
         if name != e.name:
             out.append(lazy.alias(e.name, name))
         out.append(lazy.alias(f"_{e.name}__Base", e.name, "AMD's HIP Python's base class of the enum (isinstance checks)"))
