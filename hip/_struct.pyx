@@ -502,6 +502,15 @@ cdef class Struct(Pointer):
         for n in type(self)._fields_:
             yield getattr(self, n)
 
+    def __dir__(self):
+        """cuda.bindings' struct objects list their fields and getPtr as their public names
+        (programs and NVIDIA's tests compare two structs attribute by attribute over dir()): the
+        HIP Python helpers stay callable, unlisted, on the 'cuda' style."""
+        names = object.__dir__(self)
+        if getattr(type(self), "_style_", "") != "cuda":
+            return names
+        return [n for n in names if n.startswith("_")] + list(type(self)._fields_) + ["getPtr"]
+
     def __repr__(self):
         cls = type(self)
         if self._ptr == NULL:
