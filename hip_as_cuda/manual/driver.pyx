@@ -215,15 +215,6 @@ cdef CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject, const CUDA_RESOURCE_
 # A kind HIP lacks (conditional nodes) answers CUDA_ERROR_NOT_SUPPORTED; a `type` no kind has,
 # CUDA_ERROR_INVALID_VALUE.
 
-cdef inline bint _zero_bytes(const void* p, size_t n) noexcept nogil:
-    cdef const unsigned char* b = <const unsigned char*>p
-    cdef size_t i
-    for i in range(n):
-        if b[i]:
-            return False
-    return True
-
-
 cdef CUresult cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, const CUgraphEdgeData* dependencyData, size_t numDependencies, CUgraphNodeParams* nodeParams) except? CUDA_ERROR_NOT_FOUND nogil:
     """The typed cuGraphAdd*Node of nodeParams.type; edge data as the typed calls take it: none
     (all zero or NULL; HIP's edges carry none)."""
