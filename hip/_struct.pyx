@@ -10,6 +10,7 @@ memory through that table.
 from cpython.bytearray cimport PyByteArray_AS_STRING
 from cpython.buffer cimport PyObject_CheckBuffer
 from libc.string cimport memcpy, memset
+from cpython.bytes cimport PyBytes_FromStringAndSize
 
 cdef extern from "<string.h>" nogil:
     size_t strnlen(const char* s, size_t n)
@@ -773,7 +774,62 @@ cdef object _typed(dict table, object selector, const char* p, Py_ssize_t n):
         return record_copy(cls, p)
     if code == "l":        # 32-bit ints filling the caller's dataSize
         return [(<const int32_t*>p)[i] for i in range(n // 4)]
+    cdef Py_ssize_t k = 0
+    if code == "t":        # text in a buffer of cls bytes, to its NUL
+        n = min(<Py_ssize_t>cls, n)
+        while k < n and p[k] != 0:
+            k += 1
+        return PyBytes_FromStringAndSize(p, k)
     raise AssertionError(code)
+
+
+cdef tuple _typed_rule(dict table, object selector):
+    """(code, class) of the selector's value; TypeError where the table refuses it (code 'x'), as
+    cuda.bindings' helpers refuse an attribute they do not know (`Unsupported attribute: NAME`)."""
+    rule = table.get(int(selector), ("Q", None))
+    if rule[0] == "x":
+        raise TypeError(f"Unsupported attribute: {getattr(selector, 'name', selector)}")
+    return rule
+
+
+cdef object typed_out_buffer(dict table, object selector):
+    """typed_buffer() for the value the selector's rule types, of that value's size (text: its
+    buffer's), refused before the call where the table refuses the selector."""
+    code, cls = _typed_rule(table, selector)
+    return typed_buffer(cls if code == "t" else _TYPED_SIZES.get(code, 0))
+
+
+cdef object typed_in_buffer(dict table, object selector, object value):
+    """The caller's value in a typed_buffer(), converted as the selector's rule types it: a flag
+    from any object's truth (a C bool), text from bytes or bytearray (its bytes, then a NUL; the
+    size its length), an integer as C's; the size C is told is the buffer's `sizes[0]`."""
+    code, cls = _typed_rule(table, selector)
+    cdef _TypedBuffers t
+    if code == "t":
+        if not isinstance(value, (bytes, bytearray)):
+            raise TypeError(f"expected bytes, {type(value).__name__} found")
+        b = typed_buffer(len(value) + 1)
+        t = <_TypedBuffers>b
+        memcpy(t.slots[0], <const char*>value if isinstance(value, bytes) else PyByteArray_AS_STRING(value), len(value))
+        t.sizes[0] = len(value)
+        return b
+    b = typed_buffer(_TYPED_SIZES.get(code, 8))
+    t = <_TypedBuffers>b
+    if code == "?":
+        (<unsigned char*>t.slots[0])[0] = 1 if value else 0
+    elif code == "i" or code == "I":
+        (<uint32_t*>t.slots[0])[0] = <uint32_t>(index(value) & 0xffffffff)
+    else:
+        (<uint64_t*>t.slots[0])[0] = <uint64_t>(index(value) & 0xffffffffffffffff)
+    return b
+
+
+cdef size_t typed_size(object buf) except? 0:
+    """The size of the value in a typed_out_buffer()/typed_in_buffer() (what C's size parameter says)."""
+    return (<_TypedBuffers?>buf).sizes[0]
+
+
+cdef dict _TYPED_SIZES = {"?": 1, "i": 4, "I": 4, "q": 8, "Q": 8, "P": 8}
 
 
 cdef object typed_value(dict table, object selector, object buf):
