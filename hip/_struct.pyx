@@ -212,6 +212,8 @@ cdef class Field:
                 return []
             kept = _kept_at(s, p)
             if kept is not None and v == <void*>PyByteArray_AS_STRING(kept):
+                if not issubclass(self.elem, Struct):   # handles (cuda.bindings' extSemArray): their addresses
+                    return [wrap(self.elem, (<void**>v)[i]) for i in range(len(kept) // sizeof(void*))]
                 size = self.elem._size_
                 return [self.elem._view(<size_t>v + i * size, kept) for i in range(len(kept) // size)]
         if self.kind == K_CHARS:
@@ -238,8 +240,8 @@ cdef class Field:
         cdef uint64_t word = 0, mask
         if self.elem is not None and isinstance(value, (list, tuple)):
             # A pointer to structs (cuda.bindings' `config.attrs = [attr]`): one C array of their
-            # copies, kept by the struct; an empty list is NULL.
-            buf = record_list(self.elem, value)
+            # copies, kept by the struct; an empty list is NULL. To handles: their addresses.
+            buf = record_list(self.elem, value) if issubclass(self.elem, Struct) else _handle_array(self.elem, value)
             _kept(s, p, buf)
             value = buf if buf is not None else 0
         elif (self.kind == K_PTR or self.kind == K_ADDR) and self.count == 0 and isinstance(value, (list, tuple)):
@@ -606,10 +608,27 @@ def define(str name, Py_ssize_t size, tuple fields, str module, str doc="", dict
     return type(name, (Struct,), ns)
 
 
+cdef object _handle_array(object cls, object value):
+    """The addresses of a list of `cls` handles (ints taken as addresses) as one C array, a
+    bytearray; None for an empty list."""
+    if not value:
+        return None
+    for h in value:
+        if not isinstance(h, (cls, int)):
+            raise TypeError(f"expected a list of {cls.__name__}, got {type(h).__name__}")
+    buf = bytearray(len(value) * sizeof(void*))
+    cdef void** a = <void**>PyByteArray_AS_STRING(buf)
+    cdef Py_ssize_t i
+    for i, h in enumerate(value):
+        a[i] = addr(h)
+    return buf
+
+
 def point_to(object cls, str field, object elem):
     """Field `field` of struct class `cls` points to an array of `elem` structs: it takes a list of
     them, packed into one C array (cuda.bindings' `CUlaunchConfig.attrs`, `CUctxCreateParams.cigParams`),
-    and reads back as that list. Called after both classes exist (the element may be defined later)."""
+    and reads back as that list; `elem` a handle class: a list of handles, their addresses packed
+    (`CUDA_EXT_SEM_SIGNAL_NODE_PARAMS.extSemArray`). Called after both classes exist (the element may be defined later)."""
     cdef Field f = <Field>cls.__dict__[field]
     if (f.kind != K_PTR and f.kind != K_ADDR) or f.count:
         raise TypeError(f"{cls.__name__}.{field} is not a pointer field")

@@ -434,6 +434,11 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
                 if row.elem and row.elem in owned:
                     lazy.need(names.cls_of(row.elem))
                     out.append(f"_struct.point_to({lt.record.name}, {row.name!r}, {names.cls_of(row.elem)})")
+                elif row.elem.startswith("handle:") and cuda_style:   # a list of handles (extSemArray)
+                    cls = common.handle_class(row.elem[len("handle:"):], types)
+                    cls = base_of.get(cls, cls)
+                    lazy.need(cls)
+                    out.append(f"_struct.point_to({lt.record.name}, {row.name!r}, {cls})")
     for td_name, cls in struct_handles.items():
         out.append(lazy.alias(td_name, cls))
     # AMD's HIP Python names nested records <outer>_<key> (hipResourceDesc_union_0_struct_1): aliases.
