@@ -119,8 +119,9 @@ def main():
     sub.graph.graph = child
     child_node = add_node(graph, [], sub)
 
-    nodes, count = check(driver.cuGraphGetNodes(graph, 16))
-    print("nodes:", count, sorted(check(driver.cuGraphNodeGetType(x)).name for x in nodes[:count]))
+    _, count = check(driver.cuGraphGetNodes(graph))
+    nodes, count = check(driver.cuGraphGetNodes(graph, count))
+    print("nodes:", count, sorted(check(driver.cuGraphNodeGetType(x)).name for x in nodes))
 
     back = check(driver.cuGraphNodeGetParams(clear))
     print("memset read back:", back.type.name, back.memset.value, back.memset.width, int(back.memset.dst) == int(d_a))
