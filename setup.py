@@ -101,14 +101,19 @@ class generate(Command):
             log(f"no headers for {','.join(l for l in missing if l in self.libraries)} in {self.include}: left out")
             self.libraries = [l for l in self.libraries if l in have or l == ALIAS]
         log(f"ROCm {header_version(self.include)} headers: {self.include}; libraries: {','.join(self.libraries)}")
-        # A library left out this time must not be installed from an earlier build's leftovers.
-        for d in (os.path.join(HERE, "hip", "_coverage"), os.path.join(HERE, "hip_as_cuda", "cuda", "bindings", "_coverage")):
-            for f in os.listdir(d) if os.path.isdir(d) else ():
-                os.remove(os.path.join(d, f))
+        # A library these headers lack must not be installed from an earlier build's leftovers (a
+        # library merely not named this time keeps its report: its modules stay built in place).
+        for lib in missing:
+            p = os.path.join(HERE, "hip", "_coverage", f"{lib}.json")
+            if os.path.exists(p):
+                os.remove(p)
         written = generate_bindings(self.include, [l for l in self.libraries if l != ALIAS], os.path.join(HERE, "hip"))
         if ALIAS in self.libraries:
             from build_support import cuda
             self.cuda_include = cuda.alias_include(HERE, log) if all(l in self.libraries for l in ALIAS_NEEDS) else None
+            alias_reports = os.path.join(HERE, "hip_as_cuda", "cuda", "bindings", "_coverage")
+            for f in os.listdir(alias_reports) if os.path.isdir(alias_reports) else ():
+                os.remove(os.path.join(alias_reports, f))   # regenerated below, or no alias at all
             if self.cuda_include is None:
                 self.libraries.remove(ALIAS)
             else:

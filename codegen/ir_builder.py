@@ -329,13 +329,40 @@ class Builder:
         if not c.is_definition() or not self._once("e:" + name):
             return
         anon = name.startswith("_anon_")
+        constants = [e for e in c.get_children() if e.kind == K.ENUM_CONSTANT_DECL]
         self.module.enums.append(ir.Enum(
-            name, [ir.Enumerator(e.spelling, e.enum_value, clean_comment(e.raw_comment))
-                   for e in c.get_children() if e.kind == K.ENUM_CONSTANT_DECL],
+            name, [ir.Enumerator(e.spelling, e.enum_value, clean_comment(raw))
+                   for e, raw in zip(constants, self._own_comments(c, constants))],
             self.rel(c), anonymous=anon,
             c_name="" if anon else (f"enum {c.spelling}" if not self._is_anon(c) else name),
             underlying=_BUILTINS.get(c.enum_type.get_canonical().kind, "int"),
             comment=clean_comment(c.raw_comment)))
+
+    def _own_comments(self, enum, constants) -> list[str | None]:
+        """Each enumerator's raw comment where it is its own: before it (after the enumerator
+        before it), or a trailing `/**<` one after it (before the next): libclang also gives an
+        enumerator with none the comment of the one before (CU_FUNC_ATTRIBUTE_MAX)."""
+        out = []
+        ends = [e.extent.end.line for e in constants]
+        starts = [e.extent.start.line for e in constants[1:]] + [enum.extent.end.line]
+        for i, e in enumerate(constants):
+            raw = e.raw_comment
+            if raw:
+                lines = self._lines(e.location.file.name)
+                text = raw.strip()
+                before = "\n".join(lines[(ends[i - 1] if i else enum.extent.start.line):ends[i]])
+                after = "\n".join(lines[e.extent.start.line - 1:starts[i]])
+                if not (text in before or text[:4] in ("/**<", "///<", "/*!<", "//!<") and text in after):
+                    raw = None
+            out.append(raw)
+        return out
+
+    def _lines(self, path: str) -> list[str]:
+        cache = self.__dict__.setdefault("_source_lines", {})
+        if path not in cache:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                cache[path] = f.read().splitlines()
+        return cache[path]
 
     def typedef(self, c):
         u = c.underlying_typedef_type

@@ -442,6 +442,10 @@ class Planner:
                                 out=f"{names.cls_of(target.name)}({v})", out_type=target.name, host_result=True)
                 return plan("out_number", f"&{v}", local=False, pre=[f"cdef {self.cy(target, v)} = 0"], out=v,
                             out_type=self.stub_type(target), host_result=True)
+        if p.intent == "in" and p.shape == "typed" and r.kind == "pointer":
+            typed = self.typed_input(fn, p, i, t)
+            if typed is not None:
+                return typed
         if p.intent == "inout" and p.shape == "scalar" and r.kind == "pointer":
             target, rt = r.pointee, types.resolve(r.pointee)
             if rt.kind == "enum":
@@ -672,9 +676,31 @@ class Planner:
                              pre=[f"_k{i} = _s.typed_buffers({sel.name}, {size or 'None'}, {n})"],
                              out=f"_s.typed_values({table}, {sel.name}, _k{i})", out_type="list[Any]",
                              host_result=True)
+        sized = any(q.intent == "in" and q.shape == "typed" and self.types.is_numeric(self.types.resolve(q.type).pointee)
+                    for q in fn.params if self.types.resolve(q.type).kind == "pointer")
+        buf = f"_s.typed_out_buffer({table}, {sel.name})" if sized else f"_s.typed_buffer({size or 'None'})"
         return ParamPlan(p, i, "out_typed", f"<{t}>_p.waddr(_k{i})",
-                         pre=[f"_k{i} = _s.typed_buffer({size or 'None'})"],
+                         pre=[f"_k{i} = {buf}"],
                          out=f"_s.typed_value({table}, {sel.name}, _k{i})", out_type="Any", host_result=True)
+
+    def typed_input(self, fn: ir.Function, p: ir.Param, i: int, t: str) -> ParamPlan | None:
+        """`in typed`: the caller's value in a `void*` typed as the attribute parameter's rule says
+        (conventions.typed_values: cuda.bindings' cuCoredumpSetAttribute(attrib, value) takes a flag
+        or bytes by attrib), or, on a `size_t*`, that value's size, which the caller does not pass
+        (a typed output's: its buffer's). None where no parameter's enum is typed."""
+        sel = next((q for q in fn.params if q is not p and self.typed_table(q.type)), None)
+        if sel is None:
+            return None
+        table = self.typed_table(sel.type)
+        pointee = self.types.resolve(self.types.resolve(p.type).pointee)
+        if pointee.kind == "void":
+            return ParamPlan(p, i, "ref", f"<{t}>_p.addr(_k{i})", py=p.name,
+                             pre=[f"_k{i} = _s.typed_in_buffer({table}, {sel.name}, {p.name})"])
+        j = next((k for k, q in enumerate(fn.params) if q.shape.split("[")[0] == "typed"
+                  and self.types.resolve(self.types.resolve(q.type).pointee).kind == "void"), None)
+        if j is None or not self.types.is_numeric(self.types.resolve(p.type).pointee):
+            raise ValueError(f"{fn.name}.{p.name}: 'in typed' is a typed value or the size of one")
+        return ParamPlan(p, i, "ref", f"&_{i}", local=False, pre=[f"cdef size_t _{i} = _s.typed_size(_k{j})"])
 
     def sized_buffer(self, fn: ir.Function, p: ir.Param, i: int, t: str, what: str) -> ParamPlan:
         """`buffer[n]`: a char buffer C writes up to n bytes into, n a length parameter

@@ -68,7 +68,8 @@ def _repr_format(self, spec):
     return format(repr(self), spec) if not spec or spec[-1:] not in "bcdeEfFgGnoxX%" else int.__format__(self, spec)
 
 
-def define(name: str, members, module: str, doc: str = "", signed: bool = False, style: str = "") -> type:
+def define(name: str, members, module: str, doc: str = "", signed: bool = False, style: str = "",
+           docs: dict | None = None) -> type:
     """Create an Enum subclass; aliases (equal values) share a member.
 
     `members` is ((name, value), ...) or the generator's compact "name value name value" string
@@ -76,6 +77,8 @@ def define(name: str, members, module: str, doc: str = "", signed: bool = False,
     the C enum's underlying type is signed (it has negative values): ctypes_type() is c_int.
     `style='cuda'`: as cuda.bindings' enums, str() and format() give the repr
     (`<CUresult.CUDA_SUCCESS: 0>`) and a value with several names is known by the last.
+    `docs`: {member name: its __doc__}: each member has its own, None where it has none (cuda.bindings'
+    members); without `docs` the members show the class's.
     """
     # The state EnumType.__new__ would set, in the namespace (the containers are filled by _fill):
     # one class creation, no per-attribute class updates.
@@ -91,6 +94,9 @@ def define(name: str, members, module: str, doc: str = "", signed: bool = False,
     cls = type.__new__(EnumMeta, name, (Enum,), ns)
     _VALUE_MAPS[cls] = v2m
     _fill(cls, members, style == "cuda")
+    if docs is not None:
+        for m in cls._value2member_map_.values():
+            m.__doc__ = docs.get(m._name_)
     return cls
 
 

@@ -7,7 +7,7 @@
 #
 # Needs libclang and PyYAML importable (wheels in .dev/whl are installed to /tmp/site if not),
 # a CUDA toolkit at $CUDA_PATH or /usr/local/cuda. Logs go to OUT_DIR (default build/gpu-check),
-# with the built modules as OUT_DIR/built.tgz. PREBUILT=FILE.tgz unpacks such an archive instead
+# with the built modules (and the alias's coverage reports, which its availability answers read) as OUT_DIR/built.tgz. PREBUILT=FILE.tgz unpacks such an archive instead
 # of building the bindings (the layer is always rebuilt: it takes seconds), for a second run on a
 # fresh machine when only the layer, the tests or Python files changed (REBUILD=lib,lib rebuilds
 # those libraries' modules too). GPU_TESTS: the pytest targets (default: the GPU test files,
@@ -38,14 +38,14 @@ if [ -n "${PREBUILT:-}" ]; then
   HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_LIBS=${REBUILD:-none} python3 setup.py -q build_ext --inplace > "$OUT/build.log" 2>&1 \
     || { tail -50 "$OUT/build.log"; exit 1; }
   # what a later run on a fresh machine unpacks (the rebuilt modules included)
-  [ -n "${REBUILD:-}" ] && [ "${REBUILD}" != none ] && tar czf "$OUT/built.tgz" $(find hip hip_as_cuda -name "*.so" -not -path "hip/_nvidia/*")
+  [ -n "${REBUILD:-}" ] && [ "${REBUILD}" != none ] && tar czf "$OUT/built.tgz" $(find hip hip_as_cuda -name "*.so" -not -path "hip/_nvidia/*") $(find hip_as_cuda -path "*/_coverage/*.json")
 else
   step "build the bindings ($JOBS jobs)"
   t=$(date +%s)
   HIP_PYTHON_INCLUDE=$INC HIP_PYTHON_JOBS=$JOBS python3 setup.py -q build_ext --inplace -j "$JOBS" \
     > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
   echo "built in $(( $(date +%s) - t )) s" | tee -a "$OUT/summary.txt"
-  tar czf "$OUT/built.tgz" $(find hip hip_as_cuda -name "*.so" -not -path "hip/_nvidia/*")
+  tar czf "$OUT/built.tgz" $(find hip hip_as_cuda -name "*.so" -not -path "hip/_nvidia/*") $(find hip_as_cuda -path "*/_coverage/*.json")
 fi
 
 step "generate and build the HIP-on-CUDA layer"

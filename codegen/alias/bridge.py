@@ -142,6 +142,13 @@ class Bridge(Bridges):
         self.converters: dict[str, str] = {}
         self.bodies = [self.function(f, self.cuda_function(f)) for f in common.bound_functions(lib.module)]
 
+    def manual_reason(self, f: ir.Function) -> str | None:
+        """bridge.manual names a function by its C name or by the name the cimport layer gives it
+        (`cuGraphAddNode` for `cuGraphAddNode_v2`), as the cimport layer's hand-written part
+        defines it."""
+        style = self.lib.style or cdecl.Style()
+        return self.spec.manual.get(f.name) or self.spec.manual.get(style.name(f))
+
     # -- statuses --------------------------------------------------------------------------
     def status_of(self, t: ir.CType) -> ir.Enum | None:
         e = self.c.enum_of(self.c.resolve(t))

@@ -122,7 +122,7 @@ class Bridges:
     def function(self, f: ir.Function, sf: ir.Function) -> str:
         """The C of source function sf (f: the same function where its parameters carry the spec's
         intents and shapes, by position); '' where it is hand-written."""
-        manual = self.spec.manual.get(f.name)
+        manual = self.manual_reason(f)
         if manual and self.manual_replaces:
             self.coverage[f.name] = {"status": "manual", "reason": manual}
             return ""
@@ -131,6 +131,10 @@ class Bridges:
             self.coverage[f.name] = {"status": "bridged", self.target.lower():
                                      self.coverage[f.name].get(self.target.lower(), ""), "manual": manual}
         return text
+
+    def manual_reason(self, f: ir.Function) -> str | None:
+        """Why the spec's bridge.manual hand-writes f (keyed by its C name), else None."""
+        return self.spec.manual.get(f.name)
 
     def _function(self, f: ir.Function, sf: ir.Function) -> str:
         text = self.special(f, sf)

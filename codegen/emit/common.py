@@ -159,6 +159,36 @@ def docstring(text: str, limit: int = 3000) -> str:
     return text.replace("{", "\\x7b").replace("}", "\\x7d")
 
 
+_REF_TEXT = re.compile(r'[@\\]ref\s+\S+\s+"([^"]*)"')
+_CODE = re.compile(r"[@\\][pc]\s+(\S*\w(?:\(\))?)")
+_REF = re.compile(r"[@\\](?:ref|a|e)\s+")
+_DEPRECATED = re.compile(r"[@\\]deprecated\b.*?(?=\n\s*\n|$)", re.S)
+
+
+def member_doc(text: str) -> str:
+    """An enumerator's comment as its member's __doc__, as cuda.bindings writes them: Doxygen's
+    markup made plain (`::cuCtxDestroy()` is cuCtxDestroy(), `A::b` A.b, `\\ref X "title"` the
+    title, quoted where it is several words, `\\p x` `x`, `__x__` x, `\\n` and `<br>` a line break, a
+    `\\deprecated` paragraph "[Deprecated]"), the header's line breaks kept, one trailing newline."""
+    lines = [l for l in (text or "").strip().splitlines() if not _DOXYGEN_GROUPING.match(l)]
+    text = "\n".join(lines).strip()
+    text = _DEPRECATED.sub("[Deprecated]", text)
+    # a section's title quoted ("Interactions with the CUDA Driver API"), a name's bare
+    text = _REF_TEXT.sub(lambda m: f'"{m.group(1)}"' if " " in m.group(1) else m.group(1), text)
+    text = _CODE.sub(r"`\1`", text)
+    text = _REF.sub("", text)
+    text = re.sub(r"\\n\b|<br\s*/?>", "\n", text)
+    text = re.sub(r"\b__(\w+)__\b", r"\1", text)
+    text = re.sub(r"(?<=\w)::(?=\w)", ".", text)
+    text = re.sub(r"(?<![\w:])::(?=\w)", "", text)
+    return text + "\n" if text else ""
+
+
+def member_docs(constants) -> dict:
+    """{enumerator: member_doc} of an enum's constants, those with a comment."""
+    return {k.name: member_doc(k.comment) for k in constants if k.comment}
+
+
 def records_in_order(module: ir.Module) -> list[ir.Record]:
     """Records with embedded (by-value) records after the records they embed."""
     recs = {r.name: r for r in module.records}

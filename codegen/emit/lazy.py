@@ -41,6 +41,17 @@ class _Enum:
     doc: str
     signed: bool
     style: str
+    docs: dict | None   # member name -> its __doc__ (cuda.bindings' member docs; others None)
+
+
+def _docs_literal(docs: dict | None) -> str:
+    """The members' docs as a dict literal (None: the members share the class's doc); braces
+    escaped as in docstrings (common.docstring: Cython re-indents its C output for every
+    unbalanced brace)."""
+    if docs is None:
+        return "None"
+    items = ", ".join(f"{n!r}: {d!r}" for n, d in docs.items())
+    return "{" + items.replace("{", "\\x7b").replace("}", "\\x7d") + "}"
 
 
 class LazyClasses:
@@ -56,11 +67,12 @@ class LazyClasses:
         self.body_refs: set[str] = set()          # names function bodies reach through accessors
 
     # -- what the emitter reports ------------------------------------------------------------
-    def enum(self, name: str, members: str, doc: str, signed: bool, style: str) -> Deferred:
+    def enum(self, name: str, members: str, doc: str, signed: bool, style: str, docs: dict | None = None) -> Deferred:
         """The line defining enum class `name` (`_enum.define`'s arguments)."""
-        self.enums[name] = _Enum(members, doc, signed, style)
+        self.enums[name] = _Enum(members, doc, signed, style, docs)
         self.names[name] = name
-        s = (", signed=True" if signed else "") + (f", style={style!r}" if style else "")
+        s = (", signed=True" if signed else "") + (f", style={style!r}" if style else "") + (
+            f", docs={_docs_literal(docs)}" if docs is not None else "")
         return Deferred(name, f'{name} = _enum.define({name!r}, {members!r}, __name__, """{doc}"""{s})')
 
     def alias(self, name: str, target: str, comment: str = "") -> str | Deferred:
@@ -119,12 +131,12 @@ class LazyClasses:
         if enums or subs:
             out += ["# -- classes made on first use (codegen/emit/lazy.py) " + "-" * 17,
                     "# Every name of a lazy enum class -> its class; _enum.define's arguments (members,",
-                    "# doc, signed, style) per class; the base class of each lazy typedef subclass.",
+                    "# doc, signed, style, docs) per class; the base class of each lazy typedef subclass.",
                     "cdef dict _lazy_enum_names = {" + ", ".join(f"{a!r}: {c!r}" for a, c in names.items()) + "}",
                     "cdef dict _lazy_enum_args = {"]
             for n in (n for n in self.enums if n in enums):
                 e = self.enums[n]
-                out.append(f'    {n!r}: ({e.members!r}, """{e.doc}""", {e.signed}, {e.style!r}),')
+                out.append(f'    {n!r}: ({e.members!r}, """{e.doc}""", {e.signed}, {e.style!r}, {_docs_literal(e.docs)}),')
             out.append("}")
             out.append("cdef dict _lazy_subclass_bases = {" + ", ".join(
                 f"{n!r}: {b!r}" for n, b in self.bases.items() if n in subs) + "}")
@@ -153,9 +165,9 @@ cdef object _lazy_enum(str name):
     g = globals()
     cls = g.get(cls_name)
     if cls is None:
-        members, doc, signed, style = _lazy_enum_args[cls_name]
+        members, doc, signed, style, docs = _lazy_enum_args[cls_name]
         # setdefault: a thread that made it first wins, so every caller gets the same class
-        cls = g.setdefault(cls_name, _enum.define(cls_name, members, __name__, doc, signed, style))
+        cls = g.setdefault(cls_name, _enum.define(cls_name, members, __name__, doc, signed, style, docs))
         for n, c in _lazy_enum_names.items():
             if c == cls_name:
                 g[n] = cls

@@ -364,7 +364,9 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
         signed = ", signed=True" if any(k.value < 0 for k in e.constants) else ""
         name = typedef_names.get(e.name, e.name)
         style = "cuda" if spec.conventions.enum_style == "cuda" else ""
-        out.append(lazy.enum(name, pairs, doc, bool(signed), style))
+        # cuda.bindings' members carry their enumerator's comment (cuda.core's error messages read it)
+        docs = common.member_docs(e.constants) if style else None
+        out.append(lazy.enum(name, pairs, doc, bool(signed), style, docs))
         if name != e.name:
             out.append(lazy.alias(e.name, name))
         out.append(lazy.alias(f"_{e.name}__Base", e.name, "AMD's HIP Python's base class of the enum (isinstance checks)"))
@@ -434,6 +436,11 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
                 if row.elem and row.elem in owned:
                     lazy.need(names.cls_of(row.elem))
                     out.append(f"_struct.point_to({lt.record.name}, {row.name!r}, {names.cls_of(row.elem)})")
+                elif row.elem.startswith("handle:") and cuda_style:   # a list of handles (extSemArray)
+                    cls = common.handle_class(row.elem[len("handle:"):], types)
+                    cls = base_of.get(cls, cls)
+                    lazy.need(cls)
+                    out.append(f"_struct.point_to({lt.record.name}, {row.name!r}, {cls})")
     for td_name, cls in struct_handles.items():
         out.append(lazy.alias(td_name, cls))
     # AMD's HIP Python names nested records <outer>_<key> (hipResourceDesc_union_0_struct_1): aliases.
@@ -586,13 +593,18 @@ def _sub_class(sub: str, names: common.PyxNames, types: TypeIndex) -> str:
 # The types a spec's conventions.typed_values may name, by hip/_struct.pyx's typed-value codes;
 # a class of the module (a value class, a handle, a struct) is named by itself.
 _TYPED_CODES = {"int": "i", "unsigned int": "I", "bool": "?", "long long": "q", "unsigned long long": "Q",
-                "size_t": "Q", "pointer": "P", "int[]": "l"}
+                "size_t": "Q", "pointer": "P", "int[]": "l"}   # and char[N], unsupported (typed_code)
 
 
 def typed_code(type_name: str, spec: Spec, types: TypeIndex, names: common.PyxNames) -> tuple[str, str]:
     """(code, Python class or 'None') of a typed_values type (hip/_struct.pyx `_typed`)."""
     if type_name in _TYPED_CODES:
         return _TYPED_CODES[type_name], "None"
+    m = re.fullmatch(r"char\[(\d+)\]", type_name)
+    if m:        # text in a buffer of N bytes (cuCoredumpGetAttribute's CU_COREDUMP_FILE): bytes to its NUL
+        return "t", m.group(1)
+    if type_name == "unsupported":   # an enumerator the binding refuses (TypeError), as cuda.bindings' helpers do
+        return "x", "None"
     if "." in type_name:    # another module's integer typedef class: driver.cuuint64_t (runtime's)
         mod, cls = type_name.split(".", 1)
         return "v", f"_typed_module_{mod}.{cls}"

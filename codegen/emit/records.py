@@ -131,12 +131,15 @@ def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
 
 
 def _pointee_record(t: ir.CType, types: TypeIndex) -> str:
-    """The record a pointer field points to, where it is complete (`CUlaunchAttribute *attrs`), else ''."""
+    """The record a pointer field points to, where it is complete (`CUlaunchAttribute *attrs`), or
+    `handle:<typedef>` for a pointer to handles (`CUexternalSemaphore *extSemArray`), else ''."""
     if types.is_handle(t):
         return ""
     r = types.resolve(t)
     if r.kind != "pointer":
         return ""
+    if r.pointee.kind == "typedef" and types.is_handle(r.pointee) and not r.pointee.const:
+        return f"handle:{r.pointee.name}"
     pr = types.resolve(r.pointee)
     if pr.kind == "record" and pr.name in types.records and types.records[pr.name].size >= 0:
         return pr.name

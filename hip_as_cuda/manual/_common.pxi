@@ -13,6 +13,16 @@ cdef inline void* _hip_function(void** slot, const char* name) noexcept nogil:
     return slot[0]
 
 
+cdef inline bint _zero_bytes(const void* p, size_t n) noexcept nogil:
+    """No byte of the n at p is set (graph edge data HIP's edges can carry: none)."""
+    cdef const unsigned char* b = <const unsigned char*>p
+    cdef size_t i
+    for i in range(n):
+        if b[i]:
+            return False
+    return True
+
+
 cdef int _exec_update(void* exec_, void* graph, int* result, void** error_node, void** error_from_node,
                       _status_t status, int missing, int unknown) noexcept nogil:
     """cu/cudaGraphExecUpdate: CUDA fills one result record where HIP gives the result and the

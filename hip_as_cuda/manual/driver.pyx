@@ -206,3 +206,206 @@ cdef CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject, const CUDA_RESOURCE_
     if r == 0:
         pSurfObject[0] = <CUsurfObject>obj
     return <CUresult>r if ok else CUDA_ERROR_UNKNOWN
+
+
+# -- polymorphic graph node parameters: a CUgraphNodeParams is one typed node's parameters ------
+# HIP 6.4's hipGraphAddNode takes hipGraphNodeParams, whose kinds are not CUDA's (its memcpy is the
+# runtime's 3D copy, CUDA's the driver's), and our HIP-on-CUDA layer has no hipGraphAddNode. Every
+# kind HIP has is a typed call the alias bridges: the union member, by `type`, goes to that call.
+# A kind HIP lacks (conditional nodes) answers CUDA_ERROR_NOT_SUPPORTED; a `type` no kind has,
+# CUDA_ERROR_INVALID_VALUE.
+
+cdef CUresult cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, const CUgraphEdgeData* dependencyData, size_t numDependencies, CUgraphNodeParams* nodeParams) except? CUDA_ERROR_NOT_FOUND nogil:
+    """The typed cuGraphAdd*Node of nodeParams.type; edge data as the typed calls take it: none
+    (all zero or NULL; HIP's edges carry none)."""
+    cdef CUDA_MEMSET_NODE_PARAMS memset_
+    cdef CUDA_HOST_NODE_PARAMS host
+    cdef CUgraphNodeParams* p = nodeParams
+    cdef int t
+    if phGraphNode == NULL or p == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    if dependencyData != NULL and not _zero_bytes(dependencyData, numDependencies * sizeof(CUgraphEdgeData)):
+        return CUDA_ERROR_NOT_SUPPORTED
+    t = p.type
+    if t == CU_GRAPH_NODE_TYPE_KERNEL:
+        return cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies,
+                                    <const CUDA_KERNEL_NODE_PARAMS*>&p.kernel)
+    if t == CU_GRAPH_NODE_TYPE_MEMCPY:
+        return cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, &p.memcpy.copyParams,
+                                    p.memcpy.copyCtx)
+    if t == CU_GRAPH_NODE_TYPE_MEMSET:
+        _memset_v1(&memset_, &p.memset)
+        return cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, &memset_, p.memset.ctx)
+    if t == CU_GRAPH_NODE_TYPE_HOST:
+        if p.host.syncMode != 0:      # HIP's host nodes have no synchronization mode
+            return CUDA_ERROR_NOT_SUPPORTED
+        host.fn, host.userData = p.host.fn, p.host.userData
+        return cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, &host)
+    if t == CU_GRAPH_NODE_TYPE_GRAPH:
+        if p.graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE:   # HIP's child nodes clone
+            return CUDA_ERROR_NOT_SUPPORTED
+        return cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, p.graph.graph)
+    if t == CU_GRAPH_NODE_TYPE_EMPTY:
+        return cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies)
+    if t == CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+        return cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, p.eventWait.event)
+    if t == CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+        return cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, p.eventRecord.event)
+    if t == CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+        return cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies,
+                                                      <const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>&p.extSemSignal)
+    if t == CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+        return cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies,
+                                                    <const CUDA_EXT_SEM_WAIT_NODE_PARAMS*>&p.extSemWait)
+    if t == CU_GRAPH_NODE_TYPE_MEM_ALLOC:     # fills alloc.dptr, as CUDA's does
+        return cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies,
+                                      <CUDA_MEM_ALLOC_NODE_PARAMS*>&p.alloc)
+    if t == CU_GRAPH_NODE_TYPE_MEM_FREE:
+        return cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, p.free.dptr)
+    if t == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+        return cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies,
+                                        <const CUDA_BATCH_MEM_OP_NODE_PARAMS*>&p.memOp)
+    return _unbridged_kind(t)
+
+
+cdef CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* nodeParams) except? CUDA_ERROR_NOT_FOUND nogil:
+    """The typed cuGraph*NodeSetParams (or Set*Event) of nodeParams.type, which must be the node's."""
+    cdef CUDA_MEMSET_NODE_PARAMS memset_
+    cdef CUDA_HOST_NODE_PARAMS host
+    cdef CUgraphNodeParams* p = nodeParams
+    cdef CUgraphNodeType actual
+    cdef CUresult r
+    cdef int t
+    if p == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    r = cuGraphNodeGetType(hNode, &actual)
+    if r != CUDA_SUCCESS:
+        return r
+    t = p.type
+    if t != actual:
+        return CUDA_ERROR_INVALID_VALUE
+    if t == CU_GRAPH_NODE_TYPE_KERNEL:
+        return cuGraphKernelNodeSetParams(hNode, <const CUDA_KERNEL_NODE_PARAMS*>&p.kernel)
+    if t == CU_GRAPH_NODE_TYPE_MEMCPY:
+        return cuGraphMemcpyNodeSetParams(hNode, &p.memcpy.copyParams)
+    if t == CU_GRAPH_NODE_TYPE_MEMSET:
+        _memset_v1(&memset_, &p.memset)
+        return cuGraphMemsetNodeSetParams(hNode, &memset_)
+    if t == CU_GRAPH_NODE_TYPE_HOST:
+        if p.host.syncMode != 0:
+            return CUDA_ERROR_NOT_SUPPORTED
+        host.fn, host.userData = p.host.fn, p.host.userData
+        return cuGraphHostNodeSetParams(hNode, &host)
+    if t == CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+        return cuGraphEventWaitNodeSetEvent(hNode, p.eventWait.event)
+    if t == CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+        return cuGraphEventRecordNodeSetEvent(hNode, p.eventRecord.event)
+    if t == CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+        return cuGraphExternalSemaphoresSignalNodeSetParams(hNode, <const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>&p.extSemSignal)
+    if t == CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+        return cuGraphExternalSemaphoresWaitNodeSetParams(hNode, <const CUDA_EXT_SEM_WAIT_NODE_PARAMS*>&p.extSemWait)
+    if t == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+        return cuGraphBatchMemOpNodeSetParams(hNode, <const CUDA_BATCH_MEM_OP_NODE_PARAMS*>&p.memOp)
+    # a child graph, an empty node, allocations: HIP changes none of them in a graph
+    return _unbridged_kind(t)
+
+
+cdef CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams* nodeParams) except? CUDA_ERROR_NOT_FOUND nogil:
+    """The typed cuGraphExec*NodeSetParams (or Set*Event) of nodeParams.type."""
+    cdef CUDA_MEMSET_NODE_PARAMS memset_
+    cdef CUDA_HOST_NODE_PARAMS host
+    cdef CUgraphNodeParams* p = nodeParams
+    cdef int t
+    if p == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    t = p.type
+    if t == CU_GRAPH_NODE_TYPE_KERNEL:
+        return cuGraphExecKernelNodeSetParams(hGraphExec, hNode, <const CUDA_KERNEL_NODE_PARAMS*>&p.kernel)
+    if t == CU_GRAPH_NODE_TYPE_MEMCPY:
+        return cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, &p.memcpy.copyParams, p.memcpy.copyCtx)
+    if t == CU_GRAPH_NODE_TYPE_MEMSET:
+        _memset_v1(&memset_, &p.memset)
+        return cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, &memset_, p.memset.ctx)
+    if t == CU_GRAPH_NODE_TYPE_HOST:
+        if p.host.syncMode != 0:
+            return CUDA_ERROR_NOT_SUPPORTED
+        host.fn, host.userData = p.host.fn, p.host.userData
+        return cuGraphExecHostNodeSetParams(hGraphExec, hNode, &host)
+    if t == CU_GRAPH_NODE_TYPE_GRAPH:
+        return cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, p.graph.graph)
+    if t == CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+        return cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, p.eventWait.event)
+    if t == CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+        return cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, p.eventRecord.event)
+    if t == CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+        return cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode,
+                                                                <const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>&p.extSemSignal)
+    if t == CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+        return cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode,
+                                                              <const CUDA_EXT_SEM_WAIT_NODE_PARAMS*>&p.extSemWait)
+    if t == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+        return cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, <const CUDA_BATCH_MEM_OP_NODE_PARAMS*>&p.memOp)
+    return _unbridged_kind(t)
+
+
+cdef CUresult cuGraphNodeGetParams(CUgraphNode hNode, CUgraphNodeParams* nodeParams) except? CUDA_ERROR_NOT_FOUND nogil:
+    """The node's type and the typed getter's parameters in its union member (the rest zero; a
+    child graph's ownership INVALID, as CUDA's query gives it)."""
+    cdef CUDA_MEMSET_NODE_PARAMS memset_
+    cdef CUDA_HOST_NODE_PARAMS host
+    cdef CUgraphNodeParams* p = nodeParams
+    cdef CUgraphNodeType t
+    cdef CUresult r
+    if p == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    r = cuGraphNodeGetType(hNode, &t)
+    if r != CUDA_SUCCESS:
+        return r
+    memset(p, 0, sizeof(CUgraphNodeParams))
+    p.type = t
+    if t == CU_GRAPH_NODE_TYPE_KERNEL:
+        return cuGraphKernelNodeGetParams(hNode, <CUDA_KERNEL_NODE_PARAMS*>&p.kernel)
+    if t == CU_GRAPH_NODE_TYPE_MEMCPY:
+        return cuGraphMemcpyNodeGetParams(hNode, &p.memcpy.copyParams)
+    if t == CU_GRAPH_NODE_TYPE_MEMSET:
+        r = cuGraphMemsetNodeGetParams(hNode, &memset_)
+        p.memset.dst, p.memset.pitch, p.memset.value = memset_.dst, memset_.pitch, memset_.value
+        p.memset.elementSize, p.memset.width, p.memset.height = memset_.elementSize, memset_.width, memset_.height
+        return r
+    if t == CU_GRAPH_NODE_TYPE_HOST:
+        r = cuGraphHostNodeGetParams(hNode, &host)
+        p.host.fn, p.host.userData = host.fn, host.userData
+        return r
+    if t == CU_GRAPH_NODE_TYPE_GRAPH:
+        p.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_INVALID
+        return cuGraphChildGraphNodeGetGraph(hNode, &p.graph.graph)
+    if t == CU_GRAPH_NODE_TYPE_EMPTY:
+        return CUDA_SUCCESS
+    if t == CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+        return cuGraphEventWaitNodeGetEvent(hNode, &p.eventWait.event)
+    if t == CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+        return cuGraphEventRecordNodeGetEvent(hNode, &p.eventRecord.event)
+    if t == CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+        return cuGraphExternalSemaphoresSignalNodeGetParams(hNode, <CUDA_EXT_SEM_SIGNAL_NODE_PARAMS*>&p.extSemSignal)
+    if t == CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+        return cuGraphExternalSemaphoresWaitNodeGetParams(hNode, <CUDA_EXT_SEM_WAIT_NODE_PARAMS*>&p.extSemWait)
+    if t == CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+        return cuGraphMemAllocNodeGetParams(hNode, <CUDA_MEM_ALLOC_NODE_PARAMS*>&p.alloc)
+    if t == CU_GRAPH_NODE_TYPE_MEM_FREE:
+        return cuGraphMemFreeNodeGetParams(hNode, &p.free.dptr)
+    if t == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+        return cuGraphBatchMemOpNodeGetParams(hNode, <CUDA_BATCH_MEM_OP_NODE_PARAMS*>&p.memOp)
+    return _unbridged_kind(t)
+
+
+cdef inline void _memset_v1(CUDA_MEMSET_NODE_PARAMS* d, const CUDA_MEMSET_NODE_PARAMS_v2* s) noexcept nogil:
+    """CUDA 12.2's memset parameters less their context, which the typed calls take apart."""
+    d.dst, d.pitch, d.value, d.elementSize, d.width, d.height = s.dst, s.pitch, s.value, s.elementSize, s.width, s.height
+
+
+cdef inline CUresult _unbridged_kind(int t) noexcept nogil:
+    """A node kind HIP 6.4 lacks (conditional nodes), or that the call cannot take: not supported;
+    a value that is no kind: invalid."""
+    if 0 <= t <= <int>CU_GRAPH_NODE_TYPE_CONDITIONAL:
+        return CUDA_ERROR_NOT_SUPPORTED
+    return CUDA_ERROR_INVALID_VALUE

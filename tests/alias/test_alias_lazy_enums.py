@@ -39,7 +39,7 @@ def test_only_classes_function_bodies_use_are_made_on_first_use():
     assert "_p.enum_arg(_cls_lazyMode(), mode, 0)" in out and "_enum.member(_cls_lazyMode(), _0)" in out
     assert "cdef dict _lazy_enum_names = {'lazyMode_t': 'lazyMode_t', 'lazyMode': 'lazyMode_t', " \
            "'_lazyMode__Base': 'lazyMode_t', 'lazyKind_t'" in out
-    assert "    'lazyMode_t': ('LAZY_MODE_A 0 LAZY_MODE_B 1', \"\"\"\"\"\", False, '')," in out
+    assert "    'lazyMode_t': ('LAZY_MODE_A 0 LAZY_MODE_B 1', \"\"\"\"\"\", False, '', None)," in out
     assert "        _cls_lazyMode_obj = _lazy_enum('lazyMode')" in out
     # the status enum (status helpers) stays as it was
     for kept in ("lazyStatus_t = _enum.define", "_enum.member(lazyStatus_t, v)"):

@@ -1,10 +1,11 @@
 """Every kernel of hip.tensor.nn, compiled without a GPU by the real ROCm hiprtc (gfx90a) and, where
 the build fetched NVIDIA's wheel, by NVRTC (sm_90): activations (plain, bias-fused in the strided
-layout, dropout), softmax/log_softmax and the layer/group-norm row kernels (every block size;
-element, 16-byte vector and register-cached rows), batch_norm's apply and running-statistics
-kernels, the losses, pooling (max, avg, adaptive; 1-3 spatial dims) and im2col (32- and 64-bit indices)/col2im
-(1-3 spatial dims), for float16, bfloat16, float32 and float64, as the library's own generators write them.
-Plus: importing hip.tensor does not import hip.tensor.nn."""
+layout, bias+residual-fused, dropout), softmax/log_softmax (also with scaled reads) and the
+layer/group-norm row kernels (every block size; element, 16-byte vector and register-cached rows),
+batch_norm's apply and running-statistics kernels, the losses, pooling (max, avg, adaptive; 1-3
+spatial dims) and im2col (32- and 64-bit indices; per-sample and samples-inner layouts)/col2im
+(1-3 spatial dims), for float16, bfloat16, float32 and float64, as the library's own generators
+write them. Plus: importing hip.tensor does not import hip.tensor.nn."""
 from __future__ import annotations
 
 import re
@@ -48,6 +49,8 @@ def nn_matrix():
             out.append((f"bias_{name}[{d.name}]/strided3", _ew(k, (d, d, d), ndim=3, bindings=b)))
             out.append((f"bias_{name}[{d.name}]/scalar-bias", _ew(k, (d, c, d), kinds=("array", "scalar", "array"),
                                                                    ndim=3, bindings=b)))
+        for name, k in act.BIAS_RESIDUAL_ACT.items():
+            out.append((f"bias_residual_{name}[{d.name}]/strided3", _ew(k, (d, d, d, d), ndim=3, bindings=b)))
         out.append((f"dropout[{d.name}]", _ew(act.DROPOUT, (d, dt.uint64, dt.uint32, c, d),
                                               kinds=("array", "scalar", "scalar", "scalar", "array"), bindings=b)))
         variants = [(1, 0, b) for b in sm.BLOCKS] + [(16 // d.itemsize, 0, b) for b in sm.BLOCKS]
@@ -56,14 +59,17 @@ def nn_matrix():
             for log in (False, True):
                 out.append((f"softmax[{d.name},log={log},{block},v{vec},c{cache}]",
                             sm.KERNEL.source(d, log, block, vec, cache)))
+                if block == sm.BLOCKS[-1]:      # softmax(x * scale): attention's
+                    out.append((f"softmax_scaled[{d.name},log={log},{block},v{vec},c{cache}]",
+                                sm.KERNEL.source(d, log, block, vec, cache, True)))
             for grouped in (False, True):
                 out.append((f"rownorm[{d.name},grouped={grouped},{block},v{vec},c{cache}]",
                             nm.KERNEL.source(d, grouped, block, vec, cache)))
-        out.append((f"batch_norm[{d.name}]/contiguous", _ew(nm._APPLY, (d, c, c, c, c, dt.int64, dt.int64, d),
-                                                            kinds=("array",) + ("raw",) * 4 + ("scalar",) * 2
+        out.append((f"batch_norm[{d.name}]/contiguous", _ew(nm._APPLY, (d, c, c, c, c, c, dt.int64, dt.int64, d),
+                                                            kinds=("array",) + ("raw",) * 4 + ("scalar",) * 3
                                                             + ("array",), bindings={"A": c, "Y": d})))
-        out.append((f"batch_norm[{d.name}]/strided3", _ew(nm._APPLY, (d, c, c, c, c, dt.int64, dt.int64, d),
-                                                          kinds=("array",) + ("raw",) * 4 + ("scalar",) * 2
+        out.append((f"batch_norm[{d.name}]/strided3", _ew(nm._APPLY, (d, c, c, c, c, c, dt.int64, dt.int64, d),
+                                                          kinds=("array",) + ("raw",) * 4 + ("scalar",) * 3
                                                           + ("array",), ndim=3, bindings={"A": c, "Y": d})))
         out.append((f"running_update[{d.name}]", _ew(nm._UPDATE, (c, dt.float64, dt.float64, d),
                                                      kinds=("array", "scalar", "scalar", "array"), bindings={"R": d})))
@@ -82,10 +88,11 @@ def nn_matrix():
                 out.append((f"{kind}_pool{nd}d[{d.name}]", pl.KERNEL.source(d, nd, kind)))
             # im2col is compiled per chunk geometry: (cin, input, output, kernel, stride, padding, dilation)
             geom = (3, (9, 8, 7)[:nd], (5, 4, 8)[:nd], (3, 2, 3)[:nd], (2, 2, 1)[:nd], (1, 0, 2)[:nd], (1, 2, 1)[:nd])
-            for vec, wide in ((1, False), (2, True), (4, False)):
+            for vec, wide, inner in ((1, False, False), (2, True, False), (4, False, False), (1, False, True),
+                                     (4, True, True)):
                 if vec * d.itemsize <= 16:
-                    out.append((f"im2col{nd}d[{d.name},vec{vec},{'i64' if wide else 'i32'}]",
-                                cv.IM2COL.source(d, nd, geom, 2, vec, wide)))
+                    out.append((f"im2col{nd}d[{d.name},vec{vec},{'i64' if wide else 'i32'}{',kn' if inner else ''}]",
+                                cv.IM2COL.source(d, nd, geom, 2, vec, wide, inner)))
             out.append((f"col2im{nd}d[{d.name}]", cv.COL2IM.source(d, nd)))
     return out
 
@@ -97,7 +104,7 @@ BATCHES = [MATRIX[i:i + BATCH] for i in range(0, len(MATRIX), BATCH)]
 def test_matrix_covers_every_kernel():
     names = {label.split("[")[0] for label, _ in MATRIX}
     assert set(act.UNARY) <= names
-    assert {f"bias_{n}" for n in act.BIAS_ACT} <= names
+    assert {f"bias_{n}" for n in act.BIAS_ACT} | {f"bias_residual_{n}" for n in act.BIAS_RESIDUAL_ACT} <= names
     assert {"dropout", "softmax", "rownorm", "batch_norm", "running_update", "mse", "nll", "bce", "im2col2d",
             "col2im2d", "max_pool3d", "avg_pool1d", "adaptive_pool2d"} <= names
     kernel_names = [m for _, body in MATRIX for m in re.findall(r'__global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(', body)]

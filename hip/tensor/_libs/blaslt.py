@@ -18,7 +18,8 @@ graph capture runs each candidate once to load it and TIMED_RUNS times between t
 call's stream, waits for the stream once, and keeps the fastest for the plan's later calls (as
 PyTorch's cudnn.benchmark does for convolutions); off, or while a graph is being captured, the
 heuristic's first. A call sets the bias pointer on its plan's descriptor (where it changed) and
-runs hipblasLtMatmul, both under the plan's lock.
+runs hipblasLtMatmul, both under the plan's lock; `linear`'s residual is the matmul's C
+(D = act(A B + 1 * C + bias), C and D sharing a layout), read by the same kernel.
 
 Workspace (`workspace_bytes`): PyTorch's default for the device: 32 MiB on NVIDIA compute
 capability 9.x, 10.x and 12.x, 8 MiB + 128 KiB on other NVIDIA GPUs, 76 MiB for hipBLASLt on AMD.
@@ -224,13 +225,13 @@ def _plan(L, stream, key, *args):
     return p
 
 
-def _tune(L, handle, p: _Plan, stream, a: int, b: int, c: int, ws: int, wsize: int) -> int:
-    """The index of p's fastest algorithm on these operands (c is written by each)."""
+def _tune(L, handle, p: _Plan, stream, a: int, b: int, beta, c: int, out: int, ws: int, wsize: int) -> int:
+    """The index of p's fastest algorithm on these operands (`out` is written by each)."""
     ok = L.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS
     marks = []
     for algo, _ in p.algos:
         def run():
-            return L.hipblasLtMatmul(handle, p.desc, p.alpha, a, p.a, b, p.b, p.beta, c, p.c, c, p.c, algo,
+            return L.hipblasLtMatmul(handle, p.desc, p.alpha, a, p.a, b, p.b, beta, c, p.c, out, p.c, algo,
                                      ws, wsize, stream.ptr)[0]
         good = run() == ok                             # loads its kernel; not timed
         start = Event().record(stream)
@@ -244,8 +245,9 @@ def _tune(L, handle, p: _Plan, stream, a: int, b: int, c: int, ws: int, wsize: i
 
 
 def _run(stream, d: _dt.DType, ta: bool, tb: bool, m: int, n: int, k: int, a: int, lda: int, b: int, ldb: int,
-         c: int, ldc: int, bias: int | None, epilogue: str) -> bool:
-    """D = C = epilogue(op(A) op(B) (+ bias)) through a plan; False where hipBLASLt has no algorithm."""
+         out: int, ldc: int, bias: int | None, epilogue: str, residual: int | None = None) -> bool:
+    """D (out) = epilogue(op(A) op(B) + C (+ bias)) through a plan, C the residual (beta 1) or none
+    (beta 0); False where hipBLASLt has no algorithm."""
     L = _lib()
     if L is None:
         return False
@@ -264,10 +266,11 @@ def _run(stream, d: _dt.DType, ta: bool, tb: bool, m: int, n: int, k: int, a: in
             p.bias = bias
         block, wsize = _workspace(stream, p)
         ws = block.ptr if block is not None else 0
+        c, beta = (out, p.beta) if residual is None else (residual, p.alpha)
         if p.best is None and len(p.algos) > 1 and backends.matmul.hipblaslt_autotune \
                 and not stream_is_capturing(stream):      # nothing is timed on a capturing stream
-            p.best = _tune(L, handle, p, stream, a, b, c, ws, wsize)
-        check(L.hipblasLtMatmul(handle, p.desc, p.alpha, a, p.a, b, p.b, p.beta, c, p.c, c, p.c, p.algo,
+            p.best = _tune(L, handle, p, stream, a, b, beta, c, out, ws, wsize)
+        check(L.hipblasLtMatmul(handle, p.desc, p.alpha, a, p.a, b, p.b, beta, c, p.c, out, p.c, p.algo,
                                 ws, wsize, stream.ptr), "hipblasLtMatmul", BlasError)
     return True
 
@@ -287,9 +290,11 @@ def gemm(stream, d: _dt.DType, trans_a: bool, trans_b: bool, m: int, n: int, k: 
 
 
 def linear(stream, d: _dt.DType, m: int, n: int, k: int, x: int, w: int, bias: int | None, y: int,
-           activation: str) -> bool:
-    """y (m, n) = act(x (m, k) @ w (n, k).T + bias (n,)), row-major, addresses as ints, on `stream`
-    (`activation` a key of EPILOGUES); False, with nothing done, where hipBLASLt does not run it."""
-    if activation not in EPILOGUES or not _takes(d, m, n, k, x, w, y, bias or 0):
+           activation: str, residual: int | None = None) -> bool:
+    """y (m, n) = act(x (m, k) @ w (n, k).T + bias (n,) + residual (m, n)), row-major, addresses as
+    ints, on `stream` (`activation` a key of EPILOGUES; the residual is the matmul's C, beta 1);
+    False, with nothing done, where hipBLASLt does not run it."""
+    if activation not in EPILOGUES or not _takes(d, m, n, k, x, w, y, bias or 0, residual or 0):
         return False
-    return _run(stream, d, True, False, n, m, k, w, k, x, k, y, n, bias, EPILOGUES[activation][bias is not None])
+    return _run(stream, d, True, False, n, m, k, w, k, x, k, y, n, bias, EPILOGUES[activation][bias is not None],
+                residual)

@@ -9,7 +9,8 @@
 
 Layout: _common (checks, block reductions), _activation (activations, clamp, where, dropout,
 linear), _softmax, _norm (layer/group/batch norm), _loss, _pool, _conv (im2col + hipBLAS),
-functional (the public functions), modules (Module, Linear, Conv2d, ...).
+functional (the public functions), modules (Module, Linear, Conv2d, ...), utils (fusing an
+eval-mode BatchNorm into the convolution before it).
 """
-from . import functional  # noqa: F401
+from . import functional, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403

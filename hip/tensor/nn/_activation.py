@@ -1,11 +1,12 @@
 """Element-wise activations (relu, sigmoid, tanh, gelu, silu), clamp, where, dropout and linear.
 
 Each activation is one ElementwiseKernel; float16/bfloat16 compute in float32 and round once.
-`linear(x, w, b, activation=...)` is one hipBLASLt matmul whose epilogue adds the bias and applies
-ReLU or tanh-GELU (`gelu_tanh`); another activation follows it in one element-wise pass in place
-(`_libs.blaslt`). Where hipBLASLt does not run it (not built or not loadable, switched off by
-`ht.backends.matmul.use_hipblaslt`, float64, strided operands, a scalar bias), it is one hipBLAS
-gemm followed by one element-wise pass that adds the bias and applies the activation in place.
+`linear(x, w, b, activation=..., residual=...)` is one hipBLASLt matmul whose epilogue adds the
+bias and applies ReLU or tanh-GELU (`gelu_tanh`), the residual read as its C matrix (beta 1);
+another activation follows it in one element-wise pass in place (`_libs.blaslt`). Where hipBLASLt
+does not run it (not built or not loadable, switched off by `ht.backends.matmul.use_hipblaslt`,
+float64, strided operands, a scalar bias), it is one hipBLAS gemm followed by one element-wise
+pass (`epilogue`) that adds the bias and the residual and applies the activation in place.
 
 dropout draws its mask from a counter-based hash (splitmix64 of seed and the element's flat
 index), seeded per call from a host generator: reproducible for a given seed, but its stream is
@@ -65,9 +66,24 @@ BIAS_ACT = {name: ElementwiseKernel("X x, B b", "Y y",
                                     f"const C a = ht_cast<C>(x) + ht_cast<C>(b); y = ht_cast<Y>({expr});",
                                     f"htnn_bias_{name}", preamble=PREAMBLE)
             for name, expr in ACTIVATIONS.items()}
+# y = act(x + b + r): a residual added before the activation (ResNet's relu(bn(conv(x)) + identity))
+BIAS_RESIDUAL_ACT = {name: ElementwiseKernel(
+    "X x, B b, R r", "Y y",
+    f"const C a = ht_cast<C>(x) + ht_cast<C>(b) + ht_cast<C>(r); y = ht_cast<Y>({expr});",
+    f"htnn_bias_residual_{name}", preamble=PREAMBLE) for name, expr in ACTIVATIONS.items()}
 DROPOUT = ElementwiseKernel("X x, uint64 seed, uint32 threshold, C scale", "Y y",
                             "y = ht_cast<Y>(htnn_hash(seed, i) >= threshold ? ht_cast<C>(x) * scale : C(0));",
                             "htnn_dropout", preamble=PREAMBLE)
+
+
+def epilogue(x: ndarray, bias, residual, act: str, out: ndarray) -> None:
+    """out = act(x + bias + residual) in one element-wise pass (out may be x: in place); bias
+    broadcasts (a scalar 0 where there is none), residual has out's shape or is None."""
+    b = {"C": compute_dtype(out.dtype), "Y": out.dtype}
+    if residual is not None:
+        BIAS_RESIDUAL_ACT[act](x, bias, residual, out, _bindings=b)
+    else:
+        BIAS_ACT[act](x, bias, out, _bindings=b)
 
 
 def _unary(name: str, x, inplace: bool = False) -> ndarray:
@@ -167,9 +183,11 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False,
 
 
 # -- linear ----------------------------------------------------------------------------------------------------
-def linear(input, weight, bias=None, *, activation: str | None = None) -> ndarray:
-    """input @ weight.T + bias (weight: (out_features, in_features)); `activation` (one of relu,
-    sigmoid, tanh, gelu, gelu_tanh, silu) is applied in the same element-wise pass as the bias."""
+def linear(input, weight, bias=None, *, activation: str | None = None, residual=None) -> ndarray:
+    """input @ weight.T + bias (weight: (out_features, in_features)). hip.tensor's additions:
+    `activation` (one of relu, sigmoid, tanh, gelu, gelu_tanh, silu) applied in the same pass as
+    the bias, and `residual` (an array of the output's shape) added before it:
+    act(input @ weight.T + bias + residual)."""
     need_float(input, "linear")
     need_float(weight, "linear", "weight")
     act = "identity" if activation is None else activation
@@ -189,34 +207,49 @@ def linear(input, weight, bias=None, *, activation: str | None = None) -> ndarra
             raise ValueError(f"linear: bias must have shape ({weight.shape[0]},), got {bias.shape}")
         if bias.dtype is not input.dtype:
             raise TypeError(f"linear: input is {input.dtype.name} but bias is {bias.dtype.name}")
-    same_device("linear", input, weight, bias)
-    y = _linear_lt(input, weight, bias, act)
+    check_residual("linear", residual, input.dtype, input.shape[:-1] + (weight.shape[0],))
+    same_device("linear", input, weight, bias, residual)
+    y = _linear_lt(input, weight, bias, act, residual)
     if y is not None:
         return y
     y = matmul(input, weight.mT)
-    b = {"C": compute_dtype(y.dtype), "Y": y.dtype}
-    if bias is not None:
-        BIAS_ACT[act](y, bias, y, _bindings=b)
+    if bias is not None or residual is not None:
+        epilogue(y, bias if bias is not None else compute_dtype(y.dtype).numpy.type(0), residual, act, y)
     elif act != "identity":
-        UNARY[act](y, y, _bindings=b)
+        UNARY[act](y, y, _bindings={"C": compute_dtype(y.dtype), "Y": y.dtype})
     return y
 
 
-def _linear_lt(x, w, b, act: str):
-    """linear through hipBLASLt: the activation in the epilogue where it has it, else in place
-    after; None where hipBLASLt does not run it (the caller's gemm path does)."""
+def check_residual(name: str, r, dtype, shape) -> None:
+    """A residual must be an array of the output's dtype and shape."""
+    if r is None:
+        return
+    need_float(r, name, "residual")
+    if r.dtype is not dtype:
+        raise TypeError(f"{name}: the input is {dtype.name} but residual is {r.dtype.name}")
+    if r.shape != tuple(shape):
+        raise ValueError(f"{name}: residual must have the output's shape {tuple(shape)}, got {r.shape}")
+
+
+def _linear_lt(x, w, b, act: str, r=None):
+    """linear through hipBLASLt: the residual as its C matrix (beta 1), the activation in the
+    epilogue where it has it, else in place after; None where hipBLASLt does not run it (the
+    caller's gemm path does; `_libs.blaslt` checks the addresses' alignment)."""
     if not backends.matmul.use_hipblaslt or x.dtype.name not in blaslt.DTYPES:
         return None
     if not (x.is_c_contiguous and w.is_c_contiguous):
         return None
     if b is not None and (b.ndim != 1 or (b.shape[0] > 1 and b.strides[0] != b.itemsize)):
         return None
+    if r is not None and not r.is_c_contiguous:
+        return None
     n, k = w.shape
     y = ndarray._empty(x.shape[:-1] + (n,), x.dtype, x.device_id)
     fused = act in blaslt.EPILOGUES
     with _on_device(x.device_id):
         ran = blaslt.linear(current_stream(x.device_id), x.dtype, prod(x.shape[:-1]), n, k, x.ptr, w.ptr,
-                            None if b is None else b.ptr, y.ptr, act if fused else "identity")
+                            None if b is None else b.ptr, y.ptr, act if fused else "identity",
+                            None if r is None else r.ptr)
     if not ran:
         return None
     if not fused:

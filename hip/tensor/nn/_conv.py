@@ -10,7 +10,11 @@ index splits are then multiply-shifts: it runs near memory bandwidth), and the s
 gemm y[n, g] = W_g @ col[n, g] writes (nb, Cout, P), the output's own layout, so nothing moves
 afterwards (one gemm over all samples is about as fast but needs a pass to move its result). The
 batch walks (group, sample) when there are fewer groups than samples (one gemm call per group),
-else (sample, group). A bias is one in-place pass over the output. Chunks bound col's memory
+else (sample, group). A bias, a residual and an activation (hip.tensor's `activation=` and
+`residual=`: act(conv + bias + residual)) are one pass over the output (`_activation.epilogue`).
+With that pass and groups=1, a chunk can instead be one gemm (cout, nb * P) = W @ col (cin * K,
+nb * P) (im2col writes that layout), the pass reading its result transposed into NCHW (ONE_GEMM,
+off by default: on an H200 it made ResNet-18 slower, 7.17 against 6.24 ms at batch 32). Chunks bound col's memory
 (COL_BYTES). conv_transpose: col (Cout*K, nb*Pin) = W_g^T @ x_g by one gemm, then col2im gathers
 for each output element the col entries whose window covers it (a gather, no atomics:
 deterministic), adding the bias. float16/bfloat16 gemms accumulate in float32 (hipBLAS compute
@@ -31,7 +35,7 @@ from .._core.shapes import prod
 from .._kernels.elementwise import _on_device
 from .._kernels.template import TemplateKernel, dims, launch_flat, launch_grid
 from .._libs import blas as B
-from ._activation import BIAS_ACT
+from ._activation import ACTIVATIONS, check_residual, epilogue
 from ._common import compute_dtype, contiguous, need_float, ntuple, same_device
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
@@ -40,6 +44,8 @@ COL_BYTES = 1 << 29             # im2col buffer per chunk of samples at most (on
 IM2COL_THREADS = 256            # per block
 IM2COL_GRID = 1 << 20           # blocks at most (a grid-stride loop covers the rest)
 WIDE_AT = 1 << 31               # im2col takes 64-bit indices for arrays of this many elements or more
+ONE_GEMM = False                # True: with a pass after the gemm, one gemm per chunk of samples (module doc);
+                                # off: ResNet-18 b32 on an H200 took 6.24 ms with it off, 7.17 ms on
 
 
 def _decomp(prefix: str, shape: str, nd: int, var: str) -> str:
@@ -48,22 +54,26 @@ def _decomp(prefix: str, shape: str, nd: int, var: str) -> str:
                    for k in reversed(range(nd)))
 
 
-def _im2col_source(d: _dt.DType, nd: int, geom: tuple, nb: int, vec: int, wide: bool):
-    """col (nb, cin * prod(K), P) of one chunk, every size a constant of the source (geom: cin, the
+def _im2col_source(d: _dt.DType, nd: int, geom: tuple, nb: int, vec: int, wide: bool, samples_inner: bool = False):
+    """col (nb, cin * prod(K), P) of one chunk, or with `samples_inner` (cin * prod(K), nb, P) (one
+    gemm's operand for the whole chunk), every size a constant of the source (geom: cin, the
     input, output, kernel, stride, padding and dilation sizes), so the index splits compile to
     multiply-shifts: one thread per `vec` consecutive outputs along the last output dimension, a
     grid-stride loop over the flat col, coalesced reads and one `vec`-wide store. `wide`: 64-bit
     indices, for arrays past 2^32 elements."""
     cin, In, O, K, S, Pd, D = geom
     T, I = d.ctype, ("unsigned long long" if wide else "unsigned int")
-    name = f"htnn_im2col{nd}d_{d.name}_v{vec}_{'i64' if wide else 'i32'}"
+    name = f"htnn_im2col{nd}d_{d.name}_v{vec}_{'i64' if wide else 'i32'}{'_kn' if samples_inner else ''}"
     V = name + "_t"                 # the vec-wide store's type
     L = nd - 1
     total = cin * prod(K) * nb * prod(O)
     split = f"const I ov = q % {O[L] // vec}u; q /= {O[L] // vec}u;\n        "
     split += "".join(f"const I o{k} = q % {O[k]}u; q /= {O[k]}u;\n        " for k in reversed(range(L)))
+    if samples_inner:
+        split += f"const I n = q % {nb}u; q /= {nb}u;\n        "
     split += "".join(f"const I k{k} = q % {K[k]}u; q /= {K[k]}u;\n        " for k in reversed(range(nd)))
-    split += f"const I c = q % {cin}u; q /= {cin}u;\n        "
+    split += f"const I c = q % {cin}u; q /= {cin}u;\n        " if samples_inner else \
+        f"const I c = q % {cin}u; q /= {cin}u;\n        const I n = q;\n        "
     pos = "".join(f"const long long i{k} = (long long)(o{k} * {S[k]}u + k{k} * {D[k]}u) - {Pd[k]};\n        "
                   for k in range(L))
     inside = " && ".join(["true"] + [f"i{k} >= 0 && i{k} < {In[k]}" for k in range(L)])
@@ -76,7 +86,7 @@ extern "C" __global__ void {name}(const {T}* __restrict__ X, {T}* __restrict__ c
     typedef {I} I;
     for (I t = (I)blockIdx.x * blockDim.x + threadIdx.x; t < {total // vec}u; t += (I)gridDim.x * blockDim.x) {{
         I q = t;
-        {split}const I n = q;
+        {split}(void)q;
         {pos}{V} r;
         if ({inside}) {{
             const {T}* src = X + ((long long)(n * {cin}u + c) * {prod(In)} + {at});
@@ -181,13 +191,14 @@ def _im2col(x, col, cin, sp, out_sp, K, S, lo, D) -> None:
     _im2col_at(x.dtype, x.device_id, x.ptr, col.ptr, x.shape[0], cin, sp, out_sp, K, S, lo, D)
 
 
-def _im2col_at(d, dev, xp: int, cp: int, m, cin, sp, out_sp, K, S, lo, D) -> None:
-    """_im2col on addresses (chunks of the input without making views: conv's host time counts)."""
+def _im2col_at(d, dev, xp: int, cp: int, m, cin, sp, out_sp, K, S, lo, D, samples_inner: bool = False) -> None:
+    """_im2col on addresses (chunks of the input without making views: conv's host time counts);
+    samples_inner: col (cin * prod(K), m, P)."""
     ol = out_sp[-1]
     vec = next(v for v in (4, 2, 1) if ol % v == 0 and v * d.itemsize <= 16)
     size = m * cin * prod(K) * prod(out_sp)
     wide = max(size, m * cin * prod(sp)) >= WIDE_AT
-    fn = IM2COL.function(dev, d, len(sp), (cin, sp, out_sp, K, S, lo, D), m, vec, wide)
+    fn = IM2COL.function(dev, d, len(sp), (cin, sp, out_sp, K, S, lo, D), m, vec, wide, samples_inner)
     threads = size // vec
     launch_grid(fn, (max(1, min(-(-threads // IM2COL_THREADS), IM2COL_GRID)), 1, 1), (IM2COL_THREADS, 1, 1),
                 [xp, cp], dev)
@@ -211,9 +222,13 @@ def _batched(input, nd: int, cout: int, out_sp: tuple):
     return x, ndarray._empty((x.shape[0], cout) + out_sp, x.dtype, x.device_id), unbatched
 
 
-def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
+def _conv(nd, input, weight, bias, stride, padding, dilation, groups, activation=None, residual=None):
     name = f"conv{nd}d"
     cin, cout = _check_args(name, nd, input, weight, bias, groups, False)
+    act = "identity" if activation is None else activation
+    if act not in ACTIVATIONS:
+        raise ValueError(f"{name}: unknown activation {activation!r} "
+                         f"(one of {[a for a in sorted(ACTIVATIONS) if a != 'identity']})")
     S = ntuple(stride, nd, name, "stride", 1)
     D = ntuple(dilation, nd, name, "dilation", 1)
     K = weight.shape[2:]
@@ -234,15 +249,20 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
     out_sp = tuple((L + t - d * (k - 1) - 1) // s + 1 for L, t, d, k, s in zip(sp, total, D, K, S))
     if any(o < 1 for o in out_sp):
         raise ValueError(f"{name}: the (padded) input {sp} is smaller than the (dilated) kernel {tuple(K)}")
+    check_residual(name, residual, input.dtype, input.shape[:-nd - 1] + (cout,) + out_sp)
+    same_device(name, input, residual)
     x, out, unbatched = _batched(input, nd, cout, out_sp)
     N, dev = x.shape[0], x.device_id
     kk, P = prod(K), prod(out_sp)
     c = compute_dtype(x.dtype)
     b = bias.reshape((1, cout, 1)) if bias is not None else c.numpy.type(0)
+    r = residual.reshape((N, cout, P)) if residual is not None else None
+    post = bias is not None or residual is not None or act != "identity"   # one pass after the gemm
     G, kc = groups, cin // groups * kk
     if out.size and cin * kk:
         w = contiguous(weight)
         isz = x.itemsize
+        y = out.reshape((N, cout, P))
         # G == 1 (the common case) runs on addresses, without views: a conv's host time is on the GPU's
         # critical path (the gemm launch comes while im2col runs)
         flat = G == 1 and max(P, cout, kc) <= 0x7FFFFFFF
@@ -253,22 +273,32 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups):
                 _gemm_at(x.dtype, dev, w.ptr, x.ptr, out.ptr, N, cout, kc, P)
             else:
                 _gemm_nchw(w, x.reshape((N, G, kc, P)), out4)
+            if post:
+                epilogue(y, b, r, act, y)
         else:
             nb = max(1, min(N, COL_BYTES // max(1, cin * kk * P * isz)))
+            # with a pass after the gemm anyway, one gemm per chunk (cout, m * P) = W @ col (kc, m * P),
+            # and the pass moves its result to NCHW: a better-shaped gemm than m of (cout, P) where P
+            # is small, and no more memory traffic
+            one = flat and post and ONE_GEMM and nb * P <= 0x7FFFFFFF
             buf = ndarray._empty((nb, cin * kk, P), x.dtype, dev)     # one buffer: chunks reuse it (stream order)
+            tmp = ndarray._empty((cout, nb * P), x.dtype, dev) if one else None
             for n0 in range(0, N, nb):
                 m = min(nb, N - n0)
-                _im2col_at(x.dtype, dev, x.ptr + n0 * cin * prod(sp) * isz, buf.ptr, m, cin, sp, out_sp, K, S, lo, D)
-                if flat:
+                _im2col_at(x.dtype, dev, x.ptr + n0 * cin * prod(sp) * isz, buf.ptr, m, cin, sp, out_sp, K, S, lo,
+                           D, one)
+                if one:
+                    _gemm_at(x.dtype, dev, w.ptr, buf.ptr, tmp.ptr, 1, cout, kc, m * P)
+                    t = tmp._view(tmp.ptr, (m, cout, P), (P * isz, m * P * isz, isz))   # (cout, m, P) as (m, cout, P)
+                    epilogue(t, b, None if r is None else r[n0:n0 + m], act, y[n0:n0 + m])
+                elif flat:
                     _gemm_at(x.dtype, dev, w.ptr, buf.ptr, out.ptr + n0 * cout * P * isz, m, cout, kc, P)
                 else:
                     _gemm_nchw(w, buf[:m].reshape((m, G, kc, P)), out4[n0:n0 + m])
-        if bias is not None:
-            y = out.reshape((N, cout, P))
-            BIAS_ACT["identity"](y, b, y, _bindings={"C": c, "Y": x.dtype})
+            if post and not one:
+                epilogue(y, b, r, act, y)
     elif out.size:                                  # no input channels: the output is the bias
-        BIAS_ACT["identity"](_zeros((N, cout, P), x.dtype, dev), b, out.reshape((N, cout, P)),
-                             _bindings={"C": c, "Y": x.dtype})
+        epilogue(_zeros((N, cout, P), x.dtype, dev), b, r, act, out.reshape((N, cout, P)))
     return out[0] if unbatched else out
 
 
@@ -310,19 +340,25 @@ def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, gr
     return out[0] if unbatched else out
 
 
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> ndarray:
-    """1-d convolution (cross-correlation, as PyTorch) of (N, Cin, L) with (Cout, Cin/groups, k)."""
-    return _conv(1, input, weight, bias, stride, padding, dilation, groups)
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, activation=None,
+           residual=None) -> ndarray:
+    """1-d convolution (cross-correlation, as PyTorch) of (N, Cin, L) with (Cout, Cin/groups, k).
+    hip.tensor's additions, as `linear`'s: act(conv + bias + residual) in one pass after the gemm."""
+    return _conv(1, input, weight, bias, stride, padding, dilation, groups, activation, residual)
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> ndarray:
-    """2-d convolution of (N, Cin, H, W) with (Cout, Cin/groups, kh, kw)."""
-    return _conv(2, input, weight, bias, stride, padding, dilation, groups)
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, activation=None,
+           residual=None) -> ndarray:
+    """2-d convolution of (N, Cin, H, W) with (Cout, Cin/groups, kh, kw); `activation` and
+    `residual` (the output's shape) as conv1d's."""
+    return _conv(2, input, weight, bias, stride, padding, dilation, groups, activation, residual)
 
 
-def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> ndarray:
-    """3-d convolution of (N, Cin, D, H, W) with (Cout, Cin/groups, kd, kh, kw)."""
-    return _conv(3, input, weight, bias, stride, padding, dilation, groups)
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, activation=None,
+           residual=None) -> ndarray:
+    """3-d convolution of (N, Cin, D, H, W) with (Cout, Cin/groups, kd, kh, kw); `activation` and
+    `residual` as conv1d's."""
+    return _conv(3, input, weight, bias, stride, padding, dilation, groups, activation, residual)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):

@@ -8,7 +8,7 @@ parameters are per channel. float16/bfloat16 compute in float32 and round once.
 
 batch_norm: per-channel statistics (the running ones, or with training=True the batch's, which
 also update the running ones in place as PyTorch does, unbiased variance) and one element-wise
-pass (x - mean[c]) * invstd[c] * w[c] + b[c].
+pass (x - mean[c]) * invstd * w[c] + b[c], invstd = 1 / sqrt(var[c] + eps) computed in it.
 """
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ import numbers
 import numpy as np
 
 from .._api.creation import full
-from .._api.elementwise import sqrt as _sqrt
 from .._api.statistical import mean as _mean, var as _var
 from .._core import dtypes as _dt
 from .._core.array import ndarray
@@ -202,9 +201,11 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
 
 
 # -- batch_norm ------------------------------------------------------------------------------------------------
-_APPLY = ElementwiseKernel("X x, raw A mean, raw A invstd, raw A w, raw A b, int64 S, int64 C", "Y y",
-                           "const long long c = (i / S) % C; "
-                           "y = ht_cast<Y>((ht_cast<A>(x) - mean[c]) * invstd[c] * w[c] + b[c]);",
+# invstd from var in the pass itself (one kernel per batch_norm; the per-element sqrt is free in a
+# memory-bound pass): the same float rounding as 1 / sqrt(var + eps) computed first
+_APPLY = ElementwiseKernel("X x, raw A mean, raw A var, raw A w, raw A b, A eps, int64 S, int64 C", "Y y",
+                           "const long long c = (i / S) % C; const A invstd = A(1) / ht_sqrt(var[c] + eps); "
+                           "y = ht_cast<Y>((ht_cast<A>(x) - mean[c]) * invstd * w[c] + b[c]);",
                            "htnn_batch_norm")
 _UPDATE = ElementwiseKernel("A stat, float64 momentum, float64 factor", "R r",
                             "r = ht_cast<R>((1.0 - momentum) * ht_cast<double>(r) "
@@ -260,10 +261,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError("batch_norm: running_mean and running_var are required when training=False")
         mean = rm.astype(a, copy=False)
         var = rv.astype(a, copy=False)
-    invstd = 1.0 / _sqrt(var + a.numpy.type(eps))
     wa = w.astype(a, copy=False) if w is not None else full((C,), 1.0, dtype=a, device=dev)
     ba = b.astype(a, copy=False) if b is not None else full((C,), 0.0, dtype=a, device=dev)
-    return _APPLY(input, mean, invstd, wa, ba, np.int64(S), np.int64(C),
+    return _APPLY(input, mean, var, wa, ba, a.numpy.type(eps), np.int64(S), np.int64(C),
                   _bindings={"A": a, "Y": input.dtype})
 
 

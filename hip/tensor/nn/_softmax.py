@@ -9,6 +9,9 @@ float32 and round once; NaN in a row gives a NaN row, as PyTorch.
 """
 from __future__ import annotations
 
+import numbers
+import re
+
 import numpy as np
 
 from .._core import dtypes as _dt
@@ -22,11 +25,12 @@ __all__ = ["softmax", "log_softmax"]
 BLOCKS = (64, 128, 256, 512, 1024)
 
 
-def _source(x: _dt.DType, log: bool, block: int, vec: int, cache: int = 0):
+def _source(x: _dt.DType, log: bool, block: int, vec: int, cache: int = 0, scaled: bool = False):
     """vec > 1: rows are contiguous (inner == 1) and 16-byte aligned; vec elements per load.
-    cache > 0: each thread keeps its (at most `cache`) vectors in registers for the second pass."""
+    cache > 0: each thread keeps its (at most `cache`) vectors in registers for the second pass.
+    scaled: the kernel takes a last argument `sc` and each element is read as x * sc."""
     T, A = x.ctype, compute_dtype(x).ctype
-    name = f"htnn_{'log_' if log else ''}softmax_{x.name}_{block}_v{vec}_c{cache}"
+    name = f"htnn_{'log_' if log else ''}softmax_{x.name}_{block}_v{vec}_c{cache}{'_s' if scaled else ''}"
     write = "ht_cast<T>(v - M - L)" if log else "ht_cast<T>(ht_exp(v - M) / S)"
     if vec == 1:
         read_loop = (f"for (long long j = t; j < n; j += {block}) {{\n"
@@ -63,6 +67,9 @@ def _source(x: _dt.DType, log: bool, block: int, vec: int, cache: int = 0):
                       f"            {vt} z;\n#pragma unroll\n"
                       f"            for (int u = 0; u < {vec}; ++u) {{ const A v = ht_cast<A>(w.v[u]); z.v[u] = {write}; }}\n"
                       f"            reinterpret_cast<{vt}*>(out + base)[j] = z;\n        }}")
+    if scaled:      # every read of an input element (the only ht_cast<A> of the loops) is scaled
+        read_loop, write_loop = (re.sub(r"ht_cast<A>\(([^;]*?)\);", r"ht_cast<A>(\1) * sc;", t)
+                                 for t in (read_loop, write_loop))
     src = f"""
 #ifndef HTNN_SM_COMBINE
 #define HTNN_SM_COMBINE
@@ -77,7 +84,7 @@ template <class A> __device__ __forceinline__ void htnn_sm_combine(A& m, A& s, A
 }}
 #endif
 extern "C" __global__ void __launch_bounds__({block}) {name}(const {T}* __restrict__ X, {T}* __restrict__ out,
-                                  long long rows, long long n, long long inner) {{
+                                  long long rows, long long n, long long inner{f", {A} sc" if scaled else ""}) {{
     typedef {A} A;
     typedef {T} T;
     __shared__ A sm_m[{block}];
@@ -129,13 +136,15 @@ def block_for(n: int) -> int:
     return max(BLOCKS[0], min(BLOCKS[-1], pow2_ceil(max(1, n // 8))))
 
 
-def _softmax(name: str, log: bool, x, dim, dtype) -> ndarray:
+def _softmax(name: str, log: bool, x, dim, dtype, scale=None) -> ndarray:
     need_float(x, name)
     y = x.dtype if dtype is None else _dt.dtype(dtype)
     if y.kind != "f":
         raise TypeError(f"{name}: dtype must be a floating dtype, got {y.name}")
     if dim is None:
         raise TypeError(f"{name}: dim must be given (PyTorch's implicit dim choice is deprecated)")
+    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, numbers.Real)):
+        raise TypeError(f"{name}: scale must be a real number, got {type(scale).__name__}")
     if x.ndim == 0:
         x = x.reshape((1,))
         scalar = True
@@ -152,17 +161,23 @@ def _softmax(name: str, log: bool, x, dim, dtype) -> ndarray:
     if out.size:
         block = block_for(n)
         vec = vector_width(xc, out, n, inner)
-        fn = KERNEL.function(xc.device_id, y, log, block, vec, cache_for(n, vec, block))
-        launch_grid(fn, (min(rows, MAX_GRID), 1, 1), (block, 1, 1),
-                    [xc, out, np.int64(rows), np.int64(n), np.int64(inner)], xc.device_id)
+        scaled = scale is not None
+        fn = KERNEL.function(xc.device_id, y, log, block, vec, cache_for(n, vec, block), scaled)
+        args = [xc, out, np.int64(rows), np.int64(n), np.int64(inner)]
+        if scaled:
+            args.append(compute_dtype(y).numpy.type(scale))
+        launch_grid(fn, (min(rows, MAX_GRID), 1, 1), (block, 1, 1), args, xc.device_id)
     return out.reshape(()) if scalar else out
 
 
-def softmax(input, dim=None, dtype=None) -> ndarray:
-    """exp(x) / sum(exp(x)) along `dim` (numerically stable; dtype: cast the input first)."""
-    return _softmax("softmax", False, input, dim, dtype)
+def softmax(input, dim=None, dtype=None, *, scale=None) -> ndarray:
+    """exp(x) / sum(exp(x)) along `dim` (numerically stable; dtype: cast the input first).
+    hip.tensor's addition: `scale` multiplies each element as it is read, softmax(x * scale) in
+    one kernel (attention's 1 / sqrt(d))."""
+    return _softmax("softmax", False, input, dim, dtype, scale)
 
 
-def log_softmax(input, dim=None, dtype=None) -> ndarray:
-    """x - log(sum(exp(x))) along `dim`, computed as x - max - log(sum(exp(x - max)))."""
-    return _softmax("log_softmax", True, input, dim, dtype)
+def log_softmax(input, dim=None, dtype=None, *, scale=None) -> ndarray:
+    """x - log(sum(exp(x))) along `dim`, computed as x - max - log(sum(exp(x - max))); `scale` as
+    softmax's."""
+    return _softmax("log_softmax", True, input, dim, dtype, scale)

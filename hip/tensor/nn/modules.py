@@ -186,8 +186,9 @@ class Linear(Module):
         self.weight = _uniform((out_features, in_features), bound, dtype, device)
         self.bias = _uniform((out_features,), bound, dtype, device) if bias else None
 
-    def forward(self, x, activation=None):
-        return F.linear(x, self.weight, self.bias, activation=activation)
+    def forward(self, x, activation=None, residual=None):
+        """F.linear's: act(x @ weight.T + bias + residual)."""
+        return F.linear(x, self.weight, self.bias, activation=activation, residual=residual)
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
@@ -210,9 +211,11 @@ class _ConvNd(Module):
         self.weight = _uniform((out_channels, in_channels // groups) + k, bound, dtype, device)
         self.bias = _uniform((out_channels,), bound, dtype, device) if bias else None
 
-    def forward(self, x):
+    def forward(self, x, activation=None, residual=None):
+        """F.conv2d's (conv1d's): act(conv(x) + bias + residual), one pass after the gemm."""
         f = F.conv1d if self._nd == 1 else F.conv2d
-        return f(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return f(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
+                 activation=activation, residual=residual)
 
     def extra_repr(self):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "

@@ -41,11 +41,11 @@ def has_symbol(name):
 # -- enums ------------------------------------------------------------
 # -- classes made on first use (codegen/emit/lazy.py) -----------------
 # Every name of a lazy enum class -> its class; _enum.define's arguments (members,
-# doc, signed, style) per class; the base class of each lazy typedef subclass.
+# doc, signed, style, docs) per class; the base class of each lazy typedef subclass.
 cdef dict _lazy_enum_names = {'lazyMode_t': 'lazyMode_t', 'lazyMode': 'lazyMode_t', '_lazyMode__Base': 'lazyMode_t', 'lazyKind_t': 'lazyKind_t', 'lazyKind': 'lazyKind_t', '_lazyKind__Base': 'lazyKind_t'}
 cdef dict _lazy_enum_args = {
-    'lazyMode_t': ('LAZY_MODE_A 0 LAZY_MODE_B 1', """""", False, ''),
-    'lazyKind_t': ('LAZY_KIND_X 0 LAZY_KIND_Y 2', """""", False, ''),
+    'lazyMode_t': ('LAZY_MODE_A 0 LAZY_MODE_B 1', """""", False, '', None),
+    'lazyKind_t': ('LAZY_KIND_X 0 LAZY_KIND_Y 2', """""", False, '', None),
 }
 cdef dict _lazy_subclass_bases = {'lazyDesc_v1': 'lazyDesc_st', 'lazyDesc': 'lazyDesc_v1'}
 
@@ -55,9 +55,9 @@ cdef object _lazy_enum(str name):
     g = globals()
     cls = g.get(cls_name)
     if cls is None:
-        members, doc, signed, style = _lazy_enum_args[cls_name]
+        members, doc, signed, style, docs = _lazy_enum_args[cls_name]
         # setdefault: a thread that made it first wins, so every caller gets the same class
-        cls = g.setdefault(cls_name, _enum.define(cls_name, members, __name__, doc, signed, style))
+        cls = g.setdefault(cls_name, _enum.define(cls_name, members, __name__, doc, signed, style, docs))
         for n, c in _lazy_enum_names.items():
             if c == cls_name:
                 g[n] = cls
