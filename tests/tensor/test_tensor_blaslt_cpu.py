@@ -43,6 +43,7 @@ def test_declines_what_it_does_not_fuse():
         assert blaslt.linear(object(), d, m, n, k, 0, 0, None, 0, act) is False, args
     for x, w, b, y in [(256, 0, None, 0), (0, 0, 2, 0), (0, 0, None, 0x100 + 128)]:     # not 256-byte aligned
         assert blaslt.linear(object(), _dt.float16, 8, 8, 8, x, w, b, y, "relu") is False
+    assert blaslt.linear(object(), _dt.float16, 8, 8, 8, 0, 0, None, 0, "relu", residual=0x200 + 64) is False
 
 
 def test_gemm_declines():
