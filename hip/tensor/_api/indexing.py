@@ -1,5 +1,6 @@
 """Indexing: NumPy's basic indexing as views (ints, slices, None, Ellipsis), advanced indexing by
-integer and boolean arrays as gather/scatter kernels, `take` and `take_along_axis`.
+integer and boolean arrays as gather/scatter kernels, `take` and `take_along_axis`; NumPy's `unravel_index` and `ravel_multi_index` (outside the array
+API), element-wise arithmetic after one bounds check.
 
 Integer index arrays are checked against the bounds before any kernel runs (on the host for host
 data; by a min/max reduction, one synchronization, for device arrays). A boolean mask is turned
@@ -16,13 +17,13 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray, register
-from .._core.shapes import broadcast_shapes, broadcast_strides, normalize_axis, prod
+from .._core.shapes import broadcast_shapes, broadcast_strides, c_strides, normalize_axis, prod
 from .._kernels.copy import copy_kernel
 from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
 from .creation import _host_to_device, asarray
-from .statistical import max as _max, min as _min
+from .statistical import any as _any, max as _max, min as _min
 
-__all__ = ["take", "take_along_axis"]
+__all__ = ["take", "take_along_axis", "unravel_index", "ravel_multi_index"]
 
 
 class _Adv:
@@ -337,6 +338,75 @@ def take_along_axis(x, indices, /, *, axis: int = -1) -> ndarray:
     idx = indices._view(indices.ptr, res_shape, broadcast_strides(indices.shape, indices.strides, res_shape))
     _index_kernel(1)(src, idx, np.int64(n), np.int64(x.strides[axis]), out)
     return out
+
+
+def _shape_arg(shape, what: str) -> tuple[int, ...]:
+    shape = (shape,) if _is_int(shape) else tuple(operator.index(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"{what}: dimensions must be non-negative, got {shape}")
+    return shape
+
+
+def _index_arg(k, what: str) -> ndarray:
+    if not isinstance(k, ndarray):
+        raise TypeError(f"{what}: expected hip.tensor arrays of indices, got {type(k).__name__}")
+    if k.dtype.kind not in "iu":
+        raise TypeError(f"{what}: only int indices permitted, got {k.dtype.name}")
+    return k.astype(_dt.int64, copy=False)
+
+
+def unravel_index(indices, shape, order="C") -> tuple[ndarray, ...]:
+    """NumPy's `unravel_index`: the coordinates (int64 arrays of indices' shape, one per
+    dimension) of the flat `indices` into an array of `shape` in C (or Fortran, `order="F"`)
+    order; an index out of range is a ValueError."""
+    k = _index_arg(indices, "unravel_index")
+    dims = _shape_arg(shape, "unravel_index")
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    total = prod(dims)
+    if k.size and bool(_any((k < 0) | (k >= total))):
+        raise ValueError(f"index out of bounds for an array of size {total}")
+    out = []
+    for n in (reversed(dims) if order == "C" else dims):
+        out.append(k % n if n else k)
+        k = k // n if n else k
+    return tuple(reversed(out)) if order == "C" else tuple(out)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C") -> ndarray:
+    """NumPy's `ravel_multi_index`: the flat indices (int64) of the coordinate arrays
+    `multi_index` (one per dimension, broadcast) into an array of shape `dims`, in C or Fortran
+    order; `mode` "raise" (a coordinate out of range is a ValueError), "wrap" or "clip", or a
+    sequence of them, one per dimension."""
+    dims = _shape_arg(dims, "ravel_multi_index")
+    ks = [_index_arg(k, "ravel_multi_index") for k in multi_index]
+    if len(ks) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    if len(modes) != len(dims) or any(m not in ("raise", "wrap", "clip") for m in modes):
+        raise ValueError(f"ravel_multi_index: mode must be 'raise', 'wrap' or 'clip' (one or one per dimension), "
+                         f"got {mode!r}")
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    bad = None
+    for j, (k, n, m) in enumerate(zip(ks, dims, modes)):
+        if m == "raise":
+            b = (k < 0) | (k >= n)
+            bad = b if bad is None else bad | b
+        elif m == "wrap":
+            ks[j] = k % n if n else k
+        else:
+            ks[j] = k.clip(0, max(n - 1, 0))
+    if bad is not None and bad.size and bool(_any(bad)):
+        raise ValueError("invalid entry in coordinates array")
+    strides = c_strides(dims, 1) if order == "C" else tuple(prod(dims[:i]) for i in range(len(dims)))
+    flat = None
+    for k, st in zip(ks, strides):
+        t = k * st
+        flat = t if flat is None else flat + t
+    if flat is None:
+        raise ValueError("ravel_multi_index: at least one dimension is needed")
+    return flat
 
 
 # ndarray's x[key] and x[key] = value

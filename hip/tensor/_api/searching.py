@@ -1,5 +1,6 @@
 """The array API's searching functions (2023.12): argmax, argmin, nonzero, searchsorted, where;
-and count_nonzero (2024.12).
+and count_nonzero (2024.12). Also NumPy's `interp` (piecewise-linear interpolation: a
+searchsorted and a few element-wise operations), outside the array API.
 
 argmax/argmin follow NumPy: the first position of the extreme value; a NaN is the extreme (the
 first NaN wins); complex values compare lexicographically. searchsorted uses the sort order of
@@ -16,13 +17,14 @@ from .._core.shapes import collapse, normalize_axes, normalize_axis, prod
 from .._kernels.elementwise import ElementwiseKernel, _common_device, grid_for, scalar_value
 from .._kernels.reduction import ReductionKernel
 from .._kernels.template import TemplateKernel, dims, launch_flat, launch_grid, pow2_ceil
-from .elementwise import math_dtype
+from .creation import asarray
+from .elementwise import clip, imag, isnan, math_dtype, real
 from .indexing import take
-from .manipulation import reshape
-from .sorting import SORT_KEYS
+from .manipulation import concat, reshape
+from .sorting import SORT_KEYS, argsort
 from .statistical import cumulative_sum
 
-__all__ = ["argmax", "argmin", "nonzero", "searchsorted", "where", "count_nonzero"]
+__all__ = ["argmax", "argmin", "nonzero", "searchsorted", "where", "count_nonzero", "interp"]
 
 
 def _need_array(x, name):
@@ -297,3 +299,77 @@ def count_nonzero(x, /, *, axis=None, keepdims=False) -> ndarray:
     normalize_axes(axis, x.ndim)
     return _count_k(x, axis=axis, keepdims=keepdims)
 
+
+
+# -- interp (NumPy's) ------------------------------------------------------------------------------------------
+def _interp_operand(v, dtype, device_id, what):
+    if isinstance(v, ndarray):
+        return v.astype(dtype, copy=False)
+    if isinstance(v, (bool, int, float, complex, np.generic, list, tuple)):
+        return asarray(v, dtype=dtype, device=device_id)
+    raise TypeError(f"interp: {what} must be a hip.tensor array or a scalar, got {type(v).__name__}")
+
+
+def interp(x, xp, fp, left=None, right=None, period=None) -> ndarray:
+    """NumPy's `interp`: the piecewise-linear interpolant of the points (xp, fp) (xp increasing,
+    1-d) at x; `left`/`right` (default fp[0], fp[-1]) outside [xp[0], xp[-1]], fp[-1] at xp[-1];
+    `period` makes xp periodic (left and right are then ignored). float64 (complex128 for complex
+    fp), as NumPy computes it."""
+    arrays = [a for a in (x, xp, fp) if isinstance(a, ndarray)]
+    if not arrays:
+        raise TypeError("interp: expected hip.tensor arrays")
+    _common_device(arrays)
+    dev = arrays[0].device_id
+    sp, sf = (a.shape if isinstance(a, ndarray) else np.shape(a) for a in (xp, fp))
+    if len(sp) != 1 or len(sf) != 1:                     # (checked before any device work)
+        raise ValueError("Data points must be 1D sequences")
+    if sp != sf:
+        raise ValueError("fp and xp are not of the same length.")
+    if sp[0] == 0:
+        raise ValueError("array of sample points is empty")
+    if period is not None and period == 0:
+        raise ValueError("period must be a non-zero value")
+    fk = fp.dtype.kind if isinstance(fp, ndarray) else np.asarray(fp).dtype.kind
+    out = _dt.complex128 if fk == "c" else _dt.float64
+    x = _interp_operand(x, _dt.float64, dev, "x")
+    xp = _interp_operand(xp, _dt.float64, dev, "xp")
+    fp = _interp_operand(fp, out, dev, "fp")
+    if period is not None:
+        period = abs(period)
+        left = right = None
+        x, xp = x % period, xp % period
+        order = argsort(xp)
+        xp, fp = take(xp, order), take(fp, order)
+        xp = concat([xp[-1:] - period, xp, xp[0:1] + period])
+        fp = concat([fp[-1:], fp, fp[0:1]])
+    if out.kind == "c":
+        def part(v, f):
+            return None if v is None else f(_interp_operand(v, out, dev, "left/right"))
+        re = _interp_real(x, xp, real(fp), part(left, real), part(right, real), dev)
+        im = _interp_real(x, xp, imag(fp), part(left, imag), part(right, imag), dev)
+        return re.astype(out) + im.astype(out) * 1j
+    return _interp_real(x, xp, fp, left, right, dev)
+
+
+def _interp_real(x, xp, fp, left, right, dev):
+    # NumPy's compiled loop (numpy/_core/src/multiarray/compiled_base.c, arr_interp), element-wise
+    n = xp.shape[0]
+    left = fp[0] if left is None else _interp_operand(left, _dt.float64, dev, "left")
+    right = fp[n - 1] if right is None else _interp_operand(right, _dt.float64, dev, "right")
+    j = searchsorted(xp, x, side="right") - 1         # xp[j] <= x < xp[j + 1]
+    if n > 1:
+        jc = clip(j, 0, n - 2)
+        x0, x1, y0, y1 = take(xp, jc), take(xp, jc + 1), take(fp, jc), take(fp, jc + 1)
+        slope = (y1 - y0) / (x1 - x0)
+        r = slope * (x - x0) + y0
+        # NaN from one end (an infinite slope or point): from the other, then fp[j] where both agree
+        r2 = slope * (x - x1) + y1
+        r = where(isnan(r), where(isnan(r2) & (y0 == y1), y0, r2), r)
+        r = where(x == x0, y0, r)
+    else:
+        r = fp[0] + x * 0.0
+    last = xp[n - 1]
+    r = where(x == last, fp[n - 1], r)
+    r = where(x > last, right, r)
+    r = where(x < xp[0], left, r)
+    return where(isnan(x), x, r)
