@@ -161,3 +161,14 @@ def test_random_state_seeds_from_dask_state_data():
     assert hd.RandomState(a)._rng.seed == hd.RandomState(a.copy())._rng.seed
     assert hd.RandomState(7)._rng.seed == 7
     assert sys.modules["hip.tensor.dask"] is hd
+
+
+def test_arg_reductions_take_dasks_dict_path_for_hip_tensor_chunks():
+    # Dask's arg_chunk/arg_combine try a NumPy structured array (np.empty_like with a record
+    # dtype) and fall back to a dict on TypeError, as for CuPy: hip.tensor refuses before any
+    # device work; the rest (np.unravel_index, np.ravel_multi_index, indexing) is in the table
+    with pytest.raises(TypeError, match="no data type"):
+        np.empty_like(X, shape=(1, 1), dtype=[("vals", np.float32), ("arg", np.int64)])
+    from hip.tensor._api import numpy_protocols
+    for f in (np.unravel_index, np.ravel_multi_index, np.nanmax, np.nanmin, np.nanargmax, np.nanargmin):
+        assert f in numpy_protocols.table().functions

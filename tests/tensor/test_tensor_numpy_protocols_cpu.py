@@ -42,6 +42,11 @@ def target(obj):
     # the extensions' modules
     (np.linalg.solve, ht.linalg.solve), (np.linalg.svd, ht.linalg.svd), (np.linalg.matmul, ht.linalg.matmul),
     (np.fft.fft, ht.fft.fft), (np.fft.irfftn, ht.fft.irfftn),
+    # NumPy's functions outside the array API that hip.tensor has (Dask calls them on chunks)
+    (np.nansum, ht.nansum), (np.nanprod, ht.nanprod), (np.nanmean, ht.nanmean), (np.nanvar, ht.nanvar),
+    (np.nanstd, ht.nanstd), (np.nanmax, ht.nanmax), (np.nanmin, ht.nanmin), (np.nanargmax, ht.nanargmax),
+    (np.nanargmin, ht.nanargmin), (np.nancumsum, ht.nancumsum), (np.nancumprod, ht.nancumprod),
+    (np.interp, ht.interp), (np.unravel_index, ht.unravel_index), (np.ravel_multi_index, ht.ravel_multi_index),
 ])
 def test_numpy_objects_map_to_hip_tensor_functions(numpy_obj, ht_obj):
     assert target(numpy_obj) is ht_obj
@@ -69,6 +74,40 @@ def test_every_target_is_hip_tensors():
     for obj, e in T.functions.items():
         assert e.target.__module__.startswith("hip.tensor"), e
         assert e.np_sig is not None and e.sig is not None, e      # NumPy 2 gives every signature
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: np.nansum(X, axis=2), Exception, "axis"),
+    (lambda: np.nanmax(X, axis=(0, 0)), ValueError, "repeated"),
+    (lambda: np.nanargmax(X, axis=(0, 1)), TypeError, "axis must be an integer"),
+    (lambda: np.nanmean(X, where=True), TypeError, "has no argument"),
+    (lambda: np.nancumsum(X, axis=5), Exception, "axis"),
+    (lambda: np.interp(X, fake((0,), ht.float64), fake((0,), ht.float64)), ValueError, "empty"),
+    (lambda: np.interp(X, fake((3,), ht.float64), fake((4,), ht.float64)), ValueError, "same length"),
+    (lambda: np.interp(X, fake((2, 2), ht.float64), fake((2, 2), ht.float64)), ValueError, "1D"),
+    (lambda: np.interp(X, fake((3,), ht.float64), fake((3,), ht.float64), period=0), ValueError, "period"),
+    (lambda: np.unravel_index(X, (2, 3)), TypeError, "int indices"),
+    (lambda: np.unravel_index(fake((3,), ht.int64), (2, 3), order="K"), ValueError, "order"),
+    (lambda: np.unravel_index(fake((3,), ht.int64), (2, -3)), ValueError, "non-negative"),
+    (lambda: np.ravel_multi_index((fake((3,), ht.int64),), (2, 3)), ValueError, "length 2"),
+    (lambda: np.ravel_multi_index((fake((3,), ht.int64),) * 2, (2, 3), mode="bounce"), ValueError, "mode"),
+    (lambda: ht.nansum(np.zeros(3)), TypeError, "hip.tensor array"),
+])
+def test_numpys_extra_functions_check_their_arguments_before_any_device_work(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+@pytest.mark.parametrize("name", ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
+                                  "nanargmax", "nanargmin", "nancumsum", "nancumprod", "interp",
+                                  "unravel_index", "ravel_multi_index"])
+def test_numpys_extra_functions_take_numpys_parameter_names(name):
+    # every parameter hip.tensor's function has is NumPy's (or its array API synonym): a call
+    # written for NumPy binds to it
+    np_params = set(inspect.signature(getattr(np, name)).parameters)
+    ours = set(inspect.signature(getattr(ht, name)).parameters)
+    renamed = {P._SYNONYMS.get(n, n) for n in np_params}
+    assert ours - {"x"} <= np_params | renamed, ours - np_params - renamed
 
 
 @pytest.mark.parametrize("numpy_obj", [np.median, np.percentile, np.fmod, np.frexp, np.divmod, np.isclose,
@@ -117,6 +156,14 @@ def _args(obj, *args, **kwargs):
     (lambda: T.reduce[np.add].arguments((X,), {}), [X], {"axis": 0}),        # ufunc.reduce's axis=0
     (lambda: T.reduce[np.maximum].arguments((X,), {"keepdims": True}), [X], {"axis": 0, "keepdims": True}),
     (lambda: T.accumulate[np.multiply].arguments((X,), {"axis": 1}), [X], {"axis": 1}),
+    (lambda: _args(np.nanvar, X, 0, None, None, 1), [X], {"axis": 0, "correction": 1}),     # ddof by position
+    (lambda: _args(np.nanstd, X, axis=1, keepdims=True), [X], {"axis": 1, "keepdims": True, "correction": 0}),
+    (lambda: _args(np.nansum, X, 1, np.float64), [X], {"axis": 1, "dtype": np.float64}),
+    (lambda: _args(np.nanargmax, X, 1, keepdims=True), [X], {"axis": 1, "keepdims": True}),
+    (lambda: _args(np.nancumsum, X, 1), [X, 1], {}),
+    (lambda: _args(np.interp, X, X, X, 0.0, period=None), [X, X, X, 0.0], {"period": None}),
+    (lambda: _args(np.unravel_index, X, (2, 3)), [X, (2, 3)], {}),
+    (lambda: _args(np.ravel_multi_index, (X, X), (2, 3), "wrap"), [(X, X), (2, 3), "wrap"], {}),
 ])
 def test_numpy_arguments_reach_hip_tensor_by_position_or_name(call, pos, kw):
     got_pos, got_kw, out = call()
