@@ -27,6 +27,12 @@ J = RNG.integers(1, 5, (4, 7)).astype(np.int32)
 M = RNG.standard_normal((5, 5)) + 5 * np.eye(5)
 SPD = M @ M.T
 MASK = RNG.random((6, 5)) < 0.5
+NANS = A.copy()
+NANS[0, 1] = NANS[3, :2] = NANS[5, 4] = NANS[2, 0] = np.nan        # no slice all NaN
+CNANS = (NANS + 1j * B).astype(np.complex64)
+XP = np.array([0.0, 1.0, 1.0, 2.5, 4.0])                            # increasing, one repeated point
+FP = np.array([1.0, 3.0, 2.0, -1.0, 0.5])
+XI = np.array([-1.0, 0.0, 0.5, 1.0, 1.7, 2.5, 3.9, 4.0, 5.0, np.nan])
 
 # name -> (function of NumPy arrays written with np.*, its inputs)
 CASES = {
@@ -82,6 +88,37 @@ CASES = {
     "cumsum": (lambda a: np.cumsum(a, axis=1), (A,)),
     "cumulative_sum": (lambda a: np.cumulative_sum(a, axis=0), (A,)),
     "diff": (lambda a: np.diff(a, 2, axis=1), (A,)),
+    # NumPy's nan-functions
+    "nansum": (lambda a: np.nansum(a), (NANS,)),
+    "nansum_axis_dtype": (lambda a: np.nansum(a, axis=1, dtype=np.float64, keepdims=True), (NANS,)),
+    "nanprod": (lambda a: np.nanprod(a * 0.5 + 1, axis=0), (NANS,)),
+    "nanmean": (lambda a: np.nanmean(a, axis=0), (NANS,)),
+    "nanmean_all_dtype": (lambda a: np.nanmean(a, dtype=np.float64), (NANS,)),
+    "nanvar": (lambda a: np.nanvar(a, axis=1), (NANS,)),
+    "nanstd_ddof": (lambda a: np.nanstd(a, axis=0, ddof=1, keepdims=True), (NANS,)),
+    "nanvar_complex": (lambda c: np.nanvar(c, axis=0), (CNANS,)),
+    "nanmax_nanmin": (lambda a: np.nanmax(a, axis=1) - np.nanmin(a, axis=1), (NANS,)),
+    "nanmax_all": (lambda a: np.nanmax(a), (NANS,)),
+    "nanargmax": (lambda a: np.nanargmax(a, axis=0), (NANS,)),
+    "nanargmin": (lambda a: np.nanargmin(a), (NANS,)),
+    "nanargmax_keepdims": (lambda a: np.nanargmax(a, axis=1, keepdims=True), (NANS,)),
+    "nancumsum": (lambda a: np.nancumsum(a, axis=1), (NANS,)),
+    "nancumsum_flat": (lambda a: np.nancumsum(a), (NANS,)),
+    "nancumprod": (lambda a: np.nancumprod(a * 0.5 + 1, axis=0), (NANS,)),
+    "nan_ints": (lambda i: np.nansum(i, axis=0) + np.nanmax(i) - np.nanargmin(i, axis=0), (I,)),
+    "nanmean_int": (lambda i: np.nanmean(i, axis=1), (I,)),
+    # interp, unravel_index, ravel_multi_index
+    "interp": (lambda x, xp, fp: np.interp(x, xp, fp), (XI, XP, FP)),
+    "interp_left_right": (lambda x, xp, fp: np.interp(x, xp, fp, left=-7.0, right=9.0), (XI, XP, FP)),
+    "interp_float32": (lambda a, xp, fp: np.interp(a * 3, xp, fp), (A, XP, FP)),
+    "interp_period": (lambda x, xp, fp: np.interp(x * 90, xp * 50, fp, period=360), (XI, XP, FP)),
+    "interp_complex": (lambda x, xp, fp: np.interp(x[:-1], xp, fp + 2j * fp[::-1]), (XI, XP, FP)),
+    "interp_one_point": (lambda x, xp, fp: np.interp(x, xp[:1], fp[:1]), (XI, XP, FP)),
+    "interp_scalar_x": (lambda xp, fp: np.interp(1.7, xp, fp), (XP, FP)),
+    "unravel_ravel": (lambda i: np.ravel_multi_index(np.unravel_index(np.abs(i), (5, 8))[::-1], (8, 5)), (I,)),
+    "unravel_index_F": (lambda i: np.unravel_index(np.abs(i), (5, 8), order="F")[1], (I,)),
+    "ravel_multi_index_modes": (lambda i, j: np.ravel_multi_index((i, j), (7, 3), mode=("wrap", "clip")), (I, J)),
+    "ravel_multi_index_F": (lambda i, j: np.ravel_multi_index((j, j - 1), (5, 4), order="F"), (I, J)),
     # manipulation, indexing, searching, sorting
     "concatenate": (lambda a, b: np.concatenate([a, b]), (A, B)),
     "concatenate_axis1": (lambda a, b: np.concatenate((a, b), axis=1), (A, B)),
@@ -198,6 +235,31 @@ def test_what_hip_tensor_lacks_raises_numpys_type_error():
         np.median(x)
     with pytest.raises(TypeError, match="has no argument"):
         np.sum(x, where=ht.asarray(MASK))
+
+
+def test_all_nan_slices_warn_or_raise_as_numpy():
+    a = A[:3, :4].copy()
+    a[1] = np.nan
+    x = ht.asarray(a)
+    for f, message in ((np.nanmax, "All-NaN slice"), (np.nanmin, "All-NaN slice"), (np.nanmean, "Mean of empty slice"),
+                       (np.nanvar, "Degrees of freedom"), (np.nanstd, "Degrees of freedom")):
+        with pytest.warns(RuntimeWarning, match=message):
+            want = f(a, axis=1)
+        with pytest.warns(RuntimeWarning, match=message):
+            got = f(x, axis=1).get()
+        np.testing.assert_allclose(got, want, rtol=2e-6, equal_nan=True)
+        assert np.isnan(got[1]) and got.dtype == want.dtype
+    for f in (np.nanargmax, np.nanargmin):
+        with pytest.raises(ValueError, match="All-NaN slice"):
+            f(a, axis=1)
+        with pytest.raises(ValueError, match="All-NaN slice"):
+            f(x, axis=1)
+        assert f(x, axis=0).get().tolist() == f(a, axis=0).tolist()
+    assert float(np.nansum(ht.asarray(np.full(3, np.nan))).get()) == 0.0
+    with pytest.raises(ValueError):
+        np.unravel_index(ht.asarray(np.array([3, 6])), (2, 3))          # 6 is past the end, as NumPy
+    with pytest.raises(ValueError):
+        np.ravel_multi_index((ht.asarray(np.array([0, 2])), ht.asarray(np.array([1, 1]))), (2, 3))
 
 
 def test_implicit_conversion_is_refused_and_get_is_the_way_out():
