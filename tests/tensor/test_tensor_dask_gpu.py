@@ -1,4 +1,5 @@
-"""Dask arrays of hip.tensor chunks against NumPy: element-wise chains, reductions, blocked matmul,
+"""Dask arrays of hip.tensor chunks against NumPy: element-wise chains, reductions (nan-reductions
+and arg-reductions too), percentiles, blocked matmul,
 tensordot and einsum, concatenation, rechunking, fancy indexing, the "hip" array backend's creation
 functions and random numbers, moving between backends, and the threaded and distributed schedulers
 (the chunks of a LocalCluster travel through pickling). Registration without a device:
@@ -21,6 +22,9 @@ RNG = np.random.default_rng(3)
 A = RNG.uniform(-1, 1, (60, 48)).astype(np.float32)
 B = RNG.uniform(-1, 1, (48, 36)).astype(np.float32)
 V = RNG.uniform(0, 10, 1000)
+NANS = A.copy()
+NANS[RNG.random(A.shape) < 0.1] = np.nan
+NANS[:, 7] = np.nan                 # an all-NaN column (nanmax & co. warn on it, nanargmax raises)
 
 
 def _dask(a, chunks):
@@ -64,6 +68,56 @@ def test_elementwise(name, f):
 ])
 def test_reductions(name, f):
     _check(f(_dask(A, (16, 20))).compute(), f(A), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("name, f", [
+    ("nansum", lambda m, x: m.nansum(x)), ("nansum0", lambda m, x: m.nansum(x, axis=0)),
+    ("nanprod1", lambda m, x: m.nanprod(x * 0.1 + 1, axis=1)),
+    ("nanmean", lambda m, x: m.nanmean(x[:, 8:])), ("nanmean1", lambda m, x: m.nanmean(x, axis=1)),
+    ("nanvar1", lambda m, x: m.nanvar(x, axis=1)), ("nanstd", lambda m, x: m.nanstd(x[:, :7], ddof=1)),
+    ("nanmax1", lambda m, x: m.nanmax(x, axis=1)), ("nanmin", lambda m, x: m.nanmin(x)),
+    ("nancumsum0", lambda m, x: m.nancumsum(x, axis=0)), ("nancumprod1", lambda m, x: m.nancumprod(x * 0.1 + 1, axis=1)),
+])
+def test_nan_reductions(name, f):
+    _check(f(da, _dask(NANS, (16, 20))).compute(), f(np, NANS), rtol=1e-4, atol=1e-4)
+
+
+def test_nan_reductions_of_all_nan_slices_warn_as_numpy():
+    x = _dask(NANS, (16, 20))
+    with pytest.warns(RuntimeWarning, match="All-NaN slice"):
+        want = np.nanmax(NANS, axis=0)
+    with pytest.warns(RuntimeWarning, match="All-NaN slice"):
+        got = da.nanmax(x, axis=0).compute()
+    _check(got, want)
+    assert np.isnan(got.get()[7])
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("name", ["argmax", "argmin", "nanargmax", "nanargmin"])
+def test_arg_reductions(name, axis):
+    a = NANS[:, 8:] if name.startswith("nan") else A
+    x = _dask(a, (16, 12))
+    got = getattr(da, name)(x, axis=axis).compute()
+    assert isinstance(got, ht.ndarray)
+    np.testing.assert_array_equal(got.get(), getattr(np, name)(a, axis=axis))
+    kept = getattr(da, name)(x, axis=axis, keepdims=True).compute()
+    np.testing.assert_array_equal(kept.get(), getattr(np, name)(a, axis=axis, keepdims=True))
+
+
+def test_nanargmax_of_an_all_nan_slice_raises():
+    with pytest.raises(ValueError, match="All.NaN slice"):
+        da.nanargmax(_dask(NANS, (16, 20)), axis=0).compute()
+
+
+@pytest.mark.parametrize("method", ["linear", "lower", "higher", "nearest", "midpoint"])
+def test_percentile(method):
+    # Dask's own (approximate) merge over chunks: the same on hip.tensor chunks as on NumPy's
+    q = [0.0, 5.0, 33.3, 50.0, 87.5, 100.0]
+    got = da.percentile(_dask(V, 125), q, method=method).compute()
+    want = da.percentile(da.from_array(V, chunks=125), q, method=method).compute()
+    _check(got, want, rtol=1e-10, atol=1e-10)
+    one = da.percentile(_dask(V, 1000), 50.0, method=method).compute()   # one chunk: NumPy's exactly
+    np.testing.assert_allclose(one.get(), np.percentile(V, 50.0, method=method), rtol=1e-12)
 
 
 def test_blocked_matmul_tensordot_einsum():

@@ -356,18 +356,17 @@ def _interp_real(x, xp, fp, left, right, dev):
     n = xp.shape[0]
     left = fp[0] if left is None else _interp_operand(left, _dt.float64, dev, "left")
     right = fp[n - 1] if right is None else _interp_operand(right, _dt.float64, dev, "right")
+    if n == 1:                                          # (NumPy's: no NaN test here)
+        return where(x < xp[0], left, where(x > xp[0], right, fp[0]))
     j = searchsorted(xp, x, side="right") - 1         # xp[j] <= x < xp[j + 1]
-    if n > 1:
-        jc = clip(j, 0, n - 2)
-        x0, x1, y0, y1 = take(xp, jc), take(xp, jc + 1), take(fp, jc), take(fp, jc + 1)
-        slope = (y1 - y0) / (x1 - x0)
-        r = slope * (x - x0) + y0
-        # NaN from one end (an infinite slope or point): from the other, then fp[j] where both agree
-        r2 = slope * (x - x1) + y1
-        r = where(isnan(r), where(isnan(r2) & (y0 == y1), y0, r2), r)
-        r = where(x == x0, y0, r)
-    else:
-        r = fp[0] + x * 0.0
+    jc = clip(j, 0, n - 2)
+    x0, x1, y0, y1 = take(xp, jc), take(xp, jc + 1), take(fp, jc), take(fp, jc + 1)
+    slope = (y1 - y0) / (x1 - x0)
+    r = slope * (x - x0) + y0
+    # NaN from one end (an infinite slope or point): from the other, then fp[j] where both agree
+    r2 = slope * (x - x1) + y1
+    r = where(isnan(r), where(isnan(r2) & (y0 == y1), y0, r2), r)
+    r = where(x == x0, y0, r)
     last = xp[n - 1]
     r = where(x == last, fp[n - 1], r)
     r = where(x > last, right, r)
