@@ -11,7 +11,7 @@ import os
 import threading
 
 from hip import hip as h
-from .launch import current_device as _current_device
+from .launch import bind_streams as _bind_streams, current_device as _current_device
 from hip.errors import HipError, LibraryNotFoundError, check, status_error
 
 __all__ = ["Device", "Stream", "Event", "get_device_id", "device_count", "current_stream",
@@ -441,3 +441,6 @@ class Event:
 
     def __repr__(self):
         return f"<Event {self.ptr:#x}>" if self.ptr else "<Event (not recorded)>"
+
+
+_bind_streams(_tls, _null_streams, current_stream)    # the C hot path reads the same state

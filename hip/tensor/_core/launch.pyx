@@ -1,6 +1,8 @@
 # cython: language_level=3
 """hip.tensor's per-op hot path in C: the hipModuleLaunchKernel call (`Function.launch` calls
-`launch`), and hipGetDevice (`_core.device.get_device_id` calls `current_device`).
+`launch`; the element-wise fast path `launch_args`), hipGetDevice (`_core.device.get_device_id`
+calls `current_device`) and the thread's current stream (`current_stream`, as
+`_core.device.current_stream`, whose state `bind_streams` names).
 
 Arguments are packed by hip._kernel_args, the one packer, under CuPy's RawKernel rule (INT_INT64:
 a Python int is an int64 value, a bool one byte, a NumPy scalar its value), into buffers on the
@@ -46,11 +48,9 @@ def bind_ndarray(ndarray):
     fast_pointer_type(ndarray, "_ptr")
 
 
-def launch(uintptr_t func, grid, block, unsigned int shared_mem, uintptr_t stream, tuple args):
-    """Pack `args` (hip._kernel_args, INT_INT64) and launch on `grid` x `block` (an int or a tuple
-    of 1 to 3 positive ints each): the hipError_t as an int. Arguments of no kind the rule packs:
-    TypeError ("bad kernel arguments: ..."); grid or block of another form: TypeError, ValueError,
-    OverflowError (hip._kernel_args.dim3). Nothing is launched after an error."""
+cdef int launch_args(uintptr_t func, object grid, object block, unsigned int shared_mem, uintptr_t stream,
+                     tuple args) except? -1:
+    """`launch` from C: the hipError_t (0: launched)."""
     cdef unsigned int g[3]
     cdef unsigned int b[3]
     cdef uint64_t storage[MAX_WORDS]
@@ -74,6 +74,14 @@ def launch(uintptr_t func, grid, block, unsigned int shared_mem, uintptr_t strea
     return err
 
 
+def launch(uintptr_t func, grid, block, unsigned int shared_mem, uintptr_t stream, tuple args):
+    """Pack `args` (hip._kernel_args, INT_INT64) and launch on `grid` x `block` (an int or a tuple
+    of 1 to 3 positive ints each): the hipError_t as an int. Arguments of no kind the rule packs:
+    TypeError ("bad kernel arguments: ..."); grid or block of another form: TypeError, ValueError,
+    OverflowError (hip._kernel_args.dim3). Nothing is launched after an error."""
+    return launch_args(func, grid, block, shared_mem, stream, args)
+
+
 def pack(tuple args):
     """(packed bytes, each argument's offset in them) as `launch` passes them (for tests)."""
     cdef uint64_t storage[MAX_WORDS]
@@ -88,13 +96,48 @@ def pack(tuple args):
     return (<char*>storage)[:used], [<char*>params[i] - <char*>storage for i in range(len(args))]
 
 
-def current_device():
+cdef int device() noexcept:
     """hipGetDevice's device, or -(its error code) when it fails."""
     cdef int dev = 0, err
     if _get_device == NULL:
-        _resolve()
+        try:
+            _resolve()
+        except Exception:
+            return -1000000         # no library: the callers' Python paths report it
     err = _get_device(&dev)
     return -err if err else dev
+
+
+def current_device():
+    """hipGetDevice's device, or -(its error code) when it fails."""
+    if _get_device == NULL:
+        _resolve()
+    return device()
+
+
+cdef object _tls = None             # _core.device's thread state (its `streams`: {device: Stream})
+cdef dict _null_streams = None      # _core.device's null stream of each device
+cdef object _current_stream = None  # _core.device.current_stream: the cases this one does not take
+
+
+def bind_streams(tls, dict null_streams, current_stream):
+    """_core.device's state behind `current_stream`: its thread state, null streams, and function."""
+    global _tls, _null_streams, _current_stream
+    _tls, _null_streams, _current_stream = tls, null_streams, current_stream
+
+
+cdef object current_stream(int device_id):
+    """The thread's current stream of `device_id` (_core.device.current_stream)."""
+    cdef object streams = _tls.streams
+    cdef object s
+    if streams:
+        s = (<dict>streams).get(device_id)
+        if s is not None:
+            return s
+    s = _null_streams.get(device_id)
+    if s is None:
+        s = _current_stream(device_id)
+    return s
 
 
 cdef int _noop_launch(void* f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
