@@ -4,11 +4,12 @@ finds the cached `Fast` entry of the arguments' types and runs the kernel's C pa
 (`_kernels._elementwise.call_contiguous`); `binop` is ndarray's operators' entry (`x + y`).
 Whatever these do not take returns to elementwise.py's Python path."""
 cimport cython
-from cpython.dict cimport PyDict_GetItem
+from cpython.dict cimport PyDict_GetItemWithError
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
+from hip.tensor._core._array cimport ArrayBase, DTypeBase
 from hip.tensor._kernels._elementwise cimport Signature, call_contiguous
 
 cdef type _nd = None            # ndarray
@@ -24,6 +25,17 @@ def bind(ndarray, dict ops, fast_entry, slow_binop):
 
 
 @cython.auto_pickle(False)
+cdef class OpBase:
+    """What the hot path reads of an element-wise function (elementwise._Op): `fast` (argument
+    types -> Fast, or None: the general path decides), its `kernel`, and the last argument types
+    seen with their entry (a repeat skips the dict)."""
+    cdef public dict fast
+    cdef public object kernel
+    cdef Py_ssize_t _nkey
+    cdef object _k0, _k1, _last
+
+
+@cython.auto_pickle(False)
 cdef class Fast:
     """What the element-wise path resolves once per argument-type signature of an op: the compute
     dtype `c`, the kernel's Signature, and the bounds a Python int scalar (the argument at
@@ -35,24 +47,39 @@ cdef class Fast:
         self.c, self.kernel_sig, self.int_at, self.lo, self.hi = c, kernel_sig, int_at, lo, hi
 
 
-cdef object apply(object op, tuple args):
+cdef inline object _kind(object a):
+    """An argument's part of the fast key: an ndarray's dtype, a scalar's type."""
+    return (<ArrayBase>a)._dtype if type(a) is _nd else type(a)
+
+
+cdef object apply(OpBase op, tuple args):
     """op's result on `args` by the cached Fast of their types (made by elementwise._fast_entry on
     first sight) through the kernel's C path; None where that path does not take them."""
     cdef Py_ssize_t k, n = len(args)
-    cdef tuple key = PyTuple_New(n)
+    cdef tuple key
     cdef PyObject* found
     cdef Fast f
-    for k in range(n):
-        a = args[k]
-        x = (<object>a)._dtype.name if type(a) is _nd else type(a)
-        Py_INCREF(x)
-        PyTuple_SET_ITEM(key, k, x)
-    fast = op.fast
-    found = PyDict_GetItem(fast, key)
-    if found == NULL:
-        e = fast[key] = _entry(op, args)
+    if n == 0 or n > 2:
+        return None
+    k0 = _kind(args[0])
+    k1 = _kind(args[1]) if n == 2 else None
+    if op._last is not None and op._nkey == n and k0 is op._k0 and k1 is op._k1:
+        e = op._last
     else:
-        e = <object>found
+        key = PyTuple_New(n)        # (dtype names: str hashes fast)
+        for k in range(n):
+            a = args[k]
+            x = (<DTypeBase?>(<ArrayBase>a)._dtype).name if type(a) is _nd else type(a)
+            Py_INCREF(x)
+            PyTuple_SET_ITEM(key, k, x)
+        found = PyDict_GetItemWithError(op.fast, key)
+        if found == NULL:
+            e = op.fast[key] = _entry(op, args)
+        else:
+            e = <object>found
+        op._last = None
+        op._nkey, op._k0, op._k1 = n, k0, k1
+        op._last = e
     if e is None:
         return None
     f = <Fast>e
@@ -61,7 +88,7 @@ cdef object apply(object op, tuple args):
     return call_contiguous(op.kernel, f.kernel_sig, args)
 
 
-def apply_fast(op, tuple args):
+def apply_fast(OpBase op, tuple args):
     """`apply` from Python (elementwise._apply): the result, or None."""
     return apply(op, args)
 
@@ -74,7 +101,7 @@ def binop(name, a, b):
     """`a <op> b` for ndarray's operators (the function named `name`); NotImplemented for operand
     types it does not take (elementwise._binop decides)."""
     if _operand(type(a)) and _operand(type(b)):
-        r = apply(_ops[name], (a, b))
+        r = apply(<OpBase?>_ops[name], (a, b))
         if r is not None:
             return r
     return _slow_binop(name, a, b)

@@ -14,7 +14,7 @@ from .._core import dtypes as _dt
 from .._core.array import ndarray, register
 from .._core.shapes import broadcast_shapes
 from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
-from ._elementwise import Fast as _Fast, apply_fast as _apply_fast, bind as _bind_fast, binop as _binop_fast
+from ._elementwise import Fast as _Fast, OpBase as _OpBase, apply_fast as _apply_fast, bind as _bind_fast, binop as _binop_fast
 from .creation import asarray as _asarray
 
 _UNARY_FLOAT = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
@@ -41,14 +41,14 @@ def _int_float(d: _dt.DType) -> _dt.DType:
     return _dt.float16 if d.itemsize == 1 else _dt.float32 if d.itemsize == 2 else _dt.float64
 
 
-class _Op:
+class _Op(_OpBase):
     """One element-wise function: its C++ expression over `a` (and `b`), in the compute type C
     (math_dtype of the result; the result type itself with compute="exact", bool with "bool")."""
 
     def __init__(self, name, nin, expr, kinds=_ANY, out="same", bool_as=None, compute=None):
         self.name, self.nin, self.kinds, self.out, self.bool_as, self.compute = name, nin, kinds, out, bool_as, compute
         self.expr = expr            # the C++ expression in `a` (and `b`) of the compute type C
-        self.fast: dict = {}        # argument types -> _Fast (or None: the general path decides)
+        self.fast = {}              # argument types -> _Fast (or None: the general path decides)
         if nin == 1:
             op = f"const C a = ht_cast<C>(x1); y = ht_cast<Y>({expr});"
             self.kernel = ElementwiseKernel("X1 x1", "Y y", op, f"ht_{name}", vectorize=True)

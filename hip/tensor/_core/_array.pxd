@@ -1,6 +1,11 @@
 from ._memory cimport MemoryPointer
 
 
+cdef class DTypeBase:
+    cdef public object name, kind, numpy, ctype, _rank
+    cdef public Py_ssize_t itemsize
+
+
 cdef class ArrayBase:
     cdef public object _shape, _strides, _dtype, _data, _ptr, _device_id, _base, _readonly
     cdef object __weakref__

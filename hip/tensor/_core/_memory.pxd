@@ -5,7 +5,7 @@ cdef class Block:
 
 
 cdef class DeviceAllocatorCore:
-    cdef public object lock
+    cdef object _lock, _locked
     cdef public list deferred, pending
     cdef public long long allocated, allocated_peak, requested, requested_peak, allocations, allocations_peak
     cdef public long long hits

@@ -9,9 +9,11 @@ while a device allocator has seen one stream, a request whose size has a block k
 graph capture's pool, record_stream uses, deferred or pending frees, the lock held by another
 thread, another backend, `fast_path` off) calls memory.py's methods, as before.
 """
-from cpython.dict cimport PyDict_GetItem
+from cpython.dict cimport PyDict_GetItemWithError
 from cpython.list cimport PyList_GET_SIZE
 from cpython.object cimport PyObject
+
+from .launch cimport StreamBase
 
 cdef enum:
     MIN_BLOCK = 512
@@ -45,6 +47,15 @@ cdef class DeviceAllocatorCore:
         self.deferred = []
         self.pending = []
 
+    @property
+    def lock(self):
+        """The threading.Lock every change of the allocator's state holds."""
+        return self._lock
+
+    @lock.setter
+    def lock(self, lock):
+        self._lock, self._locked = lock, lock.locked
+
 
 cdef class MemoryPointer:
     """Device memory from an allocator (`get_allocator()` when it was made); the block returns to it
@@ -76,7 +87,7 @@ cdef class MemoryPointer:
 
 
 cdef inline bint _locked(DeviceAllocatorCore a) except -1:
-    return a.lock.locked()
+    return a._locked()
 
 
 cdef Block _quick_malloc(DeviceAllocatorCore a, Py_ssize_t nbytes, object stream):
@@ -90,10 +101,10 @@ cdef Block _quick_malloc(DeviceAllocatorCore a, Py_ssize_t nbytes, object stream
     size = MIN_BLOCK if nbytes < MIN_BLOCK else (nbytes + MIN_BLOCK - 1) & ~(<Py_ssize_t>MIN_BLOCK - 1)
     if size > SMALL or not a.quick:
         return None
-    found = PyDict_GetItem(a.quick, size)
+    found = PyDict_GetItemWithError(a.quick, size)
     if found == NULL or PyList_GET_SIZE(<list>found) == 0:
         return None
-    if stream.uid not in a.seen or _locked(a):
+    if (<StreamBase?>stream).uid not in a.seen or _locked(a):
         return None
     # From here to the return nothing runs Python code nor frees an object: under the GIL, no
     # other thread and no garbage collection sees the allocator half-updated.
@@ -127,7 +138,7 @@ cdef bint _quick_free(object allocator, object block) except -1:
         return False
     if not a.quick:
         return False
-    found = PyDict_GetItem(a.quick, b.size)
+    found = PyDict_GetItemWithError(a.quick, b.size)
     if found == NULL or _locked(a):
         return False
     b.allocated = False
@@ -149,12 +160,18 @@ def bind(dict memory_globals, current_stream, index):
     _memory, _slow_stream, _index = memory_globals, current_stream, index
 
 
+cdef object _last_allocator = None   # the allocator `alloc` took memory from last, ...
+cdef object _last_devices = None     # ... and its `_devices`
+
+
 cpdef MemoryPointer alloc(object allocator, object nbytes, object stream):
     """`nbytes` from `allocator` (memory.Allocator.allocate); None (memory.alloc, every array's
     path): the pool of the graph being captured on `stream`, else the current allocator. `stream`
     None: the current stream. 0 bytes: a null pointer."""
+    global _last_allocator, _last_devices
     cdef MemoryPointer m
     cdef Py_ssize_t n
+    cdef PyObject* found
     cdef object a, b = None
     cdef dict capturing
     if stream is None:
@@ -163,13 +180,21 @@ cpdef MemoryPointer alloc(object allocator, object nbytes, object stream):
         nbytes = _index(nbytes, "nbytes")
     if nbytes < 0:
         raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
-    device_id = stream.device_id
+    device_id = (<StreamBase>stream).device_id if isinstance(stream, StreamBase) else stream.device_id
     m = MemoryPointer.__new__(MemoryPointer)
     if nbytes:
         if allocator is None:
             capturing = <dict>_memory["_capturing"]
             allocator = capturing[stream.uid] if capturing and stream.uid in capturing else _memory["_current"]
-        a = allocator._devices.get(device_id) or allocator.device(device_id)
+        if allocator is _last_allocator:    # (an allocator's `_devices` dict stays the same)
+            devices = _last_devices
+        else:
+            devices = allocator._devices
+            _last_allocator, _last_devices = allocator, devices
+        found = PyDict_GetItemWithError(devices, device_id) if type(devices) is dict else NULL
+        a = <object>found if found != NULL else None
+        if not a:
+            a = allocator.device(device_id)
         if type(nbytes) is int and nbytes <= SMALL and isinstance(a, DeviceAllocatorCore):
             n = nbytes
             b = _quick_malloc(<DeviceAllocatorCore>a, n, stream)

@@ -13,7 +13,6 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import interop as _interop
-from . import launch as _launch
 from ._array import ArrayBase, bind as _bind_array, empty as _empty_array
 from .device import Device, current_stream, get_device_id
 from .dtypes import DType
@@ -552,5 +551,4 @@ def _as_index(i) -> int:
     return operator.index(i)
 
 
-_launch.bind_ndarray(ndarray)       # the launch packer reads an ndarray's address without `.ptr`
-_bind_array(current_stream, c_layout)
+_bind_array(ndarray, current_stream, c_layout)   # the launch packer reads an ndarray's address in C

@@ -5,15 +5,16 @@ fresh outputs (`_core._array`, `_core._memory`) and one launch (`_core.launch`, 
 without Python code, once the kernel of that element count is known (`ElementwiseKernel._flat_hit`
 finds and caches it, in Python)."""
 cimport cython
-from cpython.dict cimport PyDict_GetItem
+from cpython.dict cimport PyDict_GetItemWithError
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uintptr_t
 
-from hip.tensor._core._array cimport ArrayBase, c_strides, new_array
+from hip.tensor._core._array cimport ArrayBase, DTypeBase, c_strides, new_array
 from hip.tensor._core._memory cimport alloc
-from hip.tensor._core.launch cimport current_stream, device, launch_args
+from hip._kernel_args cimport dim3
+from hip.tensor._core.launch cimport StreamBase, current_stream, device, launch_dims
 
 cdef enum:
     VECTOR_MIN = 1 << 14        # elementwise_source.VECTOR_MIN: from here on the layout depends on the addresses
@@ -32,11 +33,27 @@ def bind(ndarray, scalar_value, error, Py_ssize_t vector_min):
 
 
 @cython.auto_pickle(False)
+cdef class Launch:
+    """One launch of a Signature's kernel, kept by element count: `device`, `grid`, `block`, the
+    `function` and the `count` argument (the kernel's last), grid and block also as C dims."""
+    cdef readonly int device
+    cdef readonly object grid, block, function, count
+    cdef unsigned int g[3]
+    cdef unsigned int b[3]
+    cdef uintptr_t func
+
+    def __init__(self, device, grid, block, function, count):
+        dim3(grid, self.g, "grid")
+        dim3(block, self.b, "block")
+        self.func = function.ptr
+        self.device, self.grid, self.block, self.function, self.count = device, grid, block, function, count
+
+
+@cython.auto_pickle(False)
 cdef class Signature:
     """ElementwiseKernel.signature: the resolved bindings, (types, kinds, mem) of every parameter,
     the extra bindings, the array and scalar inputs' positions, the outputs' dtypes, the kernels
-    by (device, layout, index type), and by element count under VECTOR_MIN the launch
-    (device, grid, block, Function, count argument)."""
+    by (device, layout, index type), and by element count under VECTOR_MIN the Launch."""
 
     def __init__(self, bindings, part, extra, tuple arrays, tuple scalars, tuple outs):
         self.bindings, self.part, self.extra, self.arrays, self.scalars, self.outs = \
@@ -74,7 +91,7 @@ cdef Py_ssize_t one_c_layout(tuple args, tuple arrays) except -1:
     if type(first._shape) is not tuple or type(first._strides) is not tuple or type(first._device_id) is not int:
         return 0
     shape, strides, dev = <tuple>first._shape, <tuple>first._strides, first._device_id
-    isz = first._dtype.itemsize
+    isz = (<DTypeBase?>first._dtype).itemsize
     for k in range(len(shape)):
         d = shape[k]
         if type(d) is not int or d <= 0 or d >= (1 << 40):
@@ -91,7 +108,7 @@ cdef Py_ssize_t one_c_layout(tuple args, tuple arrays) except -1:
         a = <ArrayBase>x
         if a._device_id != dev or (a._shape is not shape and a._shape != shape):
             return 0
-        osz = a._dtype.itemsize
+        osz = (<DTypeBase?>a._dtype).itemsize
         if not (a._strides is strides and osz == isz) and (
                 type(a._strides) is not tuple or not _c_strides_of(shape, <tuple>a._strides, osz)):
             return 0
@@ -111,12 +128,13 @@ cdef object call_contiguous(object kernel, Signature sig, tuple args):
     cdef ArrayBase first
     cdef int dev
     cdef PyObject* found
+    cdef Launch run
     n = one_c_layout(args, arrays)
     if not n:
         return None
     first = <ArrayBase>args[<Py_ssize_t>arrays[0]]
     shape, strides, devo = <tuple>first._shape, <tuple>first._strides, first._device_id
-    isz = first._dtype.itemsize
+    isz = (<DTypeBase>first._dtype).itemsize
     dev = devo
     if device() != dev:
         return None
@@ -124,7 +142,7 @@ cdef object call_contiguous(object kernel, Signature sig, tuple args):
     outs = PyTuple_New(nout)
     for k in range(nout):
         t = outs_t[k]
-        osz = t.itemsize
+        osz = (<DTypeBase?>t).itemsize
         st = strides if osz == isz else c_strides(shape, osz, &cnt)
         o = new_array(_nd, shape, st, t, alloc(None, n * osz, stream))
         Py_INCREF(o)
@@ -136,11 +154,12 @@ cdef object call_contiguous(object kernel, Signature sig, tuple args):
         args = tuple(given)
     hit = None
     if n < VECTOR_MIN:
-        found = PyDict_GetItem(sig.layouts, n)
+        found = PyDict_GetItemWithError(sig.layouts, n)
         if found != NULL:
             hit = <object>found
-    if hit is None or hit[0] != dev:
+    if hit is None or (<Launch>hit).device != dev:
         hit = kernel._flat_hit(sig, [args[<Py_ssize_t>i] for i in arrays] + list(outs), n, dev)
+    run = <Launch?>hit
     kargs = PyTuple_New(nargs + nout + 1)
     for k in range(nargs):
         x = args[k]
@@ -150,13 +169,12 @@ cdef object call_contiguous(object kernel, Signature sig, tuple args):
         x = (<tuple>outs)[k]
         Py_INCREF(x)
         PyTuple_SET_ITEM(kargs, nargs + k, x)
-    x = hit[4]
+    x = run.count
     Py_INCREF(x)
     PyTuple_SET_ITEM(kargs, nargs + nout, x)
-    fn = hit[3]
-    err = launch_args(<uintptr_t>fn.ptr, hit[1], hit[2], 0, <uintptr_t>stream.ptr, kargs)
+    err = launch_dims(run.func, run.g, run.b, 0, <uintptr_t>(<StreamBase?>stream).ptr, kargs)
     if err:
-        raise _error(err, f"hipModuleLaunchKernel({fn.name})")
+        raise _error(err, f"hipModuleLaunchKernel({run.function.name})")
     return (<tuple>outs)[0] if nout == 1 else outs
 
 

@@ -29,7 +29,7 @@ from .._core.dtypes import DType
 from .._core.memory import MemoryPointer
 from .._core.shapes import broadcast_shapes, broadcast_strides, collapse, is_c_contiguous, memory_extent, prod
 from . import compiler as _compiler
-from ._elementwise import Signature as _Signature, bind as _bind_hot, call as _call_contiguous
+from ._elementwise import Launch as _Launch, Signature as _Signature, bind as _bind_hot, call as _call_contiguous
 from . import elementwise_source as _src
 from .source import PRELUDE
 
@@ -373,17 +373,18 @@ class ElementwiseKernel:
         general path."""
         return _call_contiguous(self, sig, args if type(args) is tuple else tuple(args))
 
-    def _flat_hit(self, sig: "_Signature", arrays, n: int, dev: int) -> tuple:
-        """(device, grid, block, Function, count argument) of a call_contiguous on `arrays` (inputs
-        then outputs) of n elements: the kernel built or found; kept in `sig.layouts` under
-        VECTOR_MIN elements, where the addresses do not matter (one launch per size)."""
+    def _flat_hit(self, sig: "_Signature", arrays, n: int, dev: int) -> "_Launch":
+        """The Launch (device, grid, block, Function, count argument) of a call_contiguous on
+        `arrays` (inputs then outputs) of n elements: the kernel built or found; kept in
+        `sig.layouts` under VECTOR_MIN elements, where the addresses do not matter (one launch
+        per size)."""
         layout, grid, block = _src.flat(self, arrays, n)
         index = "unsigned int" if n <= _INT32_LIMIT else "long long"
         fn = sig.functions.get((dev, layout, index))
         if fn is None:
             fn = sig.functions[(dev, layout, index)] = self._function(
                 dev, *sig.part, -layout[1] if layout[1] > 1 else 0, index, sig.extra, sig.bindings, layout)
-        hit = (dev, grid, block, fn, np.uint32(n) if index == "unsigned int" else np.int64(n))
+        hit = _Launch(dev, grid, block, fn, np.uint32(n) if index == "unsigned int" else np.int64(n))
         if n < VECTOR_MIN:
             if len(sig.layouts) > 64:
                 sig.layouts.clear()
