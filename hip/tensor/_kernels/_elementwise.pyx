@@ -154,12 +154,17 @@ cdef object call_contiguous(object kernel, Signature sig, tuple args):
         args = tuple(given)
     hit = None
     if n < VECTOR_MIN:
-        found = PyDict_GetItemWithError(sig.layouts, n)
-        if found != NULL:
-            hit = <object>found
+        if n == sig._last_n and sig._last is not None:
+            hit = sig._last
+        else:
+            found = PyDict_GetItemWithError(sig.layouts, n)
+            if found != NULL:
+                hit = <object>found
     if hit is None or (<Launch>hit).device != dev:
         hit = kernel._flat_hit(sig, [args[<Py_ssize_t>i] for i in arrays] + list(outs), n, dev)
     run = <Launch?>hit
+    if n < VECTOR_MIN and hit is not sig._last:     # (valid for n on its device, kept or not)
+        sig._last_n, sig._last = n, hit
     kargs = PyTuple_New(nargs + nout + 1)
     for k in range(nargs):
         x = args[k]
