@@ -148,9 +148,20 @@ cdef object call_contiguous(object kernel, Signature sig, tuple args):
         Py_INCREF(o)
         PyTuple_SET_ITEM(outs, k, o)
     if sig.scalars:
-        given = list(args)
-        for k, t in sig.scalars:
-            given[k] = _scalar_value(given[k], t)
+        if len(sig.scalars) == 1:       # one scalar: its conversion kept for the same value object
+            k, t = sig.scalars[0]
+            v = args[k]
+            if v is sig._scalar_in:
+                sv = sig._scalar_out
+            else:
+                sv = _scalar_value(v, t)
+                sig._scalar_in, sig._scalar_out = v, sv     # (together: no Python code between)
+            given = list(args)
+            given[k] = sv
+        else:
+            given = list(args)
+            for k, t in sig.scalars:
+                given[k] = _scalar_value(given[k], t)
         args = tuple(given)
     hit = None
     if n < VECTOR_MIN:
