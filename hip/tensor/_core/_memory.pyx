@@ -9,6 +9,7 @@ while a device allocator has seen one stream, a request whose size has a block k
 graph capture's pool, record_stream uses, deferred or pending frees, the lock held by another
 thread, another backend, `fast_path` off) calls memory.py's methods, as before.
 """
+cimport cython
 from cpython.dict cimport PyDict_GetItemWithError
 from cpython.list cimport PyList_Append
 from cpython.long cimport PyLong_AsLongLongAndOverflow
@@ -65,6 +66,7 @@ cdef class DeviceAllocatorCore:
         self._lock, self._locked = lock, lock.locked
 
 
+@cython.no_gc_clear     # (in no cycle; its block must reach __dealloc__)
 cdef class MemoryPointer:
     """Device memory from an allocator (`get_allocator()` when it was made); the block returns to it
     when this object is garbage collected. `ptr` is the address, `size` the bytes asked for, `stream`
@@ -203,14 +205,14 @@ def bind(dict capturing, current, current_stream, index):
     _capturing, _current, _slow_stream, _index = capturing, current, current_stream, index
 
 
+cdef object _last_allocator = None   # the current allocator `alloc` took memory from last, ...
+cdef object _last_devices = None     # ... and its `_devices`
+
+
 def set_current(allocator):
     """The allocator `alloc` takes memory from when none is named (memory.set_allocator's)."""
-    global _current
-    _current = allocator
-
-
-cdef object _last_allocator = None   # the allocator `alloc` took memory from last, ...
-cdef object _last_devices = None     # ... and its `_devices`
+    global _current, _last_allocator, _last_devices
+    _current, _last_allocator, _last_devices = allocator, None, None
 
 
 cpdef MemoryPointer alloc(object allocator, object nbytes, object stream):
@@ -242,7 +244,8 @@ cpdef MemoryPointer alloc(object allocator, object nbytes, object stream):
             devices = _last_devices
         else:
             devices = allocator._devices
-            _last_allocator, _last_devices = allocator, devices
+            if allocator is _current:       # (kept alive by memory.py anyway: not a graph's pool)
+                _last_allocator, _last_devices = allocator, devices
         found = PyDict_GetItemWithError(devices, device_id) if type(devices) is dict else NULL
         a = <object>found if found != NULL else None
         if not a:
