@@ -40,7 +40,14 @@ def add_node(graph, deps, params):
     return check(driver.cuGraphAddNode(graph, deps, None, len(deps), params))
 
 
+READ_BACK = False
+
+
 def main():
+    global READ_BACK
+    # cuGraphNodeGetParams came after CUDA 13.0: NVIDIA's binding finds no such function in 13.0's
+    # driver, so both runs read parameters back only from a newer driver
+    READ_BACK = check(driver.cuDriverGetVersion()) > 13000
     check(driver.cuInit(0))
     device = check(driver.cuDeviceGet(0))
     ctx = check(driver.cuDevicePrimaryCtxRetain(device))
@@ -123,18 +130,23 @@ def main():
     nodes, count = check(driver.cuGraphGetNodes(graph, count))
     print("nodes:", count, sorted(check(driver.cuGraphNodeGetType(x)).name for x in nodes))
 
-    back = check(driver.cuGraphNodeGetParams(clear))
-    print("memset read back:", back.type.name, back.memset.value, back.memset.width, int(back.memset.dst) == int(d_a))
-    back = check(driver.cuGraphNodeGetParams(compute))
-    print("kernel read back:", back.type.name, back.kernel.gridDimX, back.kernel.blockDimX,
-          int(back.kernel.func) == int(kernel))
-    back = check(driver.cuGraphNodeGetParams(copied))
-    print("memcpy read back:", back.type.name, back.memcpy.copyParams.WidthInBytes,
-          int(back.memcpy.copyParams.srcDevice) == int(d_a))
-    back = check(driver.cuGraphNodeGetParams(recorded))
-    print("event record read back:", back.type.name, int(back.eventRecord.event) == int(event))
-    back = check(driver.cuGraphNodeGetParams(child_node))
-    print("child graph read back:", back.type.name)
+    if READ_BACK:
+        back = check(driver.cuGraphNodeGetParams(clear))
+        print("memset read back:", back.type.name, back.memset.value, back.memset.width, int(back.memset.dst) == int(d_a))
+    if READ_BACK:
+        back = check(driver.cuGraphNodeGetParams(compute))
+        print("kernel read back:", back.type.name, back.kernel.gridDimX, back.kernel.blockDimX,
+              int(back.kernel.func) == int(kernel))
+    if READ_BACK:
+        back = check(driver.cuGraphNodeGetParams(copied))
+        print("memcpy read back:", back.type.name, back.memcpy.copyParams.WidthInBytes,
+              int(back.memcpy.copyParams.srcDevice) == int(d_a))
+    if READ_BACK:
+        back = check(driver.cuGraphNodeGetParams(recorded))
+        print("event record read back:", back.type.name, int(back.eventRecord.event) == int(event))
+    if READ_BACK:
+        back = check(driver.cuGraphNodeGetParams(child_node))
+        print("child graph read back:", back.type.name)
 
     graph_exec = check(driver.cuGraphInstantiate(graph, 0))
     check(driver.cuGraphLaunch(graph_exec, stream))
@@ -178,8 +190,9 @@ def main():
     alloc.alloc.bytesize = n
     allocated = add_node(graph, [], alloc)
     print("allocation node filled dptr:", int(alloc.alloc.dptr) != 0)
-    back = check(driver.cuGraphNodeGetParams(allocated))
-    print("allocation read back:", back.type.name, back.alloc.bytesize, int(back.alloc.dptr) == int(alloc.alloc.dptr))
+    if READ_BACK:
+        back = check(driver.cuGraphNodeGetParams(allocated))
+        print("allocation read back:", back.type.name, back.alloc.bytesize, int(back.alloc.dptr) == int(alloc.alloc.dptr))
     fill = driver.CUgraphNodeParams()
     fill.type = T.CU_GRAPH_NODE_TYPE_MEMSET
     fill.memset.dst = alloc.alloc.dptr
@@ -202,8 +215,9 @@ def main():
     free.type = T.CU_GRAPH_NODE_TYPE_MEM_FREE
     free.free.dptr = alloc.alloc.dptr
     freed = add_node(graph, [copied], free)
-    back = check(driver.cuGraphNodeGetParams(freed))
-    print("free read back:", back.type.name, int(back.free.dptr) == int(alloc.alloc.dptr))
+    if READ_BACK:
+        back = check(driver.cuGraphNodeGetParams(freed))
+        print("free read back:", back.type.name, int(back.free.dptr) == int(alloc.alloc.dptr))
     graph_exec = check(driver.cuGraphInstantiate(graph, 0))
     check(driver.cuGraphLaunch(graph_exec, stream))
     check(driver.cuStreamSynchronize(stream))
