@@ -2,7 +2,7 @@
 
     ht.backends.matmul.allow_tf32 = True     # float32/complex64 matmul on TF32 tensor cores
     ht.backends.matmul.use_hipblaslt = False # nn.Linear / F.linear and matmul through hipBLAS's gemm only
-    ht.backends.matmul.hipblaslt_autotune = False  # hipBLASLt's first heuristic algorithm, untimed
+    ht.backends.matmul.hipblaslt_autotune = True   # time hipBLASLt's candidates, keep the fastest
 
 `matmul.allow_tf32` (default False, or `HIP_TENSOR_ALLOW_TF32=1` at import): float32 and complex64
 gemms run with compute type HIPBLAS_COMPUTE_32F_FAST_TF32 on the nvidia platform (10-bit mantissa
@@ -14,12 +14,13 @@ hipblasSetWorkspace): cuBLAS reads `CUBLAS_WORKSPACE_CONFIG` itself, as under Py
 
 `matmul.use_hipblaslt` (default True, or `HIP_TENSOR_USE_HIPBLASLT=0` at import): `nn.Linear` and
 `F.linear` in float16, bfloat16 and float32 run as one hipBLASLt matmul whose epilogue adds the bias
-and applies ReLU or tanh-GELU, and `matmul` of two matrices goes to hipBLASLt where its benchmark
-found it faster (float16 and bfloat16 from 1024^3 multiply-adds), where hipBLASLt is built, its
-library loads and it has an algorithm for the shape; else, or when False, hipBLAS's gemm (and one
+and applies ReLU or tanh-GELU, and `matmul` of two matrices goes to hipBLASLt for the dtypes and
+sizes `_libs.blaslt.MATMUL_MIN_MNK` lists (none until its benchmark has measured where hipBLASLt is
+faster), where hipBLASLt is built, its library loads and it has an algorithm for the shape; else, or when False, hipBLAS's gemm (and one
 element-wise pass for the bias and activation). Read at each call.
 
-`matmul.hipblaslt_autotune` (default True, or `HIP_TENSOR_HIPBLASLT_AUTOTUNE=0` at import): the first
+`matmul.hipblaslt_autotune` (default False, or `HIP_TENSOR_HIPBLASLT_AUTOTUNE=1` at import; off
+until it has been measured on a GPU): True, the first
 call of each hipBLASLt matmul shape times the heuristic's best few algorithms on its stream (one
 wait for the stream) and keeps the fastest for that shape, as `torch.backends.cudnn.benchmark` does;
 never while a graph is being captured (the heuristic's first algorithm there). False: always the
@@ -39,7 +40,7 @@ class _MatmulFlags:
     def __init__(self):
         self.allow_tf32 = os.environ.get("HIP_TENSOR_ALLOW_TF32", "") not in ("", "0")
         self.use_hipblaslt = os.environ.get("HIP_TENSOR_USE_HIPBLASLT", "1") != "0"
-        self.hipblaslt_autotune = os.environ.get("HIP_TENSOR_HIPBLASLT_AUTOTUNE", "1") != "0"
+        self.hipblaslt_autotune = os.environ.get("HIP_TENSOR_HIPBLASLT_AUTOTUNE", "0") == "1"
 
     def __repr__(self):
         return (f"matmul(allow_tf32={self.allow_tf32}, use_hipblaslt={self.use_hipblaslt}, "

@@ -58,13 +58,15 @@ def test_gemm_declines():
         assert blaslt.gemm(object(), _dt.float16, False, False, 8, 8, 8, 0, 8, 0, 8, 0, 8) is False   # no library
 
 
-def test_matmul_route():
-    """float16 and bfloat16 products from 1024^3 multiply-adds go to hipBLASLt; float32 and the rest stay."""
+def test_matmul_route(monkeypatch):
+    """Nothing goes to hipBLASLt until MATMUL_MIN_MNK lists a dtype; then its products from that
+    many multiply-adds; other dtypes stay."""
+    assert not any(blaslt.prefer(d, 8192, 8192, 8192) for d in (_dt.float16, _dt.bfloat16, _dt.float32))
+    monkeypatch.setattr(blaslt, "MATMUL_MIN_MNK", {"float16": 1024 ** 3, "bfloat16": 1024 ** 3})
     assert blaslt.prefer(_dt.float16, 1024, 1024, 1024) and blaslt.prefer(_dt.bfloat16, 4096, 1024, 256)
     assert not blaslt.prefer(_dt.float16, 1024, 1024, 1023) and not blaslt.prefer(_dt.bfloat16, 64, 64, 64)
     for d in (_dt.float32, _dt.float64, _dt.complex64):
         assert not blaslt.prefer(d, 8192, 8192, 8192)
-    assert set(blaslt.MATMUL_MIN_MNK) <= set(blaslt.DTYPES)
 
 
 def test_workspace_is_pytorchs_default():
@@ -89,13 +91,13 @@ def test_declines_where_the_module_is_not_built():
 
 
 def test_switches():
-    assert backends.matmul.use_hipblaslt is True and backends.matmul.hipblaslt_autotune is True
-    assert "use_hipblaslt=True" in repr(backends.matmul) and "hipblaslt_autotune=True" in repr(backends.matmul)
+    assert backends.matmul.use_hipblaslt is True and backends.matmul.hipblaslt_autotune is False
+    assert "use_hipblaslt=True" in repr(backends.matmul) and "hipblaslt_autotune=False" in repr(backends.matmul)
     r = run_python("""
         from hip.tensor import backends
         print("RESULT", backends.matmul.use_hipblaslt, backends.matmul.hipblaslt_autotune)
-    """, env={"HIP_TENSOR_USE_HIPBLASLT": "0", "HIP_TENSOR_HIPBLASLT_AUTOTUNE": "0"})
-    assert "RESULT False False" in r.stdout, r.stdout + r.stderr
+    """, env={"HIP_TENSOR_USE_HIPBLASLT": "0", "HIP_TENSOR_HIPBLASLT_AUTOTUNE": "1"})
+    assert "RESULT False True" in r.stdout, r.stdout + r.stderr
 
 
 def test_no_timing_where_the_runtime_cannot_say_a_stream_is_not_capturing():

@@ -263,8 +263,9 @@ def _gemm_plan(d, m, n, k):
 
 @pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_matmul_goes_to_hipblaslt_where_preferred(dtype, layout, rng):
+def test_matmul_goes_to_hipblaslt_where_preferred(dtype, layout, rng, monkeypatch):
     m, n, k = 1024, 1024 + 256, 1024
+    monkeypatch.setattr(blaslt, "MATMUL_MIN_MNK", {"float16": 1024 ** 3, "bfloat16": 1024 ** 3})
     assert blaslt.prefer(_dt.dtype(dtype), m, n, k)
     a, ta = make((k, m) if layout[0] == "t" else (m, k), dtype, rng, -1, 1)
     b, tb = make((n, k) if layout[1] == "t" else (k, n), dtype, rng, -1, 1)

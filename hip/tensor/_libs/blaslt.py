@@ -13,7 +13,7 @@ at each call). Plans: per (device, dtype, operations, sizes, leading dimensions,
 type) the matmul descriptor, the layouts and up to CANDIDATES algorithms that
 hipblasLtMatmulAlgoGetHeuristic ranks for the device's workspace, kept for the `PLANS` most
 recently used; a plan for which hipBLASLt offers no algorithm is remembered as such. Algorithm
-choice (`ht.backends.matmul.hipblaslt_autotune`, on by default): the first call of a plan outside a
+choice (`ht.backends.matmul.hipblaslt_autotune`, off by default): the first call of a plan outside a
 graph capture runs each candidate once to load it and TIMED_RUNS times between two events on the
 call's stream, waits for the stream once, and keeps the fastest for the plan's later calls (as
 PyTorch's cudnn.benchmark does for convolutions); off, or while a graph is being captured, the
@@ -64,8 +64,9 @@ EPILOGUES = {"identity": ("HIPBLASLT_EPILOGUE_DEFAULT", "HIPBLASLT_EPILOGUE_BIAS
 DTYPES = {"float16": "HIP_R_16F", "bfloat16": "HIP_R_16BF", "float32": "HIP_R_32F"}
 
 # matmul's route (`prefer`): the least m * n * k for which a dtype's product goes to hipBLASLt (a
-# dtype not listed stays with hipBLAS), from benchmarks/gpu/bench_tensor_linalg.py's part (j)
-MATMUL_MIN_MNK = {"float16": 1024 ** 3, "bfloat16": 1024 ** 3}
+# dtype not listed stays with hipBLAS). Empty until benchmarks/gpu/bench_tensor_linalg.py's part
+# (j) has measured where hipBLASLt is faster (it prints the table to set here).
+MATMUL_MIN_MNK: dict = {}
 
 _lock = threading.Lock()
 _state: dict = {}               # 'lib': the module, or None once it failed to load
