@@ -268,6 +268,13 @@ cdef CUresult cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUg
     return _unbridged_kind(t)
 
 
+cdef CUresult _node_type(CUgraphNode hNode, const void* params, CUgraphNodeType* t) except? CUDA_ERROR_NOT_FOUND nogil:
+    """CUDA_ERROR_INVALID_VALUE for NULL parameters, else cuGraphNodeGetType's status and type."""
+    if params == NULL:
+        return CUDA_ERROR_INVALID_VALUE
+    return cuGraphNodeGetType(hNode, t)
+
+
 cdef CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* nodeParams) except? CUDA_ERROR_NOT_FOUND nogil:
     """The typed cuGraph*NodeSetParams (or Set*Event) of nodeParams.type, which must be the node's."""
     cdef CUDA_MEMSET_NODE_PARAMS memset_
@@ -276,9 +283,7 @@ cdef CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* nodePar
     cdef CUgraphNodeType actual
     cdef CUresult r
     cdef int t
-    if p == NULL:
-        return CUDA_ERROR_INVALID_VALUE
-    r = cuGraphNodeGetType(hNode, &actual)
+    r = _node_type(hNode, p, &actual)
     if r != CUDA_SUCCESS:
         return r
     t = p.type
@@ -356,9 +361,7 @@ cdef CUresult cuGraphNodeGetParams(CUgraphNode hNode, CUgraphNodeParams* nodePar
     cdef CUgraphNodeParams* p = nodeParams
     cdef CUgraphNodeType t
     cdef CUresult r
-    if p == NULL:
-        return CUDA_ERROR_INVALID_VALUE
-    r = cuGraphNodeGetType(hNode, &t)
+    r = _node_type(hNode, p, &t)
     if r != CUDA_SUCCESS:
         return r
     memset(p, 0, sizeof(CUgraphNodeParams))

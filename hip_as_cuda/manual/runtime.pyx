@@ -168,6 +168,13 @@ cdef cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph
     return _unbridged_kind(t)
 
 
+cdef cudaError_t _node_type(cudaGraphNode_t node, const void* params, cudaGraphNodeType* t) except? cudaErrorCallRequiresNewerDriver nogil:
+    """cudaErrorInvalidValue for NULL parameters, else cudaGraphNodeGetType's status and type."""
+    if params == NULL:
+        return cudaErrorInvalidValue
+    return cudaGraphNodeGetType(node, t)
+
+
 cdef cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) except? cudaErrorCallRequiresNewerDriver nogil:
     """The typed cudaGraph*NodeSetParams (or Set*Event) of nodeParams.type, which must be the node's."""
     cdef cudaKernelNodeParams kernel
@@ -177,9 +184,7 @@ cdef cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParam
     cdef cudaGraphNodeType actual
     cdef cudaError_t r
     cdef int t
-    if p == NULL:
-        return cudaErrorInvalidValue
-    r = cudaGraphNodeGetType(node, &actual)
+    r = _node_type(node, p, &actual)
     if r != cudaSuccess:
         return r
     t = p.type
@@ -256,9 +261,7 @@ cdef cudaError_t cudaGraphNodeGetParams(cudaGraphNode_t node, cudaGraphNodeParam
     cdef cudaGraphNodeParams* p = nodeParams
     cdef cudaGraphNodeType t
     cdef cudaError_t r
-    if p == NULL:
-        return cudaErrorInvalidValue
-    r = cudaGraphNodeGetType(node, &t)
+    r = _node_type(node, p, &t)
     if r != cudaSuccess:
         return r
     memset(p, 0, sizeof(cudaGraphNodeParams))
