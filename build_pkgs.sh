@@ -84,6 +84,7 @@ step "installing build and test requirements"
 step "building and installing with $jobs jobs (every library: about 9 minutes on 2 cores)"
 rm -f "$("$PY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/hip_bindings_checkout.pth"
 mkdir -p build
+: > build/install.log   # there before tail opens it (pip's redirect below runs in the background)
 set +e
 ROCM_PATH=$rocm_path HIP_PYTHON_LIBS=$libs HIP_PYTHON_JOBS=$jobs \
   "$PY" -m pip install -v --disable-pip-version-check --no-build-isolation -e . > build/install.log 2>&1 &
