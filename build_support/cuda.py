@@ -112,8 +112,8 @@ def cuda_version(include: str) -> tuple[int, int] | None:
 
 
 def alias_include(root: str, log=print, fetch: bool = True, environment: bool = True) -> str | None:
-    """The CUDA headers the `cuda` alias is generated from: $HIP_PYTHON_CUDA_INCLUDE, else a CUDA
-    toolkit or NVIDIA's wheels that have ALIAS_HEADERS and are of ALIAS_CUDA or newer, else the ones
+    """The CUDA headers the `cuda` alias is generated from: $HIP_PYTHON_CUDA_INCLUDE where they are
+    of ALIAS_CUDA or newer, else a CUDA toolkit or NVIDIA's wheels that have ALIAS_HEADERS and are, else the ones
     NVIDIA's PyPI wheels of ALIAS_CUDA carry, fetched (not installed) into
     build/cuda-pypi/alias-<version>. None (with why) when none can be had. `fetch=False`,
     `environment=False`: what a build would find here without fetching, $HIP_PYTHON_CUDA_INCLUDE
@@ -122,9 +122,13 @@ def alias_include(root: str, log=print, fetch: bool = True, environment: bool = 
         return d and all(os.path.isfile(os.path.join(d, h)) for h in ALIAS_HEADERS)
     env = os.environ.get("HIP_PYTHON_CUDA_INCLUDE", "") if environment else ""
     if env:
-        if complete(env):
+        if not complete(env):
+            log(f"HIP_PYTHON_CUDA_INCLUDE={env} lacks one of {', '.join(ALIAS_HEADERS)}")
+        elif (cuda_version(env) or (0, 0)) >= ALIAS_CUDA:
             return env
-        log(f"HIP_PYTHON_CUDA_INCLUDE={env} lacks one of {', '.join(ALIAS_HEADERS)}")
+        else:   # the alias binds cuda.bindings 13.3's API: its hand-written calls use 13.3's fields
+            log(f"HIP_PYTHON_CUDA_INCLUDE={env} holds CUDA %d.%d's headers; the `cuda` alias needs "
+                "%d.%d or newer: looking for those" % (*(cuda_version(env) or (0, 0)), *ALIAS_CUDA))
     for d in locate().includes:
         if complete(d) and (cuda_version(d) or (0, 0)) >= ALIAS_CUDA:
             return d

@@ -36,12 +36,14 @@ def _clean_env(**extra):
 
 
 def _cuda_include() -> str | None:
-    """CUDA headers the alias can be generated from (the build fetched them into build/)."""
-    from build_support.cuda import ALIAS_CUDA, ALIAS_HEADERS
+    """CUDA headers the alias can be generated from, of ALIAS_CUDA or newer (the build fetched them
+    into build/; the tests' $HIP_PYTHON_CUDA_INCLUDE holds the layer's, which may be older)."""
+    from build_support.cuda import ALIAS_CUDA, ALIAS_HEADERS, cuda_version
     pypi = ROOT / "build" / "cuda-pypi"   # the build's fetch (build_support.cuda.alias_include), the layer's
-    for d in (os.environ.get("HIP_PYTHON_CUDA_INCLUDE", ""), str(pypi / ("alias-%d.%d" % ALIAS_CUDA) / "include"),
+    for d in (str(pypi / ("alias-%d.%d" % ALIAS_CUDA) / "include"), os.environ.get("HIP_PYTHON_CUDA_INCLUDE", ""),
               str(pypi / "include")):
-        if d and all(os.path.isfile(os.path.join(d, h)) for h in ALIAS_HEADERS):
+        if d and all(os.path.isfile(os.path.join(d, h)) for h in ALIAS_HEADERS) \
+                and (cuda_version(d) or (0, 0)) >= ALIAS_CUDA:
             return d
     return None
 
