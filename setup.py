@@ -19,7 +19,6 @@ Installing into an environment that has AMD's HIP Python (also the package `hip`
 HIP_PYTHON_IGNORE_OTHER_HIP=1 lets `pip wheel` build there anyway.
 """
 import os
-import shutil
 import sys
 
 from setuptools import Command, Extension, setup
@@ -222,7 +221,13 @@ class generating_build_ext(build_ext):
             self.build_lib = os.path.join(HERE, "build", "lib")
         super().run()
         out = os.path.join(HERE if self.inplace else self.build_lib, "hip", "_nvidia")
-        shutil.rmtree(out, ignore_errors=True)   # an earlier build's layer may not match this one
+        # An earlier build's layer of a library built now may not match it: that library's goes. The
+        # layers of libraries not built this time stay with their modules, as those do.
+        from codegen.nvidia.layer_names import nvidia_soname
+        for lib in gen.libraries:
+            p = os.path.join(out, nvidia_soname(lib))
+            if os.path.exists(p):
+                os.remove(p)
         if os.environ.get("HIP_PYTHON_NVIDIA", "auto").lower() in ("no", "0", "off", "false"):
             return
         from build_support import cuda
