@@ -186,6 +186,20 @@ def run_parts(table, parts, *call_args):
     return results, errors
 
 
+def report(rows, errors, t0: float, width: int = 22) -> int:
+    """Print the summary of the targets (rows of (target, value, met)), the parts' errors and the
+    total time since t0 (time.perf_counter()); the exit status: 1 if a part failed, else 0."""
+    import time
+    print("summary (targets of the issue)")
+    w = max([len(r[0]) for r in rows] + [10])
+    for target, value, ok in rows:
+        print(f"  {target:<{w}}  {value:<{width}} {ok}")
+    for key, e in errors.items():
+        print(f"  ({key}) {e}")
+    print(f"total {time.perf_counter() - t0:.0f} s")
+    return 1 if any(e.startswith("failed") for e in errors.values()) else 0
+
+
 def host_us_per_call(fn, sync, n: int, rounds: int, warmup: int = 100) -> float:
     """Best over rounds of (wall time of n calls + one synchronize) / n, in us: the host's cost of
     a call that enqueues GPU work (each call returns once its work is queued)."""

@@ -338,6 +338,7 @@ def print_peers(peers: dict) -> None:
 
 
 run_parts = _util.run_parts
+report = _util.report
 
 
 def main() -> int:
@@ -367,15 +368,7 @@ def main() -> int:
     t0 = time.perf_counter()
     results, errors = run_parts(table, parts, args, peers, peak)
 
-    print("summary (targets of the issue)")
-    rows = summary(results)
-    w = max([len(r[0]) for r in rows] + [10])
-    for target, value, ok in rows:
-        print(f"  {target:<{w}}  {value:<22} {ok}")
-    for key, e in errors.items():
-        print(f"  ({key}) {e}")
-    print(f"total {time.perf_counter() - t0:.0f} s")
-    return 1 if any(e.startswith("failed") for e in errors.values()) else 0
+    return report(summary(results), errors, t0)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ os.environ.setdefault("HIP_PLATFORM", "nvidia")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from bench_tensor import Skip, free_all, gpu_ms, open_device, run_parts  # noqa: E402
+from bench_tensor import Skip, free_all, gpu_ms, open_device, report, run_parts  # noqa: E402
 import _networks as nets  # noqa: E402
 
 TOL = 1e-4
@@ -207,15 +207,7 @@ def main() -> int:
                    f"MLP {args.mlp}", part_block)]
     t0 = time.perf_counter()
     results, errors = run_parts(table, parts, args, torch, None)
-    print("summary (targets of the issue)")
-    rows = summary(results)
-    w = max([len(r[0]) for r in rows] + [10])
-    for target, value, ok in rows:
-        print(f"  {target:<{w}}  {value:<40} {ok}")
-    for key, e in errors.items():
-        print(f"  ({key}) {e}")
-    print(f"total {time.perf_counter() - t0:.0f} s")
-    return 1 if any(e.startswith("failed") for e in errors.values()) else 0
+    return report(summary(results), errors, t0, width=40)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ import time
 os.environ.setdefault("HIP_PLATFORM", "nvidia")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_tensor import GB, Skip, free_all, gpu_ms, open_device, peak_bandwidth, run_parts  # noqa: E402
+from bench_tensor import GB, Skip, free_all, gpu_ms, open_device, peak_bandwidth, report, run_parts  # noqa: E402
 
 
 def load_torch():
@@ -306,15 +306,7 @@ def main() -> int:
              ("d", "conv2d of ResNet-50 layers, N=32, float32 (TF32 off) and bfloat16", part_conv)]
     t0 = time.perf_counter()
     results, errors = run_parts(table, parts, args, torch, peak)
-    print("summary (targets of the issue)")
-    rows = summary(results)
-    w = max([len(r[0]) for r in rows] + [10])
-    for target, value, ok in rows:
-        print(f"  {target:<{w}}  {value:<22} {ok}")
-    for key, e in errors.items():
-        print(f"  ({key}) {e}")
-    print(f"total {time.perf_counter() - t0:.0f} s")
-    return 1 if any(e.startswith("failed") for e in errors.values()) else 0
+    return report(summary(results), errors, t0)
 
 
 if __name__ == "__main__":
