@@ -139,7 +139,8 @@ CFLAGS = [OPT, "-g0", "-fno-plt", "-Wno-unused-function", "-Wno-deprecated-decla
 SMALL_CODE = ("CYTHON_SMALL_CODE", '__attribute__((cold, optimize("O0")))')
 # Hand-written modules that need no headers, built with every build (HIP_PYTHON_LIBS=none too):
 # the runtime helpers, and hip.tensor's per-op hot path (its HIP functions come through _loader).
-RUNTIME_MODULES = ("_loader", "_pointer", "_kernel_args", "_struct", "tensor._core.launch")
+RUNTIME_MODULES = ("_loader", "_pointer", "_kernel_args", "_struct", "tensor._core.launch", "tensor._core._memory",
+                   "tensor._core._array", "tensor._kernels._elementwise", "tensor._api._elementwise")
 # Pointer's tp_new without Cython's vectorcall adapter: every handle a call returns is made through
 # tp_new (hip._pointer.wrap), ~30 instructions a call less (callgrind, cuCtxGetCurrent, H200);
 # Pointer(...) called from Python takes tp_new + tp_init instead.

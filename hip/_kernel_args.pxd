@@ -17,7 +17,8 @@ cdef class KernelArgs(Pointer):
 cdef object kernel_params(object o, int rule)
 cdef void* kernel_extra(object o, list keep) except? NULL
 cdef Py_ssize_t pack_values(tuple args, int rule, char* values, Py_ssize_t cap, void** params) except -1
-cdef int fast_pointer_type(type t, str attr) except -1
+ctypedef object (*attr_getter)(object)
+cdef int fast_pointer_type(type t, str attr, attr_getter getter=*) except -1
 cdef int dim3_slow(object d, unsigned int* out, str what) except -1
 
 

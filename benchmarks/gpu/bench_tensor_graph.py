@@ -56,10 +56,10 @@ def part_small(args, torch):
         op = _OPS["add"]
         f = next(iter(v for v in op.fast.values() if v is not None))
         sig = f.kernel_sig
-        hit = next(iter(sig.layouts.values()))
+        hit = next(iter(sig.layouts.values()))      # the kernel's Launch for this element count
         z = x + y
-        launch = hit[3].launch
-        grid, block, n = hit[1], hit[2], hit[4]
+        launch = hit.function.launch
+        grid, block, n = hit.grid, hit.block, hit.count
         out["  launch alone"] = _util.host_us_per_call(lambda: launch(grid, block, (x, y, z, n), 0, s),
                                            ht.synchronize, args.ops, args.rounds)
         out["  call_contiguous"] = _util.host_us_per_call(lambda: op.kernel.call_contiguous(sig, (x, y)),

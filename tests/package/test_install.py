@@ -79,7 +79,8 @@ def test_wheel_has_the_chosen_libraries(wheel):
     whl, _, log = wheel
     names = zipfile.ZipFile(whl).namelist()
     mods = {n.split("/")[-1].split(".")[0] for n in names if n.startswith("hip/") and n.endswith(".so")}
-    assert mods == {"_loader", "_pointer", "_kernel_args", "_struct", "launch", "chip", "hip", "chiprtc", "hiprtc"}
+    assert mods == {"_loader", "_pointer", "_kernel_args", "_struct", "launch", "_memory", "_array", "_elementwise",
+                    "chip", "hip", "chiprtc", "hiprtc"}
     for f in ("hip/hip.pyi", "hip/chip.pxd", "hip/hiprtc.pyi", "hip/_coverage/hip.json", "hip/py.typed"):
         assert f in names
     assert not any(n.startswith("hip/_nvidia/") for n in names), "nvidia=no still built the layer"
@@ -95,7 +96,8 @@ def test_sdist_carries_the_generator_not_its_output(wheel):
     _, sdist, _ = wheel
     names = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
     assert {"setup.py", "codegen/specs/hip.yaml", "build_support/backend.py", "hip/_pointer.pyx",
-            "hip/tensor/_core/launch.pyx", "hip_as_cuda/cuda/bindings/utils/__init__.py",
+            "hip/tensor/_core/launch.pyx", "hip/tensor/_core/_memory.pxd", "hip/tensor/_api/_elementwise.pyx",
+            "hip_as_cuda/cuda/bindings/utils/__init__.py",
             "hip_as_cuda/cuda/bindings/_internal/driver.py"} <= names
     assert not any(n.endswith((".so", ".c")) and n.startswith("hip/") for n in names)
     assert "hip/hip.pyx" not in names and "hip/chip.pxd" not in names

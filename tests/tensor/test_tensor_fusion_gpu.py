@@ -1,7 +1,7 @@
 """ht.fuse on a GPU: fused == eager (values bit for bit, and dtype) for the chains of
 tests/oracles/fusion_chains.py over every dtype they take and over layouts (contiguous, broadcast, strided,
 transposed, negative strides, 0-d, empty); one kernel launch for an element-wise chain (counted by
-wrapping Function.launch) and no memory for intermediates; a fused reduction launches what the
+hip.tensor._core.launch.launches(), which every path's launch adds to) and no memory for intermediates; a fused reduction launches what the
 reduction alone launches; scalar arguments, multiple results, per-call checks eager makes.
 
 Reductions over a non-contiguous layout may group the float sum differently from eager (which
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import hip.tensor as ht
-from hip.tensor._kernels.compiler import Function
+from hip.tensor._core import launch as _launch
 
 from fusion_chains import CHAINS, REDUCTIONS
 
@@ -138,16 +138,22 @@ def test_cast_chain_on_strided_and_transposed_operands_equals_numpy(dtype, shape
 
 
 # -- one kernel, nothing intermediate ------------------------------------------------------------------
-@pytest.fixture
-def launches(monkeypatch):
-    calls = []
-    real = Function.launch
+class _Launches:
+    """len(): the kernels launched since the last clear() (the C per-op path's included)."""
 
-    def counting(self, *a, **k):
-        calls.append(self)
-        return real(self, *a, **k)
-    monkeypatch.setattr(Function, "launch", counting)
-    return calls
+    def __init__(self):
+        self.start = _launch.launches()
+
+    def clear(self):
+        self.start = _launch.launches()
+
+    def __len__(self):
+        return _launch.launches() - self.start
+
+
+@pytest.fixture
+def launches():
+    return _Launches()
 
 
 def test_fused_chain_is_one_launch_and_writes_no_intermediate(launches):

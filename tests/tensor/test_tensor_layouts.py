@@ -13,7 +13,9 @@ from hip.tensor._core import dtypes as dt
 from hip.tensor._api import elementwise as ew
 from hip.tensor._kernels import elementwise_source as es
 from hip.tensor._kernels.copy import copy_kernel
-from hip.tensor._kernels.elementwise import ElementwiseKernel, one_c_layout
+from hip.tensor._core.array import ndarray
+from hip.tensor._kernels._elementwise import one_c_layout_of as one_c_layout
+from hip.tensor._kernels.elementwise import ElementwiseKernel
 from hip.tensor._core.shapes import broadcast_shapes, broadcast_strides, c_strides, collapse, is_c_contiguous, prod
 
 ADD = ew._OPS["add"].kernel
@@ -122,11 +124,17 @@ def test_default_layouts_of_the_compile_check():
 def test_the_contiguous_fast_path_checks_each_array_against_its_own_itemsize():
     """Eager x64 - x32[:, ::2] read the view as contiguous (its byte strides (56, 8) are those of a
     C-contiguous float64 (5, 7)): the fast path must refuse it, in either order."""
-    f64, f32 = _View(dt.float64, (5, 7)), _View(F32, (5, 7))
-    view = _View(F32, (5, 7), (56, 8))                      # a[:, ::2] of a float32 (5, 14)
+    def arr(d, shape, strides=None, device=0):      # an ndarray viewing no memory (no device needed)
+        return ndarray._view_of(None, 1 << 20, shape, strides or c_strides(shape, d.itemsize), d, device)
+
+    f64, f32 = arr(dt.float64, (5, 7)), arr(F32, (5, 7))
+    view = arr(F32, (5, 7), (56, 8))                        # a[:, ::2] of a float32 (5, 14)
     assert view._strides == f64._strides
-    assert one_c_layout([f64, view], (0, 1)) == one_c_layout([view, f64], (0, 1)) == 0
-    assert one_c_layout([f64, 2.0, f32], (0, 2)) == one_c_layout([f32, f64], (0, 1)) == 35
-    assert one_c_layout([f32, _View(F32, (5, 7), device=1)], (0, 1)) == 0
-    assert one_c_layout([f32, _View(F32, (7, 5))], (0, 1)) == one_c_layout([f32, f64.T], (0, 1)) == 0
-    assert one_c_layout([_View(F16, (5, 7), (28, 4)), f32], (0, 1)) == 0   # float16 x[:, ::2] vs float32
+    assert one_c_layout((f64, view), (0, 1)) == one_c_layout((view, f64), (0, 1)) == 0
+    assert one_c_layout((f64, 2.0, f32), (0, 2)) == one_c_layout((f32, f64), (0, 1)) == 35
+    assert one_c_layout((f32, arr(F32, (5, 7), device=1)), (0, 1)) == 0
+    assert one_c_layout((f32, arr(F32, (7, 5))), (0, 1)) == one_c_layout((f32, arr(dt.float64, (7, 5), (8, 56))), (0, 1)) == 0
+    assert one_c_layout((arr(F16, (5, 7), (28, 4)), f32), (0, 1)) == 0   # float16 x[:, ::2] vs float32
+    assert one_c_layout((arr(F32, (0, 7)), arr(F32, (0, 7))), (0, 1)) == 0   # empty: the general path
+    assert one_c_layout((arr(F32, ()), arr(F32, ())), (0, 1)) == 1
+    assert one_c_layout((_View(F32, (5, 7)), f32), (0, 1)) == 0    # not an ndarray

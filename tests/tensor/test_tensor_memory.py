@@ -290,3 +290,76 @@ def test_allocator_free_gives_memory_back_at_once(fake):
     del m
     gc.collect()
     assert len(fake.calls("hipFree")) == 1                  # not twice
+
+
+# -- the per-op fast path in C (_memory) keeps the statistics of memory.py's methods --------------
+def _workload(calls):
+    """Allocations and frees through every case the C fast path takes or leaves to memory.py:
+    memory_stats after each step, and the addresses handed out."""
+    s0, s1 = Stream.from_handle(0x10, 0), Stream.from_handle(0x20, 0)
+    a = M.CachingAllocator(caching=True)
+    M.set_allocator(a)
+    seen, ptrs = [], []
+
+    def step():                                          # (frees happen at `del`: no collection)
+        seen.append(M.memory_stats(0))
+
+    live = []
+    for i in range(40):                                  # one stream: sizes come back through `quick`
+        live.append(M.alloc((i % 3 + 1) * 700, s0))
+        if len(live) > 4:
+            ptrs.append(live.pop(0).ptr)
+        step()
+    big = M.alloc(3 * MiB, s0)                           # the large pool: never `quick`
+    live[0].record_stream(s1)                            # a use on another stream: pending
+    del live[0]
+    step()
+    d = a.device(0)
+    with d.lock:                                         # a free while the lock is held: deferred
+        del live[0]
+        assert len(d.deferred) == 1
+    step()
+    pool = M.CachingAllocator(caching=True)              # a graph capture's pool on s0
+    M.capture_pool(s0, pool)
+    captured = M.alloc(1000, s0)
+    M.capture_pool(s0, None)
+    assert captured._allocator is pool.device(0)
+    step()
+    for i in range(10):                                  # a second stream: fenced frees, no `quick`
+        live.append(M.alloc((i % 3 + 1) * 1000, s1 if i % 2 else s0))
+        ptrs.append(live.pop(0).ptr)
+        step()
+    del big, captured, live
+    step()
+    a.empty_cache()
+    step()
+    return seen, ptrs, calls
+
+
+def test_fast_path_keeps_the_statistics(fake, monkeypatch):
+    """The same workload with the C fast path on and off: the same statistics after every step and
+    the same addresses; with it on, most single-stream allocations skip memory.py's malloc."""
+    from hip.tensor._core import _memory
+    runs = {}
+    real = M._DeviceAllocator.malloc
+    for on in (True, False):
+        calls = []
+
+        def counting(self, nbytes, stream, real=real, calls=calls):
+            calls.append(nbytes)
+            return real(self, nbytes, stream)
+        monkeypatch.setattr(M._DeviceAllocator, "malloc", counting)
+        fake.next = 0x7E0000000000
+        prev = _memory.set_fast_path(on)
+        try:
+            runs[on] = _workload(calls)
+        finally:
+            _memory.set_fast_path(prev)
+            M.set_allocator(None)
+    (stats_on, ptrs_on, calls_on), (stats_off, ptrs_off, calls_off) = runs[True], runs[False]
+    assert len(stats_on) == len(stats_off) > 50
+    for k, (on, off) in enumerate(zip(stats_on, stats_off)):
+        assert on == off, (k, {key: (on[key], off[key]) for key in on if on[key] != off.get(key)})
+    assert ptrs_on == ptrs_off
+    assert stats_on[40]["cache_hits"] > 20 and stats_on[-1]["allocation.all.current"] == 0
+    assert len(calls_off) == 52 and len(calls_on) < 25, len(calls_on)     # the fast path was taken

@@ -14,6 +14,7 @@ from .._core import dtypes as _dt
 from .._core.array import ndarray, register
 from .._core.shapes import broadcast_shapes
 from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
+from ._elementwise import Fast as _Fast, OpBase as _OpBase, apply_fast as _apply_fast, bind as _bind_fast, binop as _binop_fast
 from .creation import asarray as _asarray
 
 _UNARY_FLOAT = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
@@ -40,14 +41,14 @@ def _int_float(d: _dt.DType) -> _dt.DType:
     return _dt.float16 if d.itemsize == 1 else _dt.float32 if d.itemsize == 2 else _dt.float64
 
 
-class _Op:
+class _Op(_OpBase):
     """One element-wise function: its C++ expression over `a` (and `b`), in the compute type C
     (math_dtype of the result; the result type itself with compute="exact", bool with "bool")."""
 
     def __init__(self, name, nin, expr, kinds=_ANY, out="same", bool_as=None, compute=None):
         self.name, self.nin, self.kinds, self.out, self.bool_as, self.compute = name, nin, kinds, out, bool_as, compute
         self.expr = expr            # the C++ expression in `a` (and `b`) of the compute type C
-        self.fast: dict = {}        # argument types -> _Fast (or None: the general path decides)
+        self.fast = {}              # argument types -> _Fast (or None: the general path decides)
         if nin == 1:
             op = f"const C a = ht_cast<C>(x1); y = ht_cast<Y>({expr});"
             self.kernel = ElementwiseKernel("X1 x1", "Y y", op, f"ht_{name}", vectorize=True)
@@ -106,16 +107,6 @@ def _checked(name: str, args):
     return dts
 
 
-class _Fast:
-    """What `_apply` resolves once per argument-type signature of an op: the compute dtype, the
-    kernel's signature, and the bounds a Python int scalar must be in (NumPy raises outside)."""
-
-    __slots__ = ("c", "kernel_sig", "int_at", "lo", "hi")
-
-    def __init__(self, c, kernel_sig, int_at, lo, hi):
-        self.c, self.kernel_sig, self.int_at, self.lo, self.hi = c, kernel_sig, int_at, lo, hi
-
-
 def _fast_entry(op: _Op, args):
     """The _Fast of these arguments' types, or None (the general path then decides every call)."""
     if not all(type(a) is ndarray or is_scalar(a) for a in args):
@@ -145,16 +136,12 @@ def _fast_entry(op: _Op, args):
 
 def _apply(op: _Op, args, out=None):
     if out is None:
-        key = tuple([a._dtype.name if type(a) is ndarray else type(a) for a in args])   # (str hashes fast)
-        try:
-            f = op.fast[key]
-        except KeyError:
-            f = op.fast[key] = _fast_entry(op, args)
-        if f is not None and (f.int_at is None or f.lo <= args[f.int_at] <= f.hi):
-            # (the kernel converts the scalars to their parameter's type C as below)
-            r = op.kernel.call_contiguous(f.kernel_sig, args)
-            if r is not None:
-                return r
+        # the per-op hot path, in C (_api._elementwise): op.fast's entry of these argument types
+        # (_fast_entry makes it), then the kernel's call_contiguous; None where they do not apply
+        # (the kernel converts the scalars to their parameter's type C as below)
+        r = _apply_fast(op, args)
+        if r is not None:
+            return r
     if op.compute == "exact" and not all(isinstance(a, ndarray) for a in args):
         # A scalar into a kernel that computes in a 2-byte float (nextafter in bfloat16) goes as a
         # 0-d array of the compute type: the kernel's scalar parameter path gave a wrong value there
@@ -353,5 +340,6 @@ def _inplace(name: str, x: ndarray, o):
 
 
 # ndarray's operators and methods (x + y, -x, x.real, x.clip, ...) call these
-register(binop=_binop, inplace=_inplace, negative=negative, positive=positive, abs=abs, bitwise_invert=bitwise_invert,
+_bind_fast(ndarray, _OPS, _fast_entry, _binop)
+register(binop=_binop_fast, inplace=_inplace, negative=negative, positive=positive, abs=abs, bitwise_invert=bitwise_invert,
          real=real, imag=imag, conj=conj, clip=clip)

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import interop as _interop
-from . import launch as _launch
+from ._array import ArrayBase, bind as _bind_array, empty as _empty_array
 from .device import Device, current_stream, get_device_id
 from .dtypes import DType
 from .memory import alloc as _alloc, memcpy
@@ -85,7 +85,7 @@ class Flags:
                 f"  OWNDATA : {self.owndata}\n  WRITEABLE : {self.writeable}")
 
 
-class ndarray:
+class ndarray(ArrayBase):
     """An array in device memory.
 
     `ndarray(shape, dtype=float64)` allocates (C order) on the current device; views made by
@@ -93,8 +93,7 @@ class ndarray:
     first element, `.strides` are in bytes and may be negative or zero.
     """
 
-    __slots__ = ("_shape", "_strides", "_dtype", "_data", "_ptr", "_device_id", "_base", "_readonly",
-                 "__weakref__")
+    __slots__ = ()      # the fields are ArrayBase's (_core/_array.pyx: the per-op path makes arrays in C)
     __array_priority__ = 100
 
     def __init__(self, shape, dtype=_dt.float64, memptr=None, strides=None):
@@ -119,22 +118,14 @@ class ndarray:
         self._base, self._readonly = base, False
 
     # -- construction without checks (internal) ----------------------------------------------
-    @classmethod
-    def _empty(cls, shape, dtype: DType, device_id: int | None = None, stream=None) -> "ndarray":
-        """A fresh C-contiguous array of `dtype` on `device_id` (the current device by default)."""
-        if type(shape) is not tuple:
-            shape = tuple(shape)
-        strides, n = c_layout(shape, dtype.itemsize)
-        mem = _alloc(n * dtype.itemsize, stream if stream is not None else current_stream(device_id))
-        a = object.__new__(cls)
-        a._shape, a._strides, a._dtype = shape, strides, dtype
-        a._data, a._ptr, a._device_id, a._base, a._readonly = mem, mem.ptr, mem.device_id, None, False
-        return a
+    # _empty(shape, dtype, device_id=None, stream=None): a fresh C-contiguous array of `dtype` on
+    # `device_id` (the current device by default), its memory for `stream` (the current one)
+    _empty = classmethod(_empty_array)
 
     @classmethod
     def _view_of(cls, data, ptr: int, shape, strides, dtype: DType, device_id: int, base=None,
                  readonly: bool = False) -> "ndarray":
-        a = object.__new__(cls)
+        a = cls.__new__(cls)
         a._shape, a._strides, a._dtype = tuple(shape), tuple(strides), dtype
         a._data, a._ptr, a._device_id, a._base, a._readonly = data, int(ptr), device_id, base, readonly
         return a
@@ -560,4 +551,4 @@ def _as_index(i) -> int:
     return operator.index(i)
 
 
-_launch.bind_ndarray(ndarray)       # the launch packer reads an ndarray's address without `.ptr`
+_bind_array(ndarray, current_stream, c_layout)   # the launch packer reads an ndarray's address in C

@@ -11,7 +11,7 @@ import os
 import threading
 
 from hip import hip as h
-from .launch import current_device as _current_device
+from .launch import StreamBase, bind_streams as _bind_streams, current_device as _current_device
 from hip.errors import HipError, LibraryNotFoundError, check, status_error
 
 __all__ = ["Device", "Stream", "Event", "get_device_id", "device_count", "current_stream",
@@ -246,12 +246,13 @@ def on_device(device_id: int):
     return _CURRENT if get_device_id() == device_id else Device(device_id)
 
 
-class Stream:
+class Stream(StreamBase):
     """A HIP stream on the device current at creation. `with s:` makes it the thread's current
     stream for its device (and its device current); `ptr` is the handle as an int (0: the null
     stream), `handle` the hip.hip stream object (None for the null stream)."""
 
-    __slots__ = ("ptr", "handle", "device_id", "non_blocking", "priority", "uid", "_owned", "__weakref__")
+    # (ptr, uid and device_id are StreamBase's fields: the per-op path reads them in C)
+    __slots__ = ("handle", "non_blocking", "priority", "_owned")
     null = _NullOfCurrentDevice()
 
     def __init__(self, non_blocking: bool = False, priority: int = 0):
@@ -441,3 +442,6 @@ class Event:
 
     def __repr__(self):
         return f"<Event {self.ptr:#x}>" if self.ptr else "<Event (not recorded)>"
+
+
+_bind_streams(_tls, _null_streams, current_stream)    # the C hot path reads the same state

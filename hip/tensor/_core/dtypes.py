@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._array import DTypeBase
+
 __all__ = [
     "DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
@@ -18,11 +20,11 @@ __all__ = [
 _builtin_bool = bool
 
 
-class DType:
+class DType(DTypeBase):
     """One element type: its name, size, kind ('b', 'i', 'u', 'f', 'c'), the NumPy dtype that
     holds it on the host (bfloat16: its uint16 bits) and the C++ type naming it in kernels."""
 
-    __slots__ = ("name", "itemsize", "kind", "numpy", "ctype", "_rank")
+    __slots__ = ()      # the fields are DTypeBase's (_core/_array.pyx: the per-op path reads them in C)
 
     def __init__(self, name: str, itemsize: int, kind: str, numpy_dtype: str, ctype: str, rank: int):
         self.name = name

@@ -37,6 +37,7 @@ from bisect import bisect_left, insort
 from hip import hip as h
 from hip.errors import HipError, check
 
+from ._memory import Block as _Block, DeviceAllocatorCore, MemoryPointer, alloc as _alloc, bind as _bind
 from .device import Device, Stream, _completed, _error, current_stream, get_device_id, null_stream, on_device
 
 __all__ = ["MemoryPointer", "PinnedMemory", "OutOfMemoryError", "alloc", "alloc_pinned", "memcpy", "memset",
@@ -61,18 +62,6 @@ class OutOfMemoryError(HipError, MemoryError):
     hipMalloc's."""
 
 
-class _Block:
-    """A range of a segment; `key`/`fence` say who may take it while free (see the module doc)."""
-
-    __slots__ = ("ptr", "size", "requested", "small", "stream", "key", "fence", "allocated", "in_pool",
-                 "prev", "next", "uses")
-
-    def __init__(self, ptr, size, small, key):
-        self.ptr, self.size, self.small, self.key = ptr, size, small, key
-        self.requested, self.stream, self.fence, self.allocated, self.in_pool = 0, None, 0, False, False
-        self.prev = self.next = self.uses = None
-
-
 def _round(nbytes: int) -> int:
     return _MIN_BLOCK if nbytes < _MIN_BLOCK else (nbytes + _MIN_BLOCK - 1) & ~(_MIN_BLOCK - 1)
 
@@ -85,10 +74,11 @@ def _segment_size(size: int) -> int:
     return (size + _ROUND_LARGE - 1) & ~(_ROUND_LARGE - 1)
 
 
-class _DeviceAllocatorBase:
+class _DeviceAllocatorBase(DeviceAllocatorCore):
     """What the allocator of one device shares with every backend's: all state changes hold
     `lock`; a free that finds it taken (another thread, or a garbage collection inside the
-    allocator) is deferred; `record_stream`'s streams; the counts every backend reports."""
+    allocator) is deferred; `record_stream`'s streams; the counts every backend reports (their
+    fields, and those of the caching allocator's per-op fast path, are DeviceAllocatorCore's)."""
 
     def __init__(self, device_id: int):
         self.device_id = device_id
@@ -161,6 +151,7 @@ class _DeviceAllocator(_DeviceAllocatorBase):
         if caching is None:
             caching = os.environ.get("HIP_TENSOR_NO_MEMORY_CACHING", "") not in ("1", "true", "yes")
         self.caching = caching
+        self.fast_path = True           # `quick` is taken and refilled in C (_memory) in the simple case
         self.small: list = []           # free blocks as sorted (key, size, ptr, block)
         self.large: list = []
         self.pending: list = []         # [(events, block)]: frees waiting for record_stream uses
@@ -761,36 +752,6 @@ def set_allocator(allocator: Allocator | None = None) -> Allocator:
     return prev
 
 
-class MemoryPointer:
-    """Device memory from an allocator (`get_allocator()` when it was made); the block returns to it
-    when this object is garbage collected. `ptr` is the address, `size` the bytes asked for, `stream`
-    the stream it was allocated on (reuse on it needs no synchronization)."""
-
-    __slots__ = ("ptr", "size", "device_id", "stream", "_block", "_allocator", "__weakref__")
-
-    def __del__(self):
-        b = self._block
-        if b is not None:
-            self._block = None
-            try:
-                self._allocator.free(b)
-            except Exception:   # at interpreter exit the runtime may be gone
-                pass
-
-    def record_stream(self, stream: Stream) -> None:
-        """Work queued on `stream` uses this memory: its block is reused only after that work
-        (as of the free) has completed (torch's Tensor.record_stream)."""
-        b = self._block
-        if b is not None:
-            self._allocator.record_stream(b, stream)
-
-    def __int__(self):
-        return self.ptr
-
-    def __repr__(self):
-        return f"<MemoryPointer {self.ptr:#x} ({self.size} bytes) on device {self.device_id}>"
-
-
 def _index(v, what: str) -> int:
     if isinstance(v, bool) or not hasattr(v, "__index__"):
         raise TypeError(f"{what} is an int, got {type(v).__name__}")
@@ -818,28 +779,6 @@ def capture_pool(stream: Stream, pool: "Allocator | None") -> None:
         _capturing.pop(stream.uid, None)
     else:
         _capturing[stream.uid] = pool
-
-
-def _alloc(allocator: Allocator | None, nbytes: int, stream: Stream | None) -> MemoryPointer:
-    """`nbytes` from `allocator` (Allocator.allocate); None (alloc, every array's path): the pool
-    of the graph being captured on `stream`, else the current allocator."""
-    if stream is None:
-        stream = current_stream()
-    if type(nbytes) is not int:
-        nbytes = _index(nbytes, "nbytes")
-    if nbytes < 0:
-        raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
-    if nbytes:
-        if allocator is None:
-            allocator = _capturing[stream.uid] if _capturing and stream.uid in _capturing else _current
-        a = allocator._devices.get(stream.device_id) or allocator.device(stream.device_id)
-        b = a.malloc(nbytes, stream)
-    else:
-        a = b = None
-    m = MemoryPointer.__new__(MemoryPointer)
-    m.size, m.device_id, m.stream, m._block, m._allocator = nbytes, stream.device_id, stream, b, a
-    m.ptr = b.ptr if b is not None else 0
-    return m
 
 
 def _device_id(device) -> int:
@@ -1076,3 +1015,6 @@ def memset(dst, value: int, nbytes: int, stream: Stream | None = None) -> None:
     if int(nbytes) == 0:
         return
     check(h.hipMemsetAsync(_address(dst), int(value) & 0xFF, int(nbytes), stream.ptr), "hipMemsetAsync")
+
+
+_bind(globals(), current_stream, _index)    # alloc (in C) reads _current and _capturing

@@ -24,11 +24,12 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.array import ndarray
-from .._core.device import Device, current_stream as _current_stream, get_device_id as _get_device_id, on_device as _on_device
+from .._core.device import Device, _error, current_stream as _current_stream, get_device_id as _get_device_id, on_device as _on_device
 from .._core.dtypes import DType
 from .._core.memory import MemoryPointer
-from .._core.shapes import broadcast_shapes, broadcast_strides, c_layout, collapse, is_c_contiguous, memory_extent, prod
+from .._core.shapes import broadcast_shapes, broadcast_strides, collapse, is_c_contiguous, memory_extent, prod
 from . import compiler as _compiler
+from ._elementwise import Launch as _Launch, Signature as _Signature, bind as _bind_hot, call as _call_contiguous
 from . import elementwise_source as _src
 from .source import PRELUDE
 
@@ -150,20 +151,6 @@ class _Spec:
                                                 if k == "array"])
         self.types, self.kinds, self.mem, self.ndim, self.index, self.layout = types, kinds, mem, ndim, index, layout
         self.key = (types, kinds, mem, index, layout)
-
-
-class _Signature:
-    """ElementwiseKernel.signature: the resolved bindings, (types, kinds, mem) of every parameter,
-    the extra bindings, the array and scalar inputs' positions, the outputs' dtypes, and the
-    kernels by (device, layout, index type)."""
-
-    __slots__ = ("bindings", "part", "extra", "arrays", "scalars", "outs", "functions", "layouts")
-
-    def __init__(self, bindings, part, extra, arrays, scalars, outs):
-        self.bindings, self.part, self.extra, self.arrays, self.scalars, self.outs = \
-            bindings, part, extra, arrays, scalars, outs
-        self.functions: dict = {}
-        self.layouts: dict = {}     # element count -> (device, grid, block, Function, count) under VECTOR_MIN
 
 
 def _dims_type(n: int):
@@ -381,38 +368,28 @@ class ElementwiseKernel:
 
     def call_contiguous(self, sig: "_Signature", args):
         """Run on inputs of `sig`'s types when they are C-contiguous arrays of one shape on the
-        current device (and scalars) with a fresh output: the per-op hot path. None (nothing done)
-        otherwise, and the caller takes the general path."""
-        nd = ndarray
-        first = args[sig.arrays[0]]
-        shape, dev = first._shape, first._device_id
-        n = one_c_layout(args, sig.arrays)
-        if not n:
-            return None
-        if _get_device_id() != dev:
-            return None
-        stream = _current_stream(dev)
-        outs = (nd._empty(shape, sig.outs[0], dev, stream),) if len(sig.outs) == 1 else \
-            tuple([nd._empty(shape, t, dev, stream) for t in sig.outs])
-        if sig.scalars:
-            args = list(args)
-            for k, t in sig.scalars:
-                args[k] = scalar_value(args[k], t)
-        hit = sig.layouts.get(n) if n < VECTOR_MIN else None
-        if hit is None or hit[0] != dev:
-            layout, grid, block = _src.flat(self, [args[k] for k in sig.arrays] + list(outs), n)
-            index = "unsigned int" if n <= _INT32_LIMIT else "long long"
-            fn = sig.functions.get((dev, layout, index))
-            if fn is None:
-                fn = sig.functions[(dev, layout, index)] = self._function(
-                    dev, *sig.part, -layout[1] if layout[1] > 1 else 0, index, sig.extra, sig.bindings, layout)
-            hit = (dev, grid, block, fn, np.uint32(n) if index == "unsigned int" else np.int64(n))
-            if n < VECTOR_MIN:      # no wide loads: the addresses do not matter, one launch per size
-                if len(sig.layouts) > 64:
-                    sig.layouts.clear()
-                sig.layouts[n] = hit
-        hit[3].launch(hit[1], hit[2], (*args, *outs, hit[4]), 0, stream)
-        return outs[0] if len(outs) == 1 else outs
+        current device (and scalars) with a fresh output: the per-op hot path, in C
+        (`_kernels._elementwise`). None (nothing done) otherwise, and the caller takes the
+        general path."""
+        return _call_contiguous(self, sig, args if type(args) is tuple else tuple(args))
+
+    def _flat_hit(self, sig: "_Signature", arrays, n: int, dev: int) -> "_Launch":
+        """The Launch (device, grid, block, Function, count argument) of a call_contiguous on
+        `arrays` (inputs then outputs) of n elements: the kernel built or found; kept in
+        `sig.layouts` under VECTOR_MIN elements, where the addresses do not matter (one launch
+        per size)."""
+        layout, grid, block = _src.flat(self, arrays, n)
+        index = "unsigned int" if n <= _INT32_LIMIT else "long long"
+        fn = sig.functions.get((dev, layout, index))
+        if fn is None:
+            fn = sig.functions[(dev, layout, index)] = self._function(
+                dev, *sig.part, -layout[1] if layout[1] > 1 else 0, index, sig.extra, sig.bindings, layout)
+        hit = _Launch(dev, grid, block, fn, np.uint32(n) if index == "unsigned int" else np.int64(n))
+        if n < VECTOR_MIN:
+            if len(sig.layouts) > 64:
+                sig.layouts.clear()
+            sig.layouts[n] = hit
+        return hit
 
     # -- source --------------------------------------------------------------------------------
     def kernel_name(self, spec: _Spec, bindings: dict) -> str:
@@ -447,21 +424,6 @@ class ElementwiseKernel:
         body, fname = self.generate(spec, bindings)
         module = _compiler.compile_module(PRELUDE + "\n" + body, self.options)
         return module.get_function(fname)
-
-
-def one_c_layout(args, arrays) -> int:
-    """The element count when the arrays `args[k]` (k in `arrays`) are C-contiguous of one shape on
-    one device, else 0. Each is checked against the C strides of its own itemsize: a float32 view
-    x[:, ::2] has the byte strides of a C-contiguous float64 array of its shape."""
-    first = args[arrays[0]]
-    shape, dev, size = first._shape, first._device_id, first._dtype.itemsize
-    strides, n = c_layout(shape, size)
-    for k in arrays:
-        a = args[k]
-        if a._shape != shape or a._device_id != dev or a._strides != (
-                strides if a._dtype.itemsize == size else c_layout(shape, a._dtype.itemsize)[0]):
-            return 0
-    return n
 
 
 def _digest(text: str) -> str:
@@ -548,3 +510,6 @@ def launch(fn, n: int, kargs, device_id: int, stream=None, block=BLOCK, grid=Non
     if grid is None:
         grid, block = (grid_for(n, device_id, block), 1, 1), (block, 1, 1)
     fn.launch(grid, block, kargs, 0, stream)
+
+
+_bind_hot(ndarray, scalar_value, _error, VECTOR_MIN)   # what the C hot path calls back

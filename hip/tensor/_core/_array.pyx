@@ -1,0 +1,101 @@
+# cython: language_level=3
+"""The fields of hip.tensor's ndarray and DType as C structs (`ArrayBase` and `DTypeBase`, their
+base classes; array.py and dtypes.py hold the classes themselves) and `empty`, ndarray._empty: a
+fresh C-contiguous array made without Python code on the per-op path (memory from
+`_memory.alloc`)."""
+cimport cython
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+
+from hip._kernel_args cimport fast_pointer_type
+
+from ._memory cimport MemoryPointer, alloc
+from .launch cimport current_stream
+
+cdef Py_ssize_t LIMIT = (<Py_ssize_t>1) << 56     # larger shapes and byte counts: shapes.py's Python ints
+
+cdef object _slow_stream = None     # _core.device.current_stream
+cdef object _c_layout = None        # _core.shapes.c_layout
+
+
+cdef object _ptr_of(object a):
+    return (<ArrayBase>a)._ptr
+
+
+def bind(type ndarray, current_stream, c_layout):
+    """The array class (the launch packer reads its `_ptr` in C: hip._kernel_args'
+    fast_pointer_type) and the Python functions `empty` calls in the cases it does not take."""
+    global _slow_stream, _c_layout
+    if not issubclass(ndarray, ArrayBase):
+        raise TypeError(f"{ndarray.__name__} is not an ArrayBase")
+    fast_pointer_type(ndarray, "_ptr", _ptr_of)
+    _slow_stream, _c_layout = current_stream, c_layout
+
+
+@cython.auto_pickle(False)
+cdef class DTypeBase:
+    """DType's fields: `name`, `itemsize` (bytes), `kind`, `numpy` (the host dtype), `ctype` (the C++
+    type in kernels), `_rank` (order inside its kind)."""
+
+
+@cython.auto_pickle(False)
+cdef class ArrayBase:
+    """ndarray's fields: `_shape`, `_strides` (bytes), `_dtype`, `_data` (the owner of the memory),
+    `_ptr` (the first element's address), `_device_id`, `_base` (the array a view is of),
+    `_readonly`."""
+
+
+cdef tuple _no_args = ()
+
+
+cdef ArrayBase new_array(type cls, tuple shape, tuple strides, object dtype, MemoryPointer mem):
+    """A `cls` (ndarray) over all of `mem` (its tp_new called directly: `ArrayBase.__new__(cls)`
+    would look `__new__` up and call it through Python's slot wrapper)."""
+    cdef ArrayBase a = <ArrayBase>(<PyTypeObject*>cls).tp_new(cls, <PyObject*>_no_args, NULL)
+    a._shape, a._strides, a._dtype = shape, strides, dtype
+    a._data, a._ptr, a._device_id, a._base, a._readonly = mem, mem.ptr, mem.device_id, None, False
+    return a
+
+
+cdef tuple c_strides(tuple shape, Py_ssize_t itemsize, Py_ssize_t* count):
+    """C-order strides of `shape` (ints) and its element count in `count`; None where a dimension
+    is not a small non-negative int or the byte count would overflow (the caller asks shapes.py)."""
+    cdef Py_ssize_t k, n = len(shape), d, s = itemsize, total = 1
+    cdef tuple out = PyTuple_New(n)
+    for k in range(n - 1, -1, -1):
+        x = shape[k]
+        if type(x) is not int or not 0 <= x < LIMIT:
+            return None
+        d = x
+        v = s
+        Py_INCREF(v)
+        PyTuple_SET_ITEM(out, k, v)
+        if d > 1 and (total > LIMIT // d or s > LIMIT // d):
+            return None
+        total *= d
+        if d > 1:
+            s *= d
+    count[0] = total
+    return out
+
+
+def empty(cls, shape, dtype, device_id=None, stream=None):
+    """A fresh C-contiguous array of `dtype` on `device_id` (the current device by default), its
+    memory for `stream` (the device's current stream by default): ndarray._empty."""
+    cdef Py_ssize_t n = 0
+    cdef tuple strides
+    if not issubclass(cls, ArrayBase):
+        raise TypeError(f"{cls!r} is not an ndarray class")
+    if type(shape) is not tuple:
+        shape = tuple(shape)
+    itemsize = (<DTypeBase>dtype).itemsize if isinstance(dtype, DTypeBase) else dtype.itemsize
+    strides = c_strides(<tuple>shape, itemsize, &n) if type(itemsize) is int and 0 < itemsize <= 64 else None
+    if strides is not None:
+        nbytes = n * <Py_ssize_t>itemsize
+    else:
+        strides, count = _c_layout(shape, itemsize)
+        nbytes = count * itemsize
+    if stream is None:
+        stream = current_stream(device_id) if type(device_id) is int else _slow_stream(device_id)
+    return new_array(<type>cls, <tuple>shape, strides, dtype, alloc(None, nbytes, stream))
