@@ -3,8 +3,9 @@
 1. Function.launch up to the hipModuleLaunchKernel call: the C function it calls (hip.tensor._core.launch)
    is swapped for a C no-op, so the figure is what the layer adds per kernel launch.
 2. `x + y` on 1000-element float32 arrays (made by ndarray._empty at fake device addresses): the whole
-   Python path of one small op (checks, promotion, kernel lookup, allocation from the caching
-   allocator and the free of the result, argument packing) with the three HIP calls it makes
+   host path of one small op (checks, promotion, kernel lookup, allocation from the caching
+   allocator and the free of the result, argument packing; in C since ddcdf50, the
+   per-op path of docs/tensor.rst) with the three HIP calls it makes
    swapped for no-ops: hipGetDevice (answers device 0) and the launch (C no-ops in
    hip.tensor._core.launch), hipMalloc (a fake address; called once, for the first segment); the
    kernel's compile and load are swapped for a fake Function.
@@ -15,7 +16,9 @@
 Times are the thread's CPU time (the machine is shared). On the 2-core CPU machine (Python 3.11),
 same day: at bad372f (its HIP calls swapped for Python no-ops) x + y 27.8 us, x + 2.0 35 us,
 Function.launch 0.99 us before the binding's own ~0.45 us; at 658ed2d x + y 4.3 us, x + 2.0
-5.1 us, Function.launch 0.34 us in all.
+5.1 us, Function.launch 0.34 us in all. Another day: at bac3ce2 x + y 4.66 us, x + 2.0 5.48 us,
+ht.add(x, y) 4.63 us; at a64e8c8 (the per-op path in C) x + y 0.64 us, x + 2.0 0.77 us,
+ht.add(x, y) 0.77 us, Function.launch 0.34 us.
 """
 from __future__ import annotations
 

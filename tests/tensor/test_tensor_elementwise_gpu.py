@@ -562,3 +562,55 @@ def test_fused_chain_on_transposed_and_broadcast_operands_equals_eager(dtype, rn
     for u, v in ((x.T, y), (y, x.T), (x, r), (to_device(values(dtype, (1 << 15,), rng), dtype), x[0, 0])):
         eager = (u * v + u) * v - u
         np.testing.assert_array_equal(f(u, v).get(), eager.get())
+
+
+# -- the per-op path in C (_api/_kernels._elementwise, _core._memory, _core._array) ------------------
+def test_small_ops_in_a_loop_take_the_fast_path_exactly():
+    """x + y and x * k on 1024 float32 in a loop: one launch per op, each result's block is the
+    previous one's (a cache hit, no hipMalloc), values right; the same statistics with the
+    allocator's C fast path off; a scalar changed between calls is converted anew."""
+    from hip.tensor._core import _memory, launch
+    x = ht.asarray(np.arange(1024, dtype=np.float32))
+    y = ht.asarray(np.full(1024, 2, dtype=np.float32))
+    deltas = []
+    for on in (True, False):
+        prev = _memory.set_fast_path(on)
+        try:
+            z = x + y                                   # compiled and warm
+            ht.synchronize()
+            s0, n0 = ht.memory_stats(), launch.launches()
+            for _ in range(50):
+                z = x + y
+            s1 = ht.memory_stats()
+            deltas.append((launch.launches() - n0, s1["cache_hits"] - s0["cache_hits"],
+                           s1["num_device_alloc"] - s0["num_device_alloc"],
+                           s1["allocation.all.current"] - s0["allocation.all.current"]))
+            np.testing.assert_array_equal(z.get(), np.arange(1024, dtype=np.float32) + 2)
+        finally:
+            _memory.set_fast_path(prev)
+        del z
+    assert deltas[0] == deltas[1] == (50, 50, 0, 0)
+    for k in (3.0, 3.0, 4.5, 7, 7, -1):                 # the one-scalar conversion kept per value object
+        np.testing.assert_array_equal((x * k).get(), np.arange(1024, dtype=np.float32) * np.float32(k))
+
+
+def test_small_ops_use_the_threads_current_stream():
+    """The C path's current stream is the thread's (`with stream:`), in this and another thread."""
+    import threading
+    x = ht.ones(1024, dtype=ht.float32)
+    s = ht.Stream()
+    with s:
+        z = x + x
+    assert z.data.stream is s and (x + x).data.stream is not s
+    seen = []
+
+    def work():
+        t = ht.Stream()
+        with t:
+            seen.append((x + x).data.stream is t)
+        seen.append((x + x).data.stream is not t)
+    th = threading.Thread(target=work)
+    th.start()
+    th.join()
+    s.synchronize()
+    assert seen == [True, True] and (z.get() == 2).all()

@@ -16,11 +16,18 @@ from .launch cimport current_stream
 cdef Py_ssize_t LIMIT = (<Py_ssize_t>1) << 56     # larger shapes and byte counts: shapes.py's Python ints
 
 cdef object _slow_stream = None     # _core.device.current_stream
+cdef object _binop = None           # array.ops.binop(name, a, b): the binary operators' function
 cdef object _c_layout = None        # _core.shapes.c_layout
 
 
 cdef object _ptr_of(object a):
     return (<ArrayBase>a)._ptr
+
+
+def set_binop(binop):
+    """The function ArrayBase's binary operators call: binop(name, a, b) (array.py's `ops.binop`)."""
+    global _binop
+    _binop = binop
 
 
 def bind(type ndarray, current_stream, c_layout):
@@ -43,7 +50,92 @@ cdef class DTypeBase:
 cdef class ArrayBase:
     """ndarray's fields: `_shape`, `_strides` (bytes), `_dtype`, `_data` (the owner of the memory),
     `_ptr` (the first element's address), `_device_id`, `_base` (the array a view is of),
-    `_readonly`."""
+    `_readonly`. Its binary operators but ** (`x + y`, `x < y`, ...) call ndarray's `ops.binop`
+    (`set_binop`) without a Python frame; the in-place ones and ** are ndarray's."""
+
+    def __add__(self, o):
+        return _binop("add", self, o)
+
+    def __radd__(self, o):
+        return _binop("add", o, self)
+
+    def __sub__(self, o):
+        return _binop("subtract", self, o)
+
+    def __rsub__(self, o):
+        return _binop("subtract", o, self)
+
+    def __mul__(self, o):
+        return _binop("multiply", self, o)
+
+    def __rmul__(self, o):
+        return _binop("multiply", o, self)
+
+    def __truediv__(self, o):
+        return _binop("divide", self, o)
+
+    def __rtruediv__(self, o):
+        return _binop("divide", o, self)
+
+    def __floordiv__(self, o):
+        return _binop("floor_divide", self, o)
+
+    def __rfloordiv__(self, o):
+        return _binop("floor_divide", o, self)
+
+    def __mod__(self, o):
+        return _binop("remainder", self, o)
+
+    def __rmod__(self, o):
+        return _binop("remainder", o, self)
+
+    def __and__(self, o):
+        return _binop("bitwise_and", self, o)
+
+    def __rand__(self, o):
+        return _binop("bitwise_and", o, self)
+
+    def __or__(self, o):
+        return _binop("bitwise_or", self, o)
+
+    def __ror__(self, o):
+        return _binop("bitwise_or", o, self)
+
+    def __xor__(self, o):
+        return _binop("bitwise_xor", self, o)
+
+    def __rxor__(self, o):
+        return _binop("bitwise_xor", o, self)
+
+    def __lshift__(self, o):
+        return _binop("bitwise_left_shift", self, o)
+
+    def __rlshift__(self, o):
+        return _binop("bitwise_left_shift", o, self)
+
+    def __rshift__(self, o):
+        return _binop("bitwise_right_shift", self, o)
+
+    def __rrshift__(self, o):
+        return _binop("bitwise_right_shift", o, self)
+
+    def __lt__(self, o):
+        return _binop("less", self, o)
+
+    def __le__(self, o):
+        return _binop("less_equal", self, o)
+
+    def __gt__(self, o):
+        return _binop("greater", self, o)
+
+    def __ge__(self, o):
+        return _binop("greater_equal", self, o)
+
+    def __eq__(self, o):
+        return _binop("equal", self, o)
+
+    def __ne__(self, o):
+        return _binop("not_equal", self, o)
 
 
 cdef tuple _no_args = ()

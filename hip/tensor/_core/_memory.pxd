@@ -12,6 +12,9 @@ cdef class DeviceAllocatorCore:
     cdef public dict quick
     cdef public object seen
     cdef public bint multi, caching, fast_path
+    cdef dict _qdict          # the `quick` dict, size and list _quick_list found last
+    cdef Py_ssize_t _qsize
+    cdef list _qlist
 
 
 cdef class MemoryPointer:

@@ -9,11 +9,20 @@ while a device allocator has seen one stream, a request whose size has a block k
 graph capture's pool, record_stream uses, deferred or pending frees, the lock held by another
 thread, another backend, `fast_path` off) calls memory.py's methods, as before.
 """
+cimport cython
 from cpython.dict cimport PyDict_GetItemWithError
-from cpython.list cimport PyList_GET_SIZE
-from cpython.object cimport PyObject
+from cpython.list cimport PyList_Append
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.object cimport PyObject, Py_SIZE
+from cpython.ref cimport Py_DECREF, Py_INCREF
 
 from .launch cimport StreamBase
+
+cdef extern from "Python.h":
+    ctypedef struct PyListObject:
+        PyObject** ob_item
+        Py_ssize_t allocated
+    void Py_SET_SIZE(object o, Py_ssize_t size)
 
 cdef enum:
     MIN_BLOCK = 512
@@ -57,6 +66,7 @@ cdef class DeviceAllocatorCore:
         self._lock, self._locked = lock, lock.locked
 
 
+@cython.no_gc_clear     # (in no cycle; its block must reach __dealloc__)
 cdef class MemoryPointer:
     """Device memory from an allocator (`get_allocator()` when it was made); the block returns to it
     when this object is garbage collected. `ptr` is the address, `size` the bytes asked for, `stream`
@@ -90,25 +100,58 @@ cdef inline bint _locked(DeviceAllocatorCore a) except -1:
     return a._locked()
 
 
+cdef list _quick_list(DeviceAllocatorCore a, Py_ssize_t size):
+    """a.quick[size], or None. The last one found is remembered: memory.py adds lists to a `quick`
+    dict and replaces the whole dict (flush), never a list in it."""
+    cdef PyObject* found
+    if a._qdict is a.quick and a._qsize == size and a._qlist is not None:
+        return a._qlist
+    found = PyDict_GetItemWithError(a.quick, size)
+    if found == NULL:
+        return None
+    a._qdict, a._qsize, a._qlist = a.quick, size, <list>found
+    return <list>found
+
+
+# list.pop() and list.append() without their reallocation when a list goes 1 -> 0 -> 1 items (the
+# per-op cycle of one size): the capacity stays (the items past the size are not the list's).
+cdef inline object _pop(list l):
+    cdef Py_ssize_t n = Py_SIZE(l) - 1
+    item = <object>(<PyListObject*>l).ob_item[n]
+    Py_SET_SIZE(l, n)
+    Py_DECREF(item)                 # the list's reference, now `item`'s
+    return item
+
+
+cdef inline int _append(list l, object x) except -1:
+    cdef Py_ssize_t n = Py_SIZE(l)
+    if (<PyListObject*>l).allocated > n:
+        Py_INCREF(x)
+        (<PyListObject*>l).ob_item[n] = <PyObject*>x
+        Py_SET_SIZE(l, n + 1)
+        return 0
+    return PyList_Append(l, x)
+
+
 cdef Block _quick_malloc(DeviceAllocatorCore a, Py_ssize_t nbytes, object stream):
     """A block of `quick` for `nbytes` on `stream`, counted as memory.py's malloc counts it; None
     where the case is not the single-stream one (the caller then calls malloc)."""
     cdef Py_ssize_t size
-    cdef PyObject* found
+    cdef list q
     cdef Block b
     if not (a.fast_path and _enabled) or a.multi or a.deferred or a.pending:
         return None
     size = MIN_BLOCK if nbytes < MIN_BLOCK else (nbytes + MIN_BLOCK - 1) & ~(<Py_ssize_t>MIN_BLOCK - 1)
     if size > SMALL or not a.quick:
         return None
-    found = PyDict_GetItemWithError(a.quick, size)
-    if found == NULL or PyList_GET_SIZE(<list>found) == 0:
+    q = _quick_list(a, size)
+    if q is None or Py_SIZE(q) == 0:
         return None
     if (<StreamBase?>stream).uid not in a.seen or _locked(a):
         return None
     # From here to the return nothing runs Python code nor frees an object: under the GIL, no
     # other thread and no garbage collection sees the allocator half-updated.
-    b = (<list>found).pop()
+    b = <Block>_pop(q)
     a.hits += 1
     b.allocated = True
     b.stream = stream               # (the stream it had: one stream so far, and it is alive)
@@ -130,7 +173,7 @@ cdef bint _quick_free(object allocator, object block) except -1:
     False (nothing done) in every other case."""
     cdef DeviceAllocatorCore a
     cdef Block b
-    cdef PyObject* found
+    cdef list q
     if not isinstance(allocator, DeviceAllocatorCore) or type(block) is not Block:
         return False
     a, b = <DeviceAllocatorCore>allocator, <Block>block
@@ -138,30 +181,38 @@ cdef bint _quick_free(object allocator, object block) except -1:
         return False
     if not a.quick:
         return False
-    found = PyDict_GetItemWithError(a.quick, b.size)
-    if found == NULL or _locked(a):
+    q = _quick_list(a, b.size)
+    if q is None or _locked(a):
         return False
     b.allocated = False
     a.allocated -= b.size
     a.requested -= b.requested
     a.allocations -= 1
-    (<list>found).append(b)
+    _append(q, b)
     return True
 
 
-cdef dict _memory = None            # memory.py's globals: its `_current` allocator and `_capturing` pools
+cdef dict _capturing = None         # memory.py's `_capturing` pools (a dict it never rebinds)
+cdef object _current = None         # memory.py's `_current` allocator (set_allocator sets both)
 cdef object _slow_stream = None     # _core.device.current_stream
 cdef object _index = None           # memory.py's _index
 
 
-def bind(dict memory_globals, current_stream, index):
-    """memory.py's globals and the Python functions `alloc` calls in the cases it does not take."""
-    global _memory, _slow_stream, _index
-    _memory, _slow_stream, _index = memory_globals, current_stream, index
+def bind(dict capturing, current, current_stream, index):
+    """memory.py's graph capture pools and current allocator, and the Python functions `alloc`
+    calls in the cases it does not take."""
+    global _capturing, _current, _slow_stream, _index
+    _capturing, _current, _slow_stream, _index = capturing, current, current_stream, index
 
 
-cdef object _last_allocator = None   # the allocator `alloc` took memory from last, ...
+cdef object _last_allocator = None   # the current allocator `alloc` took memory from last, ...
 cdef object _last_devices = None     # ... and its `_devices`
+
+
+def set_current(allocator):
+    """The allocator `alloc` takes memory from when none is named (memory.set_allocator's)."""
+    global _current, _last_allocator, _last_devices
+    _current, _last_allocator, _last_devices = allocator, None, None
 
 
 cpdef MemoryPointer alloc(object allocator, object nbytes, object stream):
@@ -170,33 +221,36 @@ cpdef MemoryPointer alloc(object allocator, object nbytes, object stream):
     None: the current stream. 0 bytes: a null pointer."""
     global _last_allocator, _last_devices
     cdef MemoryPointer m
-    cdef Py_ssize_t n
+    cdef long long n
+    cdef int huge = 0
     cdef PyObject* found
     cdef object a, b = None
-    cdef dict capturing
     if stream is None:
         stream = _slow_stream()
     if type(nbytes) is not int:
         nbytes = _index(nbytes, "nbytes")
-    if nbytes < 0:
+    n = PyLong_AsLongLongAndOverflow(nbytes, &huge)
+    if huge < 0 or n < 0:
         raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
     device_id = (<StreamBase>stream).device_id if isinstance(stream, StreamBase) else stream.device_id
     m = MemoryPointer.__new__(MemoryPointer)
-    if nbytes:
+    if n or huge:
         if allocator is None:
-            capturing = <dict>_memory["_capturing"]
-            allocator = capturing[stream.uid] if capturing and stream.uid in capturing else _memory["_current"]
+            if _capturing and stream.uid in _capturing:
+                allocator = _capturing[stream.uid]
+            else:
+                allocator = _current
         if allocator is _last_allocator:    # (an allocator's `_devices` dict stays the same)
             devices = _last_devices
         else:
             devices = allocator._devices
-            _last_allocator, _last_devices = allocator, devices
+            if allocator is _current:       # (kept alive by memory.py anyway: not a graph's pool)
+                _last_allocator, _last_devices = allocator, devices
         found = PyDict_GetItemWithError(devices, device_id) if type(devices) is dict else NULL
         a = <object>found if found != NULL else None
         if not a:
             a = allocator.device(device_id)
-        if type(nbytes) is int and nbytes <= SMALL and isinstance(a, DeviceAllocatorCore):
-            n = nbytes
+        if not huge and n <= SMALL and isinstance(a, DeviceAllocatorCore):
             b = _quick_malloc(<DeviceAllocatorCore>a, n, stream)
         if b is None:
             b = a.malloc(nbytes, stream)

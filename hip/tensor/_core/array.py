@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import interop as _interop
-from ._array import ArrayBase, bind as _bind_array, empty as _empty_array
+from ._array import ArrayBase, bind as _bind_array, empty as _empty_array, set_binop as _set_binop
 from .device import Device, current_stream, get_device_id
 from .dtypes import DType
 from .memory import alloc as _alloc, memcpy
@@ -54,6 +54,7 @@ def _unregistered(name: str):
 
 
 ops = _Ops()
+_set_binop(ops.binop)
 
 
 def register(**entries) -> None:
@@ -63,6 +64,7 @@ def register(**entries) -> None:
         if name not in _Ops.__slots__:
             raise TypeError(f"ndarray's dispatch table has no entry {name!r}")
         setattr(ops, name, fn)
+    _set_binop(ops.binop)         # ArrayBase's operators call it from C
 
 
 class Flags:
@@ -435,48 +437,22 @@ class ndarray(ArrayBase):
         ops.setitem(self, key, value)
 
     # -- operators ---------------------------------------------------------------------------------------
-    def __add__(self, o): return ops.binop("add", self, o)
-    def __radd__(self, o): return ops.binop("add", o, self)
+    # x + y, x < y and the other binary operators but ** are ArrayBase's (C: `ops.binop` called
+    # without a Python frame); the in-place ones and ** are here
     def __iadd__(self, o): return ops.inplace("add", self, o)
-    def __sub__(self, o): return ops.binop("subtract", self, o)
-    def __rsub__(self, o): return ops.binop("subtract", o, self)
     def __isub__(self, o): return ops.inplace("subtract", self, o)
-    def __mul__(self, o): return ops.binop("multiply", self, o)
-    def __rmul__(self, o): return ops.binop("multiply", o, self)
     def __imul__(self, o): return ops.inplace("multiply", self, o)
-    def __truediv__(self, o): return ops.binop("divide", self, o)
-    def __rtruediv__(self, o): return ops.binop("divide", o, self)
     def __itruediv__(self, o): return ops.inplace("divide", self, o)
-    def __floordiv__(self, o): return ops.binop("floor_divide", self, o)
-    def __rfloordiv__(self, o): return ops.binop("floor_divide", o, self)
     def __ifloordiv__(self, o): return ops.inplace("floor_divide", self, o)
-    def __mod__(self, o): return ops.binop("remainder", self, o)
-    def __rmod__(self, o): return ops.binop("remainder", o, self)
     def __imod__(self, o): return ops.inplace("remainder", self, o)
     def __pow__(self, o): return ops.binop("pow", self, o)
     def __rpow__(self, o): return ops.binop("pow", o, self)
     def __ipow__(self, o): return ops.inplace("pow", self, o)
-    def __and__(self, o): return ops.binop("bitwise_and", self, o)
-    def __rand__(self, o): return ops.binop("bitwise_and", o, self)
     def __iand__(self, o): return ops.inplace("bitwise_and", self, o)
-    def __or__(self, o): return ops.binop("bitwise_or", self, o)
-    def __ror__(self, o): return ops.binop("bitwise_or", o, self)
     def __ior__(self, o): return ops.inplace("bitwise_or", self, o)
-    def __xor__(self, o): return ops.binop("bitwise_xor", self, o)
-    def __rxor__(self, o): return ops.binop("bitwise_xor", o, self)
     def __ixor__(self, o): return ops.inplace("bitwise_xor", self, o)
-    def __lshift__(self, o): return ops.binop("bitwise_left_shift", self, o)
-    def __rlshift__(self, o): return ops.binop("bitwise_left_shift", o, self)
     def __ilshift__(self, o): return ops.inplace("bitwise_left_shift", self, o)
-    def __rshift__(self, o): return ops.binop("bitwise_right_shift", self, o)
-    def __rrshift__(self, o): return ops.binop("bitwise_right_shift", o, self)
     def __irshift__(self, o): return ops.inplace("bitwise_right_shift", self, o)
-    def __lt__(self, o): return ops.binop("less", self, o)
-    def __le__(self, o): return ops.binop("less_equal", self, o)
-    def __gt__(self, o): return ops.binop("greater", self, o)
-    def __ge__(self, o): return ops.binop("greater_equal", self, o)
-    def __eq__(self, o): return ops.binop("equal", self, o)
-    def __ne__(self, o): return ops.binop("not_equal", self, o)
     def __neg__(self): return ops.negative(self)
     def __pos__(self): return ops.positive(self)
     def __abs__(self): return ops.abs(self)

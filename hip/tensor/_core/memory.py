@@ -37,7 +37,8 @@ from bisect import bisect_left, insort
 from hip import hip as h
 from hip.errors import HipError, check
 
-from ._memory import Block as _Block, DeviceAllocatorCore, MemoryPointer, alloc as _alloc, bind as _bind
+from ._memory import Block as _Block, DeviceAllocatorCore, MemoryPointer, alloc as _alloc, bind as _bind, \
+    set_current as _set_current
 from .device import Device, Stream, _completed, _error, current_stream, get_device_id, null_stream, on_device
 
 __all__ = ["MemoryPointer", "PinnedMemory", "OutOfMemoryError", "alloc", "alloc_pinned", "memcpy", "memset",
@@ -747,6 +748,7 @@ def set_allocator(allocator: Allocator | None = None) -> Allocator:
     if not isinstance(allocator, Allocator):
         raise TypeError(f"set_allocator takes a hip.tensor Allocator or None, got {type(allocator).__name__}")
     prev, _current = _current, allocator
+    _set_current(allocator)
     if allocator not in _used:
         _used.append(allocator)
     return prev
@@ -1017,4 +1019,4 @@ def memset(dst, value: int, nbytes: int, stream: Stream | None = None) -> None:
     check(h.hipMemsetAsync(_address(dst), int(value) & 0xFF, int(nbytes), stream.ptr), "hipMemsetAsync")
 
 
-_bind(globals(), current_stream, _index)    # alloc (in C) reads _current and _capturing
+_bind(_capturing, _current, current_stream, _index)    # alloc (in C) reads _capturing and _current

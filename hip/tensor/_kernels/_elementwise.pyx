@@ -148,18 +148,34 @@ cdef object call_contiguous(object kernel, Signature sig, tuple args):
         Py_INCREF(o)
         PyTuple_SET_ITEM(outs, k, o)
     if sig.scalars:
-        given = list(args)
-        for k, t in sig.scalars:
-            given[k] = _scalar_value(given[k], t)
+        if len(sig.scalars) == 1:       # one scalar: its conversion kept for the same value object
+            k, t = sig.scalars[0]
+            v = args[k]
+            if v is sig._scalar_in:
+                sv = sig._scalar_out
+            else:
+                sv = _scalar_value(v, t)
+                sig._scalar_in, sig._scalar_out = v, sv     # (together: no Python code between)
+            given = list(args)
+            given[k] = sv
+        else:
+            given = list(args)
+            for k, t in sig.scalars:
+                given[k] = _scalar_value(given[k], t)
         args = tuple(given)
     hit = None
     if n < VECTOR_MIN:
-        found = PyDict_GetItemWithError(sig.layouts, n)
-        if found != NULL:
-            hit = <object>found
+        if n == sig._last_n and sig._last is not None:
+            hit = sig._last
+        else:
+            found = PyDict_GetItemWithError(sig.layouts, n)
+            if found != NULL:
+                hit = <object>found
     if hit is None or (<Launch>hit).device != dev:
         hit = kernel._flat_hit(sig, [args[<Py_ssize_t>i] for i in arrays] + list(outs), n, dev)
     run = <Launch?>hit
+    if n < VECTOR_MIN and hit is not sig._last:     # (valid for n on its device, kept or not)
+        sig._last_n, sig._last = n, hit
     kargs = PyTuple_New(nargs + nout + 1)
     for k in range(nargs):
         x = args[k]
