@@ -14,7 +14,8 @@ from .._core import dtypes as _dt
 from .._core.array import ndarray, register
 from .._core.shapes import broadcast_shapes
 from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
-from ._elementwise import Fast as _Fast, OpBase as _OpBase, apply_fast as _apply_fast, bind as _bind_fast, binop as _binop_fast
+from ._elementwise import Fast as _Fast, OpBase as _OpBase, apply_fast as _apply_fast, bind as _bind_fast, \
+    binop as _binop_fast
 from .creation import asarray as _asarray
 
 _UNARY_FLOAT = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
@@ -341,5 +342,6 @@ def _inplace(name: str, x: ndarray, o):
 
 # ndarray's operators and methods (x + y, -x, x.real, x.clip, ...) call these
 _bind_fast(ndarray, _OPS, _fast_entry, _binop)
-register(binop=_binop_fast, inplace=_inplace, negative=negative, positive=positive, abs=abs, bitwise_invert=bitwise_invert,
+register(binop=_binop_fast, inplace=_inplace, negative=negative, positive=positive, abs=abs,
+         bitwise_invert=bitwise_invert,
          real=real, imag=imag, conj=conj, clip=clip)
