@@ -38,6 +38,7 @@ def set_fast_path(bint on):
     return prev
 
 
+@cython.auto_pickle(False)
 cdef class Block:
     """A range of a segment; `key`/`fence` say who may take it while free (memory.py's doc)."""
 
@@ -47,6 +48,7 @@ cdef class Block:
         self.prev = self.next = self.uses = None
 
 
+@cython.auto_pickle(False)
 cdef class DeviceAllocatorCore:
     """The fields of a device allocator that the fast path reads and updates (memory.py's
     `_DeviceAllocatorBase` and its subclasses add the rest). `fast_path`: whether `quick` (size ->
@@ -66,6 +68,7 @@ cdef class DeviceAllocatorCore:
         self._lock, self._locked = lock, lock.locked
 
 
+@cython.auto_pickle(False)
 @cython.no_gc_clear     # (in no cycle; its block must reach __dealloc__)
 cdef class MemoryPointer:
     """Device memory from an allocator (`get_allocator()` when it was made); the block returns to it

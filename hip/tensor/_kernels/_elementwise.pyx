@@ -154,6 +154,8 @@ cdef object call_contiguous(object kernel, Signature sig, tuple args):
         t = outs_t[k]
         osz = (<DTypeBase?>t).itemsize
         st = strides if osz == isz else c_strides(shape, osz, &cnt)
+        if st is None:              # (not for n < 2**46 elements of <= 64 bytes: the general path)
+            return None
         o = new_array(_nd, shape, st, t, alloc(None, n * osz, stream))
         Py_INCREF(o)
         PyTuple_SET_ITEM(outs, k, o)
