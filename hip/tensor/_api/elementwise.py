@@ -143,6 +143,11 @@ def _apply(op: _Op, args, out=None):
         r = _apply_fast(op, args)
         if r is not None:
             return r
+    return _general(op, args, out)
+
+
+def _general(op: _Op, args, out=None):
+    """_apply without the C hot path: every case (out=, broadcasting, strides, new types)."""
     if op.compute == "exact" and not all(isinstance(a, ndarray) for a in args):
         # A scalar into a kernel that computes in a 2-byte float (nextafter in bfloat16) goes as a
         # 0-d array of the compute type: the kernel's scalar parameter path gave a wrong value there
@@ -161,18 +166,20 @@ def _apply(op: _Op, args, out=None):
     return op.kernel(*kargs, _bindings={"C": c, "Y": y})
 
 
-
 _OPS: dict[str, _Op] = {}
 
 
 def _def(name, nin, expr, **kw) -> Callable[..., ndarray]:
     op = _OPS[name] = _Op(name, nin, expr, **kw)
+    # (_apply inlined: the C hot path, else the general one; a Python frame less)
     if nin == 1:
         def f(x: ndarray, /) -> ndarray:
-            return _apply(op, (x,))
+            r = _apply_fast(op, (x,))
+            return r if r is not None else _general(op, (x,))
     else:
         def f(x1: ndarray | complex, x2: ndarray | complex, /) -> ndarray:
-            return _apply(op, (x1, x2))
+            r = _apply_fast(op, (x1, x2))
+            return r if r is not None else _general(op, (x1, x2))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Element-wise {name} (array API)."
     return f
