@@ -69,13 +69,18 @@ cdef class DeviceAllocatorCore:
 
 
 @cython.auto_pickle(False)
-@cython.no_gc_clear     # (in no cycle; its block must reach __dealloc__)
+@cython.no_gc_clear     # (its block must reach __del__ whole)
 cdef class MemoryPointer:
     """Device memory from an allocator (`get_allocator()` when it was made); the block returns to it
     when this object is garbage collected. `ptr` is the address, `size` the bytes asked for, `stream`
     the stream it was allocated on (reuse on it needs no synchronization)."""
 
-    def __dealloc__(self):
+    # A finalizer (tp_finalize), not __dealloc__: when an array's memory dies with a reference
+    # cycle (a traceback's frames, a graph's pool), the collector runs every finalizer of the
+    # garbage before it clears any of it; from __dealloc__ the block (in the garbage too: a whole
+    # segment's blocks reach each other only through their MemoryPointers) came back with its
+    # fields already cleared (ptr, stream, prev/next None), lost or handed out again broken.
+    def __del__(self):
         b = self._block
         if b is not None:
             self._block = None
