@@ -17,8 +17,8 @@ Times are the thread's CPU time (the machine is shared). On the 2-core CPU machi
 same day: at bad372f (its HIP calls swapped for Python no-ops) x + y 27.8 us, x + 2.0 35 us,
 Function.launch 0.99 us before the binding's own ~0.45 us; at 658ed2d x + y 4.3 us, x + 2.0
 5.1 us, Function.launch 0.34 us in all. Another day: at bac3ce2 x + y 4.66 us, x + 2.0 5.48 us,
-ht.add(x, y) 4.63 us; at a64e8c8 (the per-op path in C) x + y 0.64 us, x + 2.0 0.77 us,
-ht.add(x, y) 0.77 us, Function.launch 0.34 us.
+ht.add(x, y) 4.63 us; at 6238329 (the per-op path in C) x + y 0.64 us, x + 2.0 0.74 us,
+ht.add(x, y) 0.67 us, Function.launch 0.33 us.
 """
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """ht.fuse on a GPU: fused == eager (values bit for bit, and dtype) for the chains of
 tests/oracles/fusion_chains.py over every dtype they take and over layouts (contiguous, broadcast, strided,
 transposed, negative strides, 0-d, empty); one kernel launch for an element-wise chain (counted by
-hip.tensor._core.launch.launches(), which every path's launch adds to) and no memory for intermediates; a fused reduction launches what the
-reduction alone launches; scalar arguments, multiple results, per-call checks eager makes.
+hip.tensor._core.launch.launches(), which every path's launch adds to) and no memory for
+intermediates; a fused reduction launches what the reduction alone launches; scalar arguments,
+multiple results, per-call checks eager makes.
 
 Reductions over a non-contiguous layout may group the float sum differently from eager (which
 reduces a contiguous intermediate): there fused is compared with eager within the dtype's

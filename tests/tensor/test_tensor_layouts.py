@@ -133,7 +133,8 @@ def test_the_contiguous_fast_path_checks_each_array_against_its_own_itemsize():
     assert one_c_layout((f64, view), (0, 1)) == one_c_layout((view, f64), (0, 1)) == 0
     assert one_c_layout((f64, 2.0, f32), (0, 2)) == one_c_layout((f32, f64), (0, 1)) == 35
     assert one_c_layout((f32, arr(F32, (5, 7), device=1)), (0, 1)) == 0
-    assert one_c_layout((f32, arr(F32, (7, 5))), (0, 1)) == one_c_layout((f32, arr(dt.float64, (7, 5), (8, 56))), (0, 1)) == 0
+    transposed = arr(dt.float64, (7, 5), (8, 56))
+    assert one_c_layout((f32, arr(F32, (7, 5))), (0, 1)) == one_c_layout((f32, transposed), (0, 1)) == 0
     assert one_c_layout((arr(F16, (5, 7), (28, 4)), f32), (0, 1)) == 0   # float16 x[:, ::2] vs float32
     assert one_c_layout((arr(F32, (0, 7)), arr(F32, (0, 7))), (0, 1)) == 0   # empty: the general path
     assert one_c_layout((arr(F32, ()), arr(F32, ())), (0, 1)) == 1

@@ -14,7 +14,8 @@ from .._core import dtypes as _dt
 from .._core.array import ndarray, register
 from .._core.shapes import broadcast_shapes
 from .._kernels.elementwise import ElementwiseKernel, is_scalar, scalar_value
-from ._elementwise import Fast as _Fast, OpBase as _OpBase, apply_fast as _apply_fast, bind as _bind_fast, binop as _binop_fast
+from ._elementwise import Fast as _Fast, OpBase as _OpBase, apply_fast as _apply_fast, bind as _bind_fast, \
+    binop as _binop_fast
 from .creation import asarray as _asarray
 
 _UNARY_FLOAT = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
@@ -142,6 +143,11 @@ def _apply(op: _Op, args, out=None):
         r = _apply_fast(op, args)
         if r is not None:
             return r
+    return _general(op, args, out)
+
+
+def _general(op: _Op, args, out=None):
+    """_apply without the C hot path: every case (out=, broadcasting, strides, new types)."""
     if op.compute == "exact" and not all(isinstance(a, ndarray) for a in args):
         # A scalar into a kernel that computes in a 2-byte float (nextafter in bfloat16) goes as a
         # 0-d array of the compute type: the kernel's scalar parameter path gave a wrong value there
@@ -160,18 +166,20 @@ def _apply(op: _Op, args, out=None):
     return op.kernel(*kargs, _bindings={"C": c, "Y": y})
 
 
-
 _OPS: dict[str, _Op] = {}
 
 
 def _def(name, nin, expr, **kw) -> Callable[..., ndarray]:
     op = _OPS[name] = _Op(name, nin, expr, **kw)
+    # (_apply inlined: the C hot path, else the general one; a Python frame less)
     if nin == 1:
         def f(x: ndarray, /) -> ndarray:
-            return _apply(op, (x,))
+            r = _apply_fast(op, (x,))
+            return r if r is not None else _general(op, (x,))
     else:
         def f(x1: ndarray | complex, x2: ndarray | complex, /) -> ndarray:
-            return _apply(op, (x1, x2))
+            r = _apply_fast(op, (x1, x2))
+            return r if r is not None else _general(op, (x1, x2))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Element-wise {name} (array API)."
     return f
@@ -341,5 +349,6 @@ def _inplace(name: str, x: ndarray, o):
 
 # ndarray's operators and methods (x + y, -x, x.real, x.clip, ...) call these
 _bind_fast(ndarray, _OPS, _fast_entry, _binop)
-register(binop=_binop_fast, inplace=_inplace, negative=negative, positive=positive, abs=abs, bitwise_invert=bitwise_invert,
+register(binop=_binop_fast, inplace=_inplace, negative=negative, positive=positive, abs=abs,
+         bitwise_invert=bitwise_invert,
          real=real, imag=imag, conj=conj, clip=clip)

@@ -13,3 +13,4 @@ cdef class ArrayBase:
 
 cdef ArrayBase new_array(type cls, tuple shape, tuple strides, object dtype, MemoryPointer mem)
 cdef tuple c_strides(tuple shape, Py_ssize_t itemsize, Py_ssize_t* count)
+cdef bint is_c_strides_1d(tuple strides, Py_ssize_t itemsize) noexcept

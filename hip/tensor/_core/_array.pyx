@@ -150,11 +150,28 @@ cdef ArrayBase new_array(type cls, tuple shape, tuple strides, object dtype, Mem
     return a
 
 
+cdef tuple _strides_1d = tuple([(k,) for k in range(17)])    # the C strides of every 1-d array by itemsize
+
+
+cdef bint is_c_strides_1d(tuple strides, Py_ssize_t itemsize) noexcept:
+    """Whether `strides` is the one tuple `c_strides` gives 1-d arrays of `itemsize` (their C
+    strides: the contiguity check of the per-op path is then an identity)."""
+    return 0 < itemsize <= 16 and strides is _strides_1d[itemsize]
+
+
 cdef tuple c_strides(tuple shape, Py_ssize_t itemsize, Py_ssize_t* count):
     """C-order strides of `shape` (ints) and its element count in `count`; None where a dimension
-    is not a small non-negative int or the byte count would overflow (the caller asks shapes.py)."""
+    is not a small non-negative int or the byte count would overflow (the caller asks shapes.py).
+    1-d shapes share one strides tuple per itemsize (`is_c_strides_1d`)."""
     cdef Py_ssize_t k, n = len(shape), d, s = itemsize, total = 1
-    cdef tuple out = PyTuple_New(n)
+    cdef tuple out
+    if n == 1 and 0 < itemsize <= 16:
+        x = shape[0]
+        if type(x) is not int or not 0 <= x < LIMIT:
+            return None
+        count[0] = <Py_ssize_t>x
+        return <tuple>_strides_1d[itemsize]
+    out = PyTuple_New(n)
     for k in range(n - 1, -1, -1):
         x = shape[k]
         if type(x) is not int or not 0 <= x < LIMIT:

@@ -38,6 +38,7 @@ def set_fast_path(bint on):
     return prev
 
 
+@cython.auto_pickle(False)
 cdef class Block:
     """A range of a segment; `key`/`fence` say who may take it while free (memory.py's doc)."""
 
@@ -47,6 +48,7 @@ cdef class Block:
         self.prev = self.next = self.uses = None
 
 
+@cython.auto_pickle(False)
 cdef class DeviceAllocatorCore:
     """The fields of a device allocator that the fast path reads and updates (memory.py's
     `_DeviceAllocatorBase` and its subclasses add the rest). `fast_path`: whether `quick` (size ->
@@ -66,13 +68,19 @@ cdef class DeviceAllocatorCore:
         self._lock, self._locked = lock, lock.locked
 
 
-@cython.no_gc_clear     # (in no cycle; its block must reach __dealloc__)
+@cython.auto_pickle(False)
+@cython.no_gc_clear     # (its block must reach __del__ whole)
 cdef class MemoryPointer:
     """Device memory from an allocator (`get_allocator()` when it was made); the block returns to it
     when this object is garbage collected. `ptr` is the address, `size` the bytes asked for, `stream`
     the stream it was allocated on (reuse on it needs no synchronization)."""
 
-    def __dealloc__(self):
+    # A finalizer (tp_finalize), not __dealloc__: when an array's memory dies with a reference
+    # cycle (a traceback's frames, a graph's pool), the collector runs every finalizer of the
+    # garbage before it clears any of it; from __dealloc__ the block (in the garbage too: a whole
+    # segment's blocks reach each other only through their MemoryPointers) came back with its
+    # fields already cleared (ptr, stream, prev/next None), lost or handed out again broken.
+    def __del__(self):
         b = self._block
         if b is not None:
             self._block = None

@@ -13,7 +13,8 @@ Allocator (one per device):
   blocks of the others with one event each). `MemoryPointer.record_stream(s)` (torch's) delays the
   free until the work queued on `s` so far has completed.
 * while a device has seen one stream, a freed small block is kept whole under its size and the
-  next request of that size takes it at once (the per-op fast path: no split, no merge); these
+  next request of that size takes it at once (the per-op fast path: no split, no merge; taken
+  and refilled in C, `_core/_memory.pyx`, with the same statistics); these
   blocks join the pool, merged, when a request finds nothing there, a second stream comes, or the
   cache is emptied.
 * statistics change where blocks change hands; `memory_stats()` reads them.

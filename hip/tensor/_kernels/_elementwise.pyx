@@ -6,12 +6,13 @@ without Python code, once the kernel of that element count is known (`Elementwis
 finds and caches it, in Python)."""
 cimport cython
 from cpython.dict cimport PyDict_GetItemWithError
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uintptr_t
 
-from hip.tensor._core._array cimport ArrayBase, DTypeBase, c_strides, new_array
+from hip.tensor._core._array cimport ArrayBase, DTypeBase, c_strides, is_c_strides_1d, new_array
 from hip.tensor._core._memory cimport alloc
 from hip._kernel_args cimport dim3
 from hip.tensor._core.launch cimport StreamBase, current_stream, device, launch_dims
@@ -63,12 +64,21 @@ cdef class Signature:
 
 
 cdef bint _c_strides_of(tuple shape, tuple strides, Py_ssize_t itemsize) except -1:
-    """Whether `strides` are the C-order strides of `shape` for `itemsize` (shapes.c_layout's)."""
+    """Whether `strides` are the C-order strides of `shape` (small positive ints) for `itemsize`
+    (shapes.c_layout's)."""
     cdef Py_ssize_t k, n = len(shape), s = itemsize, d
+    cdef long long v
+    cdef int over
     if len(strides) != n:
         return False
+    if is_c_strides_1d(strides, itemsize):
+        return True
     for k in range(n - 1, -1, -1):
-        if strides[k] != s:
+        st = strides[k]
+        if type(st) is not int:
+            return False
+        v = PyLong_AsLongLongAndOverflow(st, &over)
+        if over or v != s:
             return False
         d = shape[k]
         if d > 1:
@@ -144,6 +154,8 @@ cdef object call_contiguous(object kernel, Signature sig, tuple args):
         t = outs_t[k]
         osz = (<DTypeBase?>t).itemsize
         st = strides if osz == isz else c_strides(shape, osz, &cnt)
+        if st is None:              # (not for n < 2**46 elements of <= 64 bytes: the general path)
+            return None
         o = new_array(_nd, shape, st, t, alloc(None, n * osz, stream))
         Py_INCREF(o)
         PyTuple_SET_ITEM(outs, k, o)

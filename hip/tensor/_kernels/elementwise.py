@@ -24,7 +24,8 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.array import ndarray
-from .._core.device import Device, _error, current_stream as _current_stream, get_device_id as _get_device_id, on_device as _on_device
+from .._core.device import Device, _error, current_stream as _current_stream, get_device_id as _get_device_id, \
+    on_device as _on_device
 from .._core.dtypes import DType
 from .._core.memory import MemoryPointer
 from .._core.shapes import broadcast_shapes, broadcast_strides, collapse, is_c_contiguous, memory_extent, prod
