@@ -29,7 +29,7 @@ fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee -a "$OUT/summary.txt"
 
 step "generate the bindings"
-python3 -m codegen --include "$INC" 2>&1 | tee -a "$OUT/summary.txt"
+python3 -m codegen --include "$INC" 2>&1 | tee -a "$OUT/summary.txt" || { echo "generation failed"; exit 1; }
 if [ -n "${PREBUILT:-}" ]; then
   step "unpack the bindings built earlier ($PREBUILT)"
   tar xzf "$PREBUILT"

@@ -63,7 +63,28 @@ def torch_kernels(torch, fn) -> int | None:
         return None
 
 
-def report(label, ms, base_ms=None, err=None, launches=None):
+def kernel_times(torch, fn, top: int):
+    """Print the top GPU kernels of one call of fn by total time, from PyTorch's profiler, which
+    records every kernel of the process (hip.tensor's and its libraries' as well as PyTorch's)."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+    except Exception as e:      # no CUPTI/kineto in this build
+        print(f"    (no profile: {e})")
+        return
+    acc = {}
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            n, us = acc.get(e.name, (0, 0.0))
+            acc[e.name] = (n + 1, us + e.time_range.elapsed_us())
+    total = sum(us for _, us in acc.values()) or 1.0
+    for name, (n, us) in sorted(acc.items(), key=lambda kv: -kv[1][1])[:top]:
+        print(f"    {us / 1e3:8.3f} ms {100 * us / total:5.1f}% x{n:<4} {name[:110]}")
+
+
+def line(label, ms, base_ms=None, err=None, launches=None):
     ratio = f"  PyTorch/ours {base_ms / ms:5.2f}x" if base_ms else ""
     e = f"  max rel diff {err:.1e}" if err is not None else ""
     n = f"  launches {launches}" if launches else ""
@@ -86,7 +107,10 @@ def _compare(args, torch, make_torch, make_ht, x_host, variants, dtypes):
             t_ms = gpu_ms(lambda: tm(tx), args.reps)
             want = tm(tx).float().cpu().numpy()
             t_launch = torch_kernels(torch, lambda: tm(tx))
-        report("PyTorch eager", t_ms, launches=None if t_launch is None else f"{t_launch} kernels")
+        line("PyTorch eager", t_ms, launches=None if t_launch is None else f"{t_launch} kernels")
+        if args.profile:
+            with torch.no_grad():
+                kernel_times(torch, lambda: tm(tx), args.profile)
         res = {"torch": t_ms}
         x = ht.asarray(x_host, dtype=dt)
         for label, prepare in variants.items():
@@ -99,10 +123,13 @@ def _compare(args, torch, make_torch, make_ht, x_host, variants, dtypes):
                 m.to(dt)
                 ms = gpu_ms(lambda: m(x), args.reps)
                 y, kernels, lib = nets.count_launches(lambda: m(x))
+                if args.profile and label.startswith("fused") and torch is not None:
+                    print(f"  hip.tensor {label}:")
+                    kernel_times(torch, lambda: m(x), args.profile)
             finally:
                 restore()
             err = nets.max_rel_diff(y.astype("float32").get(), want)
-            report(f"hip.tensor {label}", ms, t_ms, err, f"{kernels} kernels + {lib} gemms")
+            line(f"hip.tensor {label}", ms, t_ms, err, f"{kernels} kernels + {lib} gemms")
             res[label] = {"ms": ms, "err": err, "kernels": kernels, "library": lib}
             del m, y
             free_all({})
@@ -187,6 +214,8 @@ def main() -> int:
     ap.add_argument("--width", type=int, default=1024)
     ap.add_argument("--heads", type=int, default=16)
     ap.add_argument("--mlp", type=int, default=4096)
+    ap.add_argument("--profile", type=int, default=0, metavar="N",
+                    help="print each side's N costliest GPU kernels (PyTorch's profiler)")
     args = ap.parse_args()
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     if open_device() is None:

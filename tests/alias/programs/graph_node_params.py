@@ -84,7 +84,7 @@ def main():
     launch.kernel.func = kernel
     launch.kernel.gridDimX, launch.kernel.gridDimY, launch.kernel.gridDimZ = n // 256, 1, 1
     launch.kernel.blockDimX, launch.kernel.blockDimY, launch.kernel.blockDimZ = 256, 1, 1
-    launch.kernel.kernelParams = ((d_a, 10, n), (ctypes.c_void_p, ctypes.c_int, ctypes.c_int))
+    launch.kernel.kernelParams = ((d_a, 10, n), (None, ctypes.c_int, ctypes.c_int))   # None: a CUdeviceptr by its storage (c_void_p would pass that address itself)
     compute = add_node(graph, [clear], launch)
 
     record = driver.CUgraphNodeParams()
@@ -159,7 +159,7 @@ def main():
     # the executable graph's memset and kernel changed by the polymorphic call
     memset.memset.value = 100
     check(driver.cuGraphExecNodeSetParams(graph_exec, clear, memset))
-    launch.kernel.kernelParams = ((d_a, 1, n), (ctypes.c_void_p, ctypes.c_int, ctypes.c_int))
+    launch.kernel.kernelParams = ((d_a, 1, n), (None, ctypes.c_int, ctypes.c_int))
     check(driver.cuGraphExecNodeSetParams(graph_exec, compute, launch))
     check(driver.cuGraphLaunch(graph_exec, stream))
     check(driver.cuStreamSynchronize(stream))
