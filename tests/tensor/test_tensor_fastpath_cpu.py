@@ -10,6 +10,7 @@ one launch per op."""
 from __future__ import annotations
 
 import gc
+import sys
 
 import pytest
 
@@ -177,3 +178,17 @@ def test_scalar_conversion_follows_the_value(nodevice, monkeypatch):
     finally:
         _elementwise.bind(ndarray, real, ek._error, es.VECTOR_MIN)
     assert seen == [2.0, 3.0, 2.0]
+
+
+def test_fresh_strides_own_their_ints(nodevice):
+    """A fresh n-d array's strides (`_core._array.c_strides`) hold references to their ints: the tuple
+    was given a temporary that Cython released after, so a stride past 256 was freed memory, soon
+    another object (wrong strides in later kernels, crashes in unrelated code)."""
+    shapes = [(3, 1000), (4, 5, 7), (2, 3, 300), (70, 70, 2), (5, 600, 1)]
+    arrays = [ndarray._empty(s, dt.float64, 0) for s in shapes]
+    churn = [k * 1000003 for k in range(20000)]     # ints of a stride's size reuse freed ones' memory
+    for a, s in zip(arrays, shapes):
+        assert a._strides == c_strides(s, 8)
+        for v in a._strides:
+            assert type(v) is int and sys.getrefcount(v) >= 3   # the tuple's, v's, the call's
+    del churn

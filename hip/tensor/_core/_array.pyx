@@ -165,6 +165,8 @@ cdef tuple c_strides(tuple shape, Py_ssize_t itemsize, Py_ssize_t* count):
     1-d shapes share one strides tuple per itemsize (`is_c_strides_1d`)."""
     cdef Py_ssize_t k, n = len(shape), d, s = itemsize, total = 1
     cdef tuple out
+    cdef object v       # (untyped, Cython infers a C Py_ssize_t from `v = s`: SET_ITEM then stores a
+                        # temporary int that Cython releases after, the tuple's item freed memory)
     if n == 1 and 0 < itemsize <= 16:
         x = shape[0]
         if type(x) is not int or not 0 <= x < LIMIT:
