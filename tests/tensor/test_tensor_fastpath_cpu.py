@@ -192,3 +192,71 @@ def test_fresh_strides_own_their_ints(nodevice):
         for v in a._strides:
             assert type(v) is int and sys.getrefcount(v) >= 3   # the tuple's, v's, the call's
     del churn
+
+
+def _memory_invariants():
+    """The allocator's state against every live MemoryPointer (found by the collector's list):
+    no two live ones, `quick`'s blocks and the pools' blocks overlap; a live one's block is
+    allocated, a cached one's not; every live array's `_ptr` lies in its memory and its strides
+    are ints it holds."""
+    mps = [o for o in gc.get_objects() if type(o) is M.MemoryPointer and o._block is not None]
+    ranges = []
+    for m in mps:
+        b = m._block
+        assert m.ptr == b.ptr and b.allocated
+        ranges.append((b.ptr, b.ptr + b.size, "live"))
+    for a in M.get_allocator()._devices.values():
+        for size, q in a.quick.items():
+            for b in q:
+                assert b.size == size and not b.allocated and not any(b is m._block for m in mps)
+                ranges.append((b.ptr, b.ptr + b.size, "quick"))
+        for pool in (a.small, a.large):
+            ranges += [(e[3].ptr, e[3].ptr + e[3].size, "pool") for e in pool]
+    ranges.sort()
+    for r, s in zip(ranges, ranges[1:]):
+        assert s[0] >= r[1], f"{r[2]} [{r[0]:#x}, {r[1]:#x}) overlaps {s[2]} [{s[0]:#x}, {s[1]:#x})"
+    for o in gc.get_objects():
+        if isinstance(o, ndarray) and type(o._data) is M.MemoryPointer and o.size:
+            d = o._data
+            assert d._block is not None and d.ptr <= o._ptr < d.ptr + d.size
+            assert all(type(v) is int and sys.getrefcount(v) >= 3 for v in o._strides)
+
+
+def test_op_sequences_keep_memory_and_fields_whole(nodevice):
+    """Many ops (fresh n-d arrays, views, transposes, broadcasts, in-place, the C and the general
+    path, gc churn), the allocator's and the arrays' invariants checked after each: the sequences
+    of the GPU tests that failed (wrong values, crashes) with the fast path."""
+    f32, f64 = dt.float32, dt.float64
+    kept = []
+    for k in range(40):
+        shape = ((3, 1000), (4, 5, 7), (7, 60), (2, 3, 300), (k + 1,), (k + 2, 33))[k % 6]
+        x = ndarray._empty(shape, f32, 0)
+        y = ndarray._empty(shape, f32 if k % 3 else f64, 0)
+        results = [x + y, x * 2, x < y, 1.5 - x]
+        t = x.transpose(tuple(reversed(range(x.ndim))))
+        results += [t + t, t * 2, x[..., ::2] + 1, x[..., :1] + y]
+        x += 1
+        x[..., 1:] *= 2
+        if k % 4 == 0:
+            kept.append(results[k % len(results)])
+        del x, y, t, results
+        if k % 5 == 0:
+            gc.collect()
+        _memory_invariants()
+    del kept
+    gc.collect()
+    _memory_invariants()
+
+
+@pytest.mark.parametrize("var,check", [
+    ("HIP_TENSOR_NO_MEMORY_FAST_PATH", "from hip.tensor._core import _memory as m; print(m.set_fast_path(True))"),
+    ("HIP_TENSOR_NO_C_PATH", "from hip.tensor._api import elementwise as e; print(e._C_PATH)")])
+def test_the_c_path_switches(var, check):
+    """The environment switches (read at import) that turn each C path off, for bisecting on a GPU."""
+    import os
+    import subprocess
+    env = dict(os.environ, **{var: "1"})
+    r = subprocess.run([sys.executable, "-c", "import hip.tensor; " + check], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False"

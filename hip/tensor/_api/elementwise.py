@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import os
+
 import numpy as np
 
 from .._core import dtypes as _dt
@@ -108,8 +110,14 @@ def _checked(name: str, args):
     return dts
 
 
+# HIP_TENSOR_NO_C_PATH=1 (read at import): no op takes the per-op C path (every call is _general's)
+_C_PATH = os.environ.get("HIP_TENSOR_NO_C_PATH", "") not in ("1", "true", "yes")
+
+
 def _fast_entry(op: _Op, args):
     """The _Fast of these arguments' types, or None (the general path then decides every call)."""
+    if not _C_PATH:
+        return None
     if not all(type(a) is ndarray or is_scalar(a) for a in args):
         return None
     if op.compute == "exact" and not all(type(a) is ndarray for a in args):

@@ -39,7 +39,7 @@ from hip import hip as h
 from hip.errors import HipError, check
 
 from ._memory import Block as _Block, DeviceAllocatorCore, MemoryPointer, alloc as _alloc, bind as _bind, \
-    set_current as _set_current
+    set_current as _set_current, set_fast_path as _set_fast_path
 from .device import Device, Stream, _completed, _error, current_stream, get_device_id, null_stream, on_device
 
 __all__ = ["MemoryPointer", "PinnedMemory", "OutOfMemoryError", "alloc", "alloc_pinned", "memcpy", "memset",
@@ -1021,3 +1021,5 @@ def memset(dst, value: int, nbytes: int, stream: Stream | None = None) -> None:
 
 
 _bind(_capturing, _current, current_stream, _index)    # alloc (in C) reads _capturing and _current
+if os.environ.get("HIP_TENSOR_NO_MEMORY_FAST_PATH", "") in ("1", "true", "yes"):
+    _set_fast_path(False)       # every allocation and free through malloc and _free (for debugging)
