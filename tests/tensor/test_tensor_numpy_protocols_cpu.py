@@ -319,7 +319,8 @@ def test_every_numpy_function_taking_like_has_its_hip_tensor_namesake(name):
 
 
 @pytest.mark.parametrize("call, pos, kw", [
-    (lambda: _args(np.array, [1, 2], np.float32, copy=False, ndmin=2), [[1, 2], np.float32], {"copy": False, "ndmin": 2}),
+    (lambda: _args(np.array, [1, 2], np.float32, copy=False, ndmin=2), [[1, 2], np.float32],
+     {"copy": False, "ndmin": 2}),
     (lambda: _args(np.array, X, order="F", subok=False, ndmax=0), [X], {"order": "F"}),
     (lambda: _args(np.asanyarray, X, None, "A"), [X, None, "A"], {}),
     (lambda: _args(np.require, X, None, "CW"), [X, None, "CW"], {}),

@@ -55,12 +55,15 @@ def _fits(x: ndarray, order: str) -> bool:
     return x.flags.f_contiguous if order == "F" else True
 
 
-def _in_order(x, axes: list[int], **asarray_kwargs) -> ndarray:
-    """asarray of `x` (hip.tensor, device or NumPy array) with its axes laid out in `axes`' order."""
+def _copy_in(x, axes: list[int], dtype=None, device=None) -> ndarray:
+    """A new array (owning its memory) of x's values (a hip.tensor, device or NumPy array),
+    its axes laid out in memory in `axes`' order, slowest first."""
     if axes == sorted(axes):
-        return asarray(x, **asarray_kwargs)
+        return asarray(x, dtype=dtype, device=device, copy=True)
+    c = asarray(x.transpose(axes), dtype=dtype, device=device, copy=True)
     back = sorted(range(len(axes)), key=axes.__getitem__)
-    return asarray(x.transpose(axes), **asarray_kwargs).transpose(back)
+    return ndarray._view_of(c._data, c.ptr, tuple(c.shape[i] for i in back), tuple(c.strides[i] for i in back),
+                            c.dtype, c.device_id)
 
 
 def array(obj, /, dtype=None, *, copy=True, order="K", ndmin=0, device=None) -> ndarray:
@@ -76,15 +79,17 @@ def array(obj, /, dtype=None, *, copy=True, order="K", ndmin=0, device=None) -> 
         if copy or moves or (d is not None and d is not src.dtype) or not _fits(src, o):
             if copy is False:
                 raise ValueError("array: this dtype, device or order needs a copy (copy=False given)")
-            out = _in_order(src, _axes_in_memory(src, o), dtype=d, device=device, copy=True)
+            out = _copy_in(src, _axes_in_memory(src, o), d, device)
         else:
             out = src
     elif isinstance(obj, np.ndarray):
-        out = _in_order(obj, _axes_in_memory(obj, o), dtype=d, device=device, copy=copy)
+        if copy is False:
+            raise ValueError("array: host data reaches the device only by a copy (copy=False given)")
+        out = _copy_in(obj, _axes_in_memory(obj, o), d, device)
     else:
         out = asarray(obj, dtype=d, device=device, copy=copy)
         if not _fits(out, o):           # (order='F' of nested sequences)
-            out = _in_order(out, _axes_in_memory(out, o), copy=True)
+            out = _copy_in(out, _axes_in_memory(out, o))
     if out.ndim < ndmin:
         out = expand_dims(out, axis=tuple(range(ndmin - out.ndim)))
     return out
@@ -120,7 +125,7 @@ def require(a, dtype=None, requirements=None) -> ndarray:
     order = "C" if "C" in reqs else "F" if "F" in reqs else "A"
     out = array(a, dtype, copy=None, order=order)
     if not all(getattr(out.flags, _FLAGS[r]) for r in reqs):
-        out = _in_order(out, _axes_in_memory(out, order), copy=True)
+        out = _copy_in(out, _axes_in_memory(out, order))
     return out
 
 
