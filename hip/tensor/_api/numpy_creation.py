@@ -13,13 +13,17 @@ from __future__ import annotations
 import operator
 
 import numpy as np
-from numpy._core._asarray import POSSIBLE_FLAGS as _REQUIREMENTS
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .creation import _device_id, _import_device_array, arange, asarray, eye, meshgrid, ones, tril
 from .manipulation import expand_dims
 from .numpy_protocols import signature as _signature
+
+try:                                    # np.require's flag names (NumPy 2; numpy.core in NumPy 1)
+    from numpy._core._asarray import POSSIBLE_FLAGS as _REQUIREMENTS
+except ImportError:                     # pragma: no cover
+    from numpy.core._asarray import POSSIBLE_FLAGS as _REQUIREMENTS
 
 __all__ = ["array", "asanyarray", "ascontiguousarray", "asfortranarray", "require", "identity", "tri",
            "fromfunction", "frombuffer", "fromfile", "fromiter", "fromstring", "loadtxt", "genfromtxt"]
