@@ -255,6 +255,7 @@ def test_softmax_misaligned_rows(dtype, offset, rng):
     """Contiguous rows whose start is off the 16-byte grid: narrower loads, same values."""
     base, tbase = make((offset + 6 * 512,), dtype, rng, -8, 8)
     x, t = base[offset:].reshape((6, 512)), tbase[offset:].reshape(6, 512)
+    assert x.ptr % 16 == offset * x.itemsize % 16           # a view: the offset stays
     check(F.softmax(x, dim=-1), TF.softmax(t, dim=-1), dtype)
     check(F.log_softmax(x, dim=-1), TF.log_softmax(t, dim=-1), dtype)
 
