@@ -226,8 +226,9 @@ ODD_BATCHES = [
      lambda t: t.transpose(1, 0, 2, 3)),
     ("three-dims", (2, 4, 3, 5, 6), lambda t: t.transpose(0, 2, 1, 3, 4), (4, 6, 7), lambda t: t),
     ("column-major", (3, 2, 6, 5), lambda t: t.transpose(1, 0, 3, 2), (2, 3, 6, 7), lambda t: t),
-    ("vector", (3, 4, 6), lambda t: t[:, 1:3], (6,), lambda t: t),
+    ("vector", (3, 4, 5, 6), lambda t: t[:, 1:3], (6,), lambda t: t),
     ("zero-and-negative", (1, 4, 5, 6), lambda t: t[:, ::-1], (3, 1, 6, 7), lambda t: t),
+    ("one-element-aligned", (3, 4, 5, 7), lambda t: t[:, 1:3, :, 1:], (3, 2, 6, 8), lambda t: t[..., 1:]),
 ]
 
 
