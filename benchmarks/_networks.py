@@ -281,7 +281,7 @@ def count_launches(fn):
     from hip.tensor._kernels.compiler import Function
     from hip.tensor._libs import blas, blaslt
     counts = {"kernels": 0, "library": 0}
-    saved = Function.launch, blas.gemm_strided_batched, blaslt.linear
+    saved = Function.launch, blas.gemm_batched, blaslt.linear
 
     def launch(self, *a, **k):
         counts["kernels"] += 1
@@ -296,9 +296,9 @@ def count_launches(fn):
         counts["library"] += bool(ran)
         return ran
 
-    Function.launch, blas.gemm_strided_batched, blaslt.linear = launch, gemm, linear
+    Function.launch, blas.gemm_batched, blaslt.linear = launch, gemm, linear
     try:
         out = fn()
     finally:
-        Function.launch, blas.gemm_strided_batched, blaslt.linear = saved
+        Function.launch, blas.gemm_batched, blaslt.linear = saved
     return out, counts["kernels"], counts["library"]
