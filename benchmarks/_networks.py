@@ -282,7 +282,7 @@ def count_launches(fn):
     from hip.tensor._core import launch as _launch
     from hip.tensor._libs import blas, blaslt
     counts = {"kernels": 0, "library": 0}
-    saved = blas.gemm_strided_batched, blaslt.linear
+    saved = blas.gemm_batched, blaslt.linear
 
     def gemm(*a, **k):
         counts["library"] += 1
@@ -293,11 +293,11 @@ def count_launches(fn):
         counts["library"] += bool(ran)
         return ran
 
-    blas.gemm_strided_batched, blaslt.linear = gemm, linear
+    blas.gemm_batched, blaslt.linear = gemm, linear
     start = _launch.launches()
     try:
         out = fn()
     finally:
-        blas.gemm_strided_batched, blaslt.linear = saved
+        blas.gemm_batched, blaslt.linear = saved
     counts["kernels"] = _launch.launches() - start
     return out, counts["kernels"], counts["library"]

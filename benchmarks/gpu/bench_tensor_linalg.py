@@ -23,6 +23,10 @@
       4096 x 4096 @ (1024 x 4096).T: nn.Linear's x @ w.T) and squares 1024, 2048, 4096, 8192 (--j-max
       caps them); prints for each dtype the least m*n*k from which hipBLASLt was at least --j-margin
       faster on every larger product: the value for `_libs.blaslt.MATMUL_MIN_MNK` (matmul's route).
+  (k), (l) attention's two matmuls, q @ k.mT then p @ v, in bfloat16 (k) and float32 (l, no
+      TF32): q, k, v (b, h, s, d) = (8, 16, 512, 64) views of one (b, s, 3, h, d) projection;
+      hip.tensor one gemm each over device arrays of the heads' addresses, PyTorch's torch.matmul
+      on the same views (it copies the operands no one stride walks first).
 
 GPU times are ht.Event pairs on the null stream around each call (the peers use it too), warm-up
 first, best of --reps. A peer that cannot be imported is skipped with a message. Nothing asserts
@@ -119,6 +123,37 @@ def part_batched(args, peers):
         c = peers["cupy"].asarray(host)
         return (lambda: peers["cupy"].matmul(c[0], c[1])), c
     return contenders(args, peers, make, 2.0 * b * m ** 3)
+
+
+def part_attention(args, peers, dtype: str):
+    import numpy as np
+    import hip.tensor as ht
+    b, s, h, d = 8, 512, 16, 64
+    host = np.random.default_rng(2).uniform(-1, 1, (b, s, 3, h, d)).astype(np.float32)
+    p_host = np.random.default_rng(3).uniform(0, 1.0 / s, (b, h, s, s)).astype(np.float32)
+
+    def make(lib):
+        if lib == "ht":
+            x, p = ht.asarray(host, dtype=dtype), ht.asarray(p_host, dtype=dtype)
+            q, k, v = (x[:, :, i].transpose(0, 2, 1, 3) for i in range(3))
+            return (lambda: (ht.matmul(q, k.mT), ht.matmul(p, v))), (x, p)
+        if lib == "torch":
+            torch = peers["torch"]
+            x = torch.from_numpy(host).cuda().to(getattr(torch, dtype))
+            p = torch.from_numpy(p_host).cuda().to(getattr(torch, dtype))
+            q, k, v = (x[:, :, i].transpose(1, 2) for i in range(3))
+            return (lambda: (torch.matmul(q, k.transpose(-1, -2)), torch.matmul(p, v))), (x, p)
+        raise Skip("hip.tensor against PyTorch only")
+
+    torch = peers.get("torch")
+    old = torch.backends.cuda.matmul.allow_tf32 if torch else None
+    if torch:
+        torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        return contenders(args, peers, make, 2.0 * 2 * b * h * s * s * d)
+    finally:
+        if torch:
+            torch.backends.cuda.matmul.allow_tf32 = old
 
 
 def part_factor(args, peers, what: str):
@@ -274,7 +309,8 @@ def summary(results):
             rows.append((label, "n/a", "not measured"))
     for key, label in (("d", "batched 64^3 gemm vs PyTorch"), ("e", "cholesky vs PyTorch"), ("f", "solve vs PyTorch"),
                        ("g", "batched solve vs PyTorch"), ("h", "batched inv vs PyTorch"),
-                       ("i", "batched eigh 16^2 vs PyTorch")):
+                       ("i", "batched eigh 16^2 vs PyTorch"), ("k", "attention bf16 vs PyTorch"),
+                       ("l", "attention float32 vs PyTorch")):
         r = results.get(key, {})
         if "ht" in r and "torch" in r:
             rows.append((label, f"{r['torch']['ms'] / r['ht']['ms']:.3f}x", "(no target)"))
@@ -287,7 +323,8 @@ def summary(results):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j", help="parts to run (default a,b,c,d,e,f,g,h,i,j)")
+    ap.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k,l",
+                    help="parts to run (default a,b,c,d,e,f,g,h,i,j,k,l)")
     ap.add_argument("--n", type=int, default=8192, help="gemm size of (a)-(c) (default 8192)")
     ap.add_argument("--batch", type=int, default=4096,
                     help="(d), (g), (h) batch of 64 x 64 matrices, (i) of 16 x 16 (default 4096)")
@@ -312,7 +349,9 @@ def main() -> int:
              ("g", f"batched solve {args.batch} x 64^2 float32", lambda: part_batched_lu(args, peers, "solve")),
              ("h", f"batched inv {args.batch} x 64^2 float32", lambda: part_batched_lu(args, peers, "inv")),
              ("i", f"batched eigh {args.batch} x 16^2 float32", lambda: part_batched_eigh(args, peers)),
-             ("j", "matmul through hipBLAS and hipBLASLt", lambda: part_matmul_route(args, peers))]
+             ("j", "matmul through hipBLAS and hipBLASLt", lambda: part_matmul_route(args, peers)),
+             ("k", "attention matmuls bfloat16", lambda: part_attention(args, peers, "bfloat16")),
+             ("l", "attention matmuls float32", lambda: part_attention(args, peers, "float32"))]
     t0 = time.perf_counter()
     results, errors = bt.run_parts(table, parts)
     print("summary")

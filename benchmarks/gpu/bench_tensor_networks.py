@@ -123,7 +123,7 @@ def _compare(args, torch, make_torch, make_ht, x_host, variants, dtypes):
                 m.to(dt)
                 ms = gpu_ms(lambda: m(x), args.reps)
                 y, kernels, lib = nets.count_launches(lambda: m(x))
-                if args.profile and label.startswith("fused") and torch is not None:
+                if args.profile and torch is not None:
                     print(f"  hip.tensor {label}:")
                     kernel_times(torch, lambda: m(x), args.profile)
             finally:

@@ -2,9 +2,11 @@
 """hip.tensor.nn against PyTorch, measured in one process on one GPU.
 
     HIP_PLATFORM=nvidia python3 benchmarks/gpu/bench_tensor_nn.py [--rows 8192] [--cols 8192] [--reps 20]
+        [--dtype float32]
 
-  (a) softmax over the rows of a rows x cols float32 matrix (dim=-1): time, GB/s (read + write),
-      % of peak; target >= 0.9x PyTorch.
+  (a) softmax over the rows of a rows x cols matrix (dim=-1; --dtype, default float32): time, GB/s
+      (read + write), % of peak; target >= 0.9x PyTorch. Rows up to 2048 take the warp kernel
+      (--rows 65536 --cols 512: attention's scores of batch 8, 16 heads, sequence 512).
   (b) layer_norm over the same rows (weight and bias): target >= 0.9x PyTorch.
   (c) an MLP forward pass (eval, no autograd): batch 4096, 1024 -> 4096 -> ReLU -> 4096 -> GELU ->
       1024, float32, float16 and bfloat16; hip.tensor's Sequential against PyTorch's under
@@ -68,17 +70,19 @@ def _rows_part(args, torch, peak, which):
     F = ht.nn.functional
     r, c = args.rows, args.cols
     host = np.random.default_rng(0).standard_normal((r, c), dtype=np.float32)
-    nbytes = 2 * 4 * r * c
+    dt = args.dtype
+    nbytes = 2 * ht.dtype(dt).itemsize * r * c
     out = {}
-    x = ht.asarray(host)
-    w, b = ht.ones((c,), dtype="float32"), ht.zeros((c,), dtype="float32")
+    x = ht.asarray(host, dtype=dt)
+    w, b = ht.ones((c,), dtype=dt), ht.zeros((c,), dtype=dt)
     fn = (lambda: F.softmax(x, dim=-1)) if which == "softmax" else (lambda: F.layer_norm(x, (c,), w, b))
     out["hip.tensor"] = line("hip.tensor", gpu_ms(fn, args.reps), nbytes, peak)
     del x, w, b
     free_all({})
     if torch is not None:
-        tx = torch.from_numpy(host).cuda()
-        tw, tb = torch.ones(c, device="cuda"), torch.zeros(c, device="cuda")
+        tdt = getattr(torch, dt)
+        tx = torch.from_numpy(host).cuda().to(tdt)
+        tw, tb = torch.ones(c, device="cuda", dtype=tdt), torch.zeros(c, device="cuda", dtype=tdt)
         tf = torch.nn.functional
         fn = (lambda: tf.softmax(tx, dim=-1)) if which == "softmax" else (lambda: tf.layer_norm(tx, (c,), tw, tb))
         out["torch"] = line("PyTorch", gpu_ms(fn, args.reps), nbytes, peak, out["hip.tensor"])
@@ -252,7 +256,7 @@ def part_conv(args, torch, peak):
             for dt in ("float32", "bfloat16") for case in CONV_CASES}
 
 
-def summary(results):
+def summary(results, dtype="float32"):
     def verdict(ok):
         return "n/a" if ok is None else ("met" if ok else "NOT met")
     rows = []
@@ -261,7 +265,7 @@ def summary(results):
         if r:
             t = r.get("torch")
             ratio = t / r["hip.tensor"] if t else None
-            rows.append((f"{name} rows f32 >= 0.9x PyTorch", f"{ratio:.2f}x" if ratio else "no PyTorch",
+            rows.append((f"{name} rows {dtype} >= 0.9x PyTorch", f"{ratio:.2f}x" if ratio else "no PyTorch",
                          verdict(ratio >= 0.9 if ratio else None)))
     r = results.get("c")
     if r:
@@ -288,6 +292,8 @@ def main() -> int:
     ap.add_argument("--rows", type=int, default=8192)
     ap.add_argument("--cols", type=int, default=8192)
     ap.add_argument("--reps", type=int, default=20, help="timed calls per contender, best taken (default 20)")
+    ap.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16", "float64"),
+                    help="(a), (b): the rows' dtype (default float32)")
     ap.add_argument("--conv-col-mb", default="", help="(d): also time im2col chunks of at most these MiB, e.g. 16,64")
     ap.add_argument("--cudnn-benchmark", action="store_true", help="(d): torch.backends.cudnn.benchmark = True")
     args = ap.parse_args()
@@ -300,13 +306,13 @@ def main() -> int:
     peak, peak_text = peak_bandwidth()
     print(f"peak      {peak_text}")
     print()
-    table = [("a", f"softmax over rows, {args.rows} x {args.cols} float32", part_softmax),
-             ("b", f"layer_norm over rows, {args.rows} x {args.cols} float32", part_layer_norm),
+    table = [("a", f"softmax over rows, {args.rows} x {args.cols} {args.dtype}", part_softmax),
+             ("b", f"layer_norm over rows, {args.rows} x {args.cols} {args.dtype}", part_layer_norm),
              ("c", "MLP forward, batch 4096, 1024-4096-4096-1024", part_mlp),
              ("d", "conv2d of ResNet-50 layers, N=32, float32 (TF32 off) and bfloat16", part_conv)]
     t0 = time.perf_counter()
     results, errors = run_parts(table, parts, args, torch, peak)
-    return report(summary(results), errors, t0)
+    return report(summary(results, args.dtype), errors, t0)
 
 
 if __name__ == "__main__":

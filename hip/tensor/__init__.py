@@ -21,6 +21,7 @@ Layout: subpackages by role on floors, each importing only from its own floor an
   _libs      loader, blas (hipBLAS, hipSOLVER handles), solver, sparse (hipSPARSE), fft_layout
   _api       the array API's sections: creation, elementwise, statistical, manipulation, indexing,
              searching, sorting, sets, linalg, einsum, info; nanfunctions (NumPy's nansum & co.);
+             numpy_creation (NumPy's array, identity, loadtxt & co.);
              decompositions (linalg's hipSOLVER half);
              numpy_protocols (NumPy's functions and ufuncs on hip.tensor arrays)
   _fusion    ht.fuse: trace, names, fuse
@@ -55,6 +56,7 @@ from ._api.sets import *  # noqa: F401,F403
 from ._api.linalg import *  # noqa: F401,F403
 from ._api.einsum import *  # noqa: F401,F403
 from ._api.nanfunctions import *  # noqa: F401,F403
+from ._api.numpy_creation import *  # noqa: F401,F403
 from ._api import numpy_protocols as _numpy_protocols  # noqa: F401  (NumPy's __array_ufunc__/__array_function__)
 from ._fusion.fuse import *  # noqa: F401,F403
 from . import backends, distributed, fft, linalg, random, sparse  # noqa: F401

@@ -256,6 +256,19 @@ def test_real_functions_to_hip(headers, lib):
     assert {c: bw.get(c, [None])[0] for c in REAL_FUNCTIONS[lib]} == REAL_FUNCTIONS[lib]
 
 
+# the hipBLAS gemms hip.tensor calls (`_libs.blas.gemm_batched`) and what the layer calls for them
+TENSOR_GEMMS = {"hipblasGemmStridedBatchedEx_v2": "cublasGemmStridedBatchedEx",
+                "hipblasGemmBatchedEx_v2": "cublasGemmBatchedEx",
+                "hipblasSgemmStridedBatched": "cublasSgemmStridedBatched", "hipblasSgemmBatched": "cublasSgemmBatched",
+                "hipblasDgemmStridedBatched": "cublasDgemmStridedBatched", "hipblasDgemmBatched": "cublasDgemmBatched"}
+
+
+def test_tensor_gemms_reach_cublas(headers):
+    m, _, cu, _, M = _get(headers, "hipblas")
+    fw = M.functions([f.name for f in m.functions], [f.name for f in cu.functions], m.aliases, cu.aliases, to=CUDA)
+    assert {h: fw.get(h, [None])[0] for h in TENSOR_GEMMS} == TENSOR_GEMMS
+
+
 @pytest.mark.parametrize("lib", LIBS)
 def test_real_types_round_trip(headers, lib):
     m, _, cu, _, M = _get(headers, lib)

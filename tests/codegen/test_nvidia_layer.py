@@ -102,7 +102,9 @@ def test_every_header_function_is_exported(layer_any):
         assert declared, lib
         missing = declared - exported
         assert not missing, f"{lib}: not exported: {sorted(missing)[:10]}"
-        extra = {s for s in exported if not s.startswith("_")} - declared
+        # the spec's hand-written functions may come from a HIP header its bindings do not parse
+        # (the runtime's OpenGL interop, hip_gl_interop.h)
+        extra = {s for s in exported if not s.startswith("_")} - declared - set(nvspec.load(lib).manual)
         assert not extra, f"{lib}: exports what HIP's headers do not declare: {sorted(extra)[:10]}"
 
 

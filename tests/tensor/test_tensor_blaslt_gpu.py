@@ -36,9 +36,12 @@ TORCH_ACT = {None: lambda t: t, "relu": TF.relu, "gelu_tanh": lambda t: TF.gelu(
 def _needs_hipblaslt():
     if not blaslt.available():
         pytest.skip("hipBLASLt does not load here (build it, and on NVIDIA its layer: python -m codegen nvidia)")
+    # every test starts with autotuning on (the timing tests need it; the others set what they test),
+    # whichever test ran before it in this worker
+    saved = ht.backends.matmul.use_hipblaslt, ht.backends.matmul.hipblaslt_autotune
+    ht.backends.matmul.use_hipblaslt, ht.backends.matmul.hipblaslt_autotune = True, True
     yield
-    ht.backends.matmul.use_hipblaslt = True
-    ht.backends.matmul.hipblaslt_autotune = True
+    ht.backends.matmul.use_hipblaslt, ht.backends.matmul.hipblaslt_autotune = saved
 
 
 @pytest.fixture

@@ -154,17 +154,18 @@ def test_eig_runs_on_the_host_through_numpy(monkeypatch):
 
 
 def _solver_kernel_sources():
-    """cholesky's zeroing of the lower triangle, and the batched calls' pointer arrays."""
+    """cholesky's zeroing of the lower triangle, and the batched calls' address arrays (hipSOLVER's
+    and hipBLAS's of one operand, matmul's of three over 1 to 3 batch dimensions)."""
     from hip.tensor._api import decompositions as D
     from hip.tensor._kernels import elementwise as ek
-    from hip.tensor._libs import solver as S
+    from hip.tensor._libs import blas as B
     out = []
     for name in ("float32", "float64", "complex64", "complex128"):
         d = ht.dtype(name)
         spec, b = ek.spec_for(D._zero_below, (dt.int64, dt.int64, d), kinds=("scalar", "scalar", "array"), ndim=0)
         out.append((f"zero_below[{name}]", D._zero_below.generate(spec, b)[0]))
-    spec, b = ek.spec_for(S._pointers, (dt.uint64,) * 3, kinds=("scalar", "scalar", "array"), ndim=0)
-    out.append(("pointers", S._pointers.generate(spec, b)[0]))
+    for operands, ndim in ((1, 1), (3, 1), (3, 2), (3, 3)):
+        out.append((f"pointer_table[{operands}, {ndim}]", B.TABLE.source(operands, ndim)))
     return out
 
 

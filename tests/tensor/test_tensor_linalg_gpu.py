@@ -1,19 +1,29 @@
 """hip.tensor's linear algebra against NumPy: matmul through hipBLAS (float16, bfloat16, float32,
 float64, complex64, complex128) and the tiled kernel (integers, bool) over 1-d/2-d/batched and
 broadcast shapes, transposed/strided/negative/stride-0 operands, empty and k = 0 products, mixed
-dtypes, larger sizes; hipBLAS handles per stream; tensordot, vecdot, matrix_transpose; the
-hip.tensor.linalg namespace (norms, diagonal, trace, outer, cross, matrix_power)."""
+dtypes, larger sizes; batches no one stride walks (attention's heads as views of one projection,
+negative, broadcast and permuted batch dimensions): one gemm over device arrays of addresses, the
+arrays kept for a loop's repeated calls and made in the graph's pool during a capture; hipBLAS
+handles per stream; tensordot, vecdot, matrix_transpose; the hip.tensor.linalg namespace (norms,
+diagonal, trace, outer, cross, matrix_power)."""
 from __future__ import annotations
 
 import gc
+import os
+import sys
 
 import numpy as np
 import pytest
 
 import hip.tensor as ht
+from hip.tensor._core import memory as M
 from hip.tensor._libs import blas as _blas
 
 from gpu_tensor import ALL, KIND, to_device, values
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "benchmarks"))
+from _networks import count_launches  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -163,6 +173,139 @@ def test_blas_handles_per_stream(rng):
     assert _blas.handles_in_use() == base + 1     # back to the device's pool ...
     w2 = ht.Stream.from_handle(s.ptr)
     assert int(_blas.handle(w2)) == hw            # ... and bound to the next stream
+
+
+# -- batches no one stride walks --------------------------------------------------------------------------
+def qkv(name, rng, b=2, s=16, h=4, d=8):
+    """A (b, s, 3, h, d) projection and its q, k, v as (b, h, s, d) views (a transformer's heads),
+    on the device and on the host."""
+    host = data(name, (b, s, 3, h, d), rng)
+    x = to_device(host, name)
+    return x, [x[:, :, i].transpose(0, 2, 1, 3) for i in range(3)], [host[:, :, i].transpose(0, 2, 1, 3)
+                                                                   for i in range(3)]
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_matmul_attention_heads_one_gemm(name, rng):
+    """q @ k.mT and p @ v on views whose samples and heads no one stride walks: one gemm each
+    (its address arrays one kernel, the first time), as NumPy."""
+    _, (q, k, v), (hq, hk, hv) = qkv(name, rng)
+    _blas._tables.clear()
+    got, kernels, gemms = count_launches(lambda: ht.matmul(q, k.mT))
+    assert (kernels, gemms) == (1, 1)
+    check_product(got, np.matmul(ref(hq, name), ref(hk, name).swapaxes(-1, -2)), name, 8)
+    hp = data(name, (2, 4, 16, 16), rng)
+    p = to_device(hp, name)
+    got, kernels, gemms = count_launches(lambda: ht.matmul(p, v))
+    assert (kernels, gemms) == (1, 1)
+    check_product(got, np.matmul(ref(hp, name), ref(hv, name)), name, 16)
+
+
+def test_matmul_attention_loop_reuses_its_address_arrays(rng):
+    """A loop's calls get the allocator's same blocks, hence the same address arrays: once it has
+    settled, each call is one gemm and no kernel. The transformer block's size (8 x 16 heads of
+    512 x 64), bfloat16, as NumPy."""
+    x, (q, k, v), (hq, hk, hv) = qkv("bfloat16", rng, b=8, s=512, h=16, d=64)
+    counts = []
+    for _ in range(7):
+        y = None                                        # the previous output is freed first
+        y, kernels, gemms = count_launches(lambda: ht.matmul(q, k.mT))
+        counts.append((kernels, gemms))
+    assert counts[3:] == [(0, 1)] * 4, counts
+    want = np.matmul(ref(hq[:2, :4], "bfloat16"), ref(hk[:2, :4], "bfloat16").swapaxes(-1, -2))
+    check_product(y[:2, :4], want, "bfloat16", 64)
+
+
+# (a, b) host shapes and the views taken of them on both sides: batch dimensions that do not
+# collapse, each with its own stride pattern
+ODD_BATCHES = [
+    ("negative-and-step", (3, 4, 5, 6), lambda t: t[::-1, ::2], (3, 2, 6, 7), lambda t: t),
+    ("broadcast", (3, 1, 5, 6), lambda t: t, (4, 6, 7), lambda t: t),
+    ("broadcast-negative", (3, 1, 5, 6), lambda t: t[::-1], (4, 6, 7), lambda t: t[::-1]),
+    ("copied-and-permuted", (3, 4, 5, 12), lambda t: t[:, ::2, :, ::2], (2, 3, 6, 7),
+     lambda t: t.transpose(1, 0, 2, 3)),
+    ("three-dims", (2, 4, 3, 5, 6), lambda t: t.transpose(0, 2, 1, 3, 4), (4, 6, 7), lambda t: t),
+    ("column-major", (3, 2, 6, 5), lambda t: t.transpose(1, 0, 3, 2), (2, 3, 6, 7), lambda t: t),
+    ("vector", (3, 4, 5, 6), lambda t: t[:, 1:3], (6,), lambda t: t),
+    ("zero-and-negative", (1, 4, 5, 6), lambda t: t[:, ::-1], (3, 1, 6, 7), lambda t: t),
+    ("one-element-aligned", (3, 4, 5, 7), lambda t: t[:, 1:3, :, 1:], (3, 2, 6, 8), lambda t: t[..., 1:]),
+]
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_matmul_odd_batch_strides(name, rng):
+    for label, sa, fa, sb, fb in ODD_BATCHES:
+        a, b = data(name, sa, rng), data(name, sb, rng)
+        x, y = fa(to_device(a, name)), fb(to_device(b, name))
+        got, _, gemms = count_launches(lambda: ht.matmul(x, y))
+        assert gemms == 1, label
+        want = np.matmul(ref(fa(a), name), ref(fb(b), name))
+        check_product(got, want, name, sb[-2] if len(sb) > 1 else sb[0])
+
+
+def _view_numpy(t, n: int) -> np.ndarray:
+    return ht.ndarray._view_of(t, t.ptr, (n,), (8,), ht.uint64, t.device_id).get()
+
+
+def test_pointer_table_addresses_and_key():
+    """The addresses of each operand's matrices in C order (negative strides wrap below the base);
+    the same key gives the kept array without a launch, another key another array."""
+    s = ht.current_stream()
+    shape = (3, 4, 5)
+    ops = ((1 << 40, (-600, 0, 48)), (7 << 30, (8, 24, 96)), (5 << 20, (4000, 1000, 200)))
+    t, kernels, _ = count_launches(lambda: _blas.pointer_table(s, shape, ops))
+    assert kernels == 1
+    idx = np.indices(shape).reshape(3, -1)
+    want = np.concatenate([(base + (np.asarray(st)[:, None] * idx).sum(0)).astype(np.uint64) for base, st in ops])
+    np.testing.assert_array_equal(_view_numpy(t, want.size), want)
+    again, kernels, _ = count_launches(lambda: _blas.pointer_table(s, shape, ops))
+    assert again is t and kernels == 0
+    other = _blas.pointer_table(s, shape, ops[:2])
+    assert other is not t
+    np.testing.assert_array_equal(_view_numpy(other, 120), want[:120])
+
+
+def test_pointer_tables_evicted_by_use(rng, monkeypatch):
+    """With room for two arrays, four products in turn, twice: each right (an evicted array is
+    made again), two kept."""
+    monkeypatch.setattr(_blas, "TABLES", 2)
+    _blas._tables.clear()
+    x, (q, k, v), (hq, hk, hv) = qkv("float32", rng)
+    pairs = [(q, k.mT, hq, hk.swapaxes(-1, -2)), (k, q.mT, hk, hq.swapaxes(-1, -2)),
+             (q, v.mT, hq, hv.swapaxes(-1, -2)), (v, k.mT, hv, hk.swapaxes(-1, -2))]
+    for _ in range(2):
+        for a, b, ha, hb in pairs:
+            check_product(ht.matmul(a, b), np.matmul(ref(ha, "float32"), ref(hb, "float32")), "float32", 8)
+    assert len(_blas._tables) == 2
+
+
+def test_matmul_attention_in_a_graph_capture(rng):
+    """Captured (after a warm-up on the capture's stream, as PyTorch asks): the address arrays come
+    from the graph's pool and are not kept; eager work between replays (new blocks written) leaves
+    the replay right; new input copied in is read."""
+    x, (q, k, v), (hq, hk, hv) = qkv("float32", rng)
+    _blas._tables.clear()
+    s = ht.Stream(non_blocking=True)
+    with s:
+        ht.matmul(q, k.mT)
+    s.synchronize()
+    assert len(_blas._tables) == 1
+    g = ht.Graph()
+    before = M.memory_stats()["allocated_bytes.all.current"]
+    with ht.graph(g, stream=s):
+        out = ht.matmul(q, k.mT)
+    assert M.memory_stats()["allocated_bytes.all.current"] == before
+    assert len(_blas._tables) == 1                  # nothing kept from the capture
+    junk = [ht.full((n,), -7.0, dtype=ht.float32) for n in (64, 128, 1000, 4096)]
+    g.replay()
+    check_product(out, np.matmul(ref(hq, "float32"), ref(hk, "float32").swapaxes(-1, -2)), "float32", 8)
+    h2 = data("float32", x.shape, rng)
+    x[...] = ht.asarray(h2)
+    g.replay()
+    ht.synchronize()
+    q2, k2 = (h2[:, :, i].transpose(0, 2, 1, 3) for i in range(2))
+    check_product(out, np.matmul(ref(q2, "float32"), ref(k2, "float32").swapaxes(-1, -2)), "float32", 8)
+    del junk
 
 
 # -- tensordot, vecdot, matrix_transpose -------------------------------------------------------------------

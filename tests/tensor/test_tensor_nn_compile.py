@@ -1,6 +1,7 @@
 """Every kernel of hip.tensor.nn, compiled without a GPU by the real ROCm hiprtc (gfx90a) and, where
 the build fetched NVIDIA's wheel, by NVRTC (sm_90): activations (plain, bias-fused in the strided
-layout, bias+residual-fused, dropout), softmax/log_softmax (also with scaled reads) and the
+layout, bias+residual-fused, dropout), softmax/log_softmax (also with scaled reads; the block
+kernels and the warp kernels of every row shape and load width) and the
 layer/group-norm row kernels (every block size; element, 16-byte vector and register-cached rows),
 batch_norm's apply and running-statistics kernels, the losses, pooling (max, avg, adaptive; 1-3
 spatial dims) and im2col (32- and 64-bit indices; per-sample and samples-inner layouts)/col2im
@@ -34,6 +35,24 @@ def _ew(kernel, dtypes, kinds=None, ndim=0, bindings=None):
     return kernel.generate(spec, b)[0]
 
 
+def warp_softmax_kernels(d):
+    """The warp softmax for every row shape up to its longest row (n a power of two: each lane
+    count, elements per lane and rows per group) and every load width the row may allow; log and
+    scaled with the widest load and with element loads."""
+    out = []
+    n = 1
+    while n <= sm.warp_max(d):
+        lanes, per_lane, batch = sm.warp_shape(n)
+        widest = min(16 // d.itemsize, per_lane)
+        variants = [(v, False, False) for v in (1, 2, 4, 8) if v <= widest]
+        variants += [(widest, True, True), (1, True, False)] + ([(1, False, True)] if widest > 1 else [])
+        for vec, log, scaled in variants:
+            out.append((f"softmax_warp[{d.name},log={log},n={n},v{vec}{',scaled' if scaled else ''}]",
+                        sm.WARP_KERNEL.source(d, log, lanes, per_lane, batch, vec, scaled)))
+        n *= 2
+    return out
+
+
 def nn_matrix():
     out = []
     for d in FLOATS:
@@ -65,6 +84,7 @@ def nn_matrix():
             for grouped in (False, True):
                 out.append((f"rownorm[{d.name},grouped={grouped},{block},v{vec},c{cache}]",
                             nm.KERNEL.source(d, grouped, block, vec, cache)))
+        out += warp_softmax_kernels(d)
         out.append((f"batch_norm[{d.name}]/contiguous", _ew(nm._APPLY, (d, c, c, c, c, c, dt.int64, dt.int64, d),
                                                             kinds=("array",) + ("raw",) * 4 + ("scalar",) * 3
                                                             + ("array",), bindings={"A": c, "Y": d})))
@@ -105,7 +125,7 @@ def test_matrix_covers_every_kernel():
     names = {label.split("[")[0] for label, _ in MATRIX}
     assert set(act.UNARY) <= names
     assert {f"bias_{n}" for n in act.BIAS_ACT} | {f"bias_residual_{n}" for n in act.BIAS_RESIDUAL_ACT} <= names
-    assert {"dropout", "softmax", "rownorm", "batch_norm", "running_update", "mse", "nll", "bce", "im2col2d",
+    assert {"dropout", "softmax", "softmax_warp", "rownorm", "batch_norm", "running_update", "mse", "nll", "bce", "im2col2d",
             "col2im2d", "max_pool3d", "avg_pool1d", "adaptive_pool2d"} <= names
     kernel_names = [m for _, body in MATRIX for m in re.findall(r'__global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(', body)]
     assert len(kernel_names) == len(set(kernel_names)) == len(MATRIX)

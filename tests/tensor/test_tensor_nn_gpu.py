@@ -15,7 +15,7 @@ import pytest
 import hip.tensor as ht
 from hip.tensor._core import launch as _launch
 
-from gpu_tensor import values
+from gpu_tensor import round_bf16, values
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
@@ -219,21 +219,77 @@ def test_softmax_row_lengths(n, rng):
     check(F.log_softmax(x, dim=-1), TF.log_softmax(t, dim=-1), "float32")
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_softmax_noncontiguous_and_dtype(dtype, rng):
-    x, t = make((40, 12), dtype, rng, -5, 5, view=lambda a: a.T[:, ::3])
+# Row lengths at the warp path's boundaries: each lane count (1, 2, 4, 32), elements per lane (1 to 64),
+# two rows per lane group up to 128, loads of 1 to 16 bytes (n odd, even, a multiple of 4 or 8), its
+# end (2048; 1024 in float64) and the block path past it. 21 rows: a multiple of no block's rows.
+EDGES = [1, 2, 3, 31, 32, 33, 64, 127, 128, 129, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 4096]
+EDGES_SHORT = [1, 33, 512, 513, 1024, 1025, 2048, 2049]
+MODES = {"softmax": (F.softmax, TF.softmax, None), "log_softmax_scaled": (F.log_softmax, TF.log_softmax, 0.125)}
+
+
+def _edge_cases():
+    for dtype in DTYPES + ["float64"]:
+        for n in (EDGES if dtype in ("float32", "bfloat16") else EDGES_SHORT):
+            for mode in MODES:
+                yield dtype, n, mode
+
+
+@pytest.mark.parametrize("dtype,n,mode", list(_edge_cases()))
+def test_softmax_row_length_edges(dtype, n, mode, rng):
+    ours, theirs, scale = MODES[mode]
+    x, t = make((3, 7, n), dtype, rng, -8, 8)
+    check(ours(x, dim=-1, scale=scale), theirs(t if scale is None else t * scale, dim=-1), dtype)
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("n", [33, 512, 1025, 3000])
+def test_softmax_scale(n, log, rng):
+    ours, theirs = (F.log_softmax, TF.log_softmax) if log else (F.softmax, TF.softmax)
+    x, t = make((5, n), "float32", rng, -8, 8)
+    check(ours(x, dim=-1, scale=-0.5), theirs(t * -0.5, dim=-1), "float32")
+    check(ours(x, dim=0, scale=3), theirs(t * 3, dim=0), "float32")
+
+
+@pytest.mark.parametrize("offset", [1, 2, 4])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_softmax_misaligned_rows(dtype, offset, rng):
+    """Contiguous rows whose start is off the 16-byte grid: narrower loads, same values."""
+    base, tbase = make((offset + 6 * 512,), dtype, rng, -8, 8)
+    x, t = base[offset:].reshape((6, 512)), tbase[offset:].reshape(6, 512)
+    assert x.ptr % 16 == offset * x.itemsize % 16           # a view: the offset stays
+    check(F.softmax(x, dim=-1), TF.softmax(t, dim=-1), dtype)
+    check(F.log_softmax(x, dim=-1), TF.log_softmax(t, dim=-1), dtype)
+
+
+@pytest.mark.parametrize("n", [8, 512, 3000])
+def test_softmax_grid_stride(n, rng, monkeypatch):
+    """More rows than the grid has blocks: each block loops over further rows (both paths)."""
+    from hip.tensor.nn import _softmax
+    monkeypatch.setattr(_softmax, "MAX_GRID", 3)
+    x, t = make((500, n), "float32", rng, -8, 8)
+    check(F.softmax(x, dim=-1), TF.softmax(t, dim=-1), "float32")
+    check(F.log_softmax(x, dim=-1, scale=0.5), TF.log_softmax(t * 0.5, dim=-1), "float32")
+
+
+@pytest.mark.parametrize("n", [3, 40, 513, 3000])
+@pytest.mark.parametrize("dtype", DTYPES + ["float64"])
+def test_softmax_special_values(dtype, n):
+    """Rows with +-inf, NaN, a row of -inf (NaN, as PyTorch), a lone finite value among -inf,
+    large values, on both paths."""
+    a = np.tile(np.linspace(-1.0, 1.0, n), (8, 1))
+    a[0, :3] = [1000.0, 1000.0, -1000.0]
+    a[1, 0] = -np.inf
+    a[2] = -np.inf
+    a[3, n // 2] = np.nan
+    a[4, n - 1] = np.inf
+    a[5] = -np.inf
+    a[5, n // 3] = 0.0
+    a[6, :2] = [np.inf, -np.inf]
+    host = round_bf16(a) if dtype == "bfloat16" else a.astype(dtype)
+    x = ht.asarray(host, dtype=dtype)
+    t = torch.from_numpy(host.astype(np.float64 if dtype == "float64" else np.float32))
     check(F.softmax(x, dim=1), TF.softmax(t, dim=1), dtype)
-    check(F.log_softmax(x, dim=0), TF.log_softmax(t, dim=0), dtype)
-    y = F.softmax(x, dim=1, dtype="float32")
-    check(y, TF.softmax(t, dim=1), "float32", tol=1e-5)
-
-
-def test_softmax_special_values():
-    a = np.array([[1000.0, 1000.0, -1000.0], [-np.inf, 0.0, 1.0], [-np.inf] * 3, [np.nan, 0.0, 1.0],
-                  [np.inf, 0.0, 1.0]], np.float32)
-    x, t = ht.asarray(a), torch.from_numpy(a)
-    check(F.softmax(x, dim=1), TF.softmax(t, dim=1), "float32")
-    check(F.log_softmax(x, dim=1), TF.log_softmax(t, dim=1), "float32")
+    check(F.log_softmax(x, dim=1), TF.log_softmax(t, dim=1), dtype)
 
 
 def test_softmax_bad_input(rng):

@@ -6,11 +6,14 @@ conversion to NumPy refused. The GPU half: test_tensor_numpy_protocols_gpu.py.""
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
 
 import hip.tensor as ht
+from hip.tensor._api import nanfunctions as N
+from hip.tensor._api import numpy_creation as C
 from hip.tensor._api import numpy_protocols as P
 
 BASE = 1 << 32          # a fake device address: these arrays are views whose memory is never read
@@ -39,6 +42,8 @@ def target(obj):
     (np.concatenate, ht.concat), (np.true_divide, ht.divide),
     # creation functions reached by like= (NEP 35)
     (np.ones, ht.ones), (np.asarray, ht.asarray), (np.arange, ht.arange), (np.empty_like, ht.empty_like),
+    (np.array, ht.array), (np.asanyarray, ht.asanyarray), (np.ascontiguousarray, ht.ascontiguousarray),
+    (np.identity, ht.identity), (np.fromstring, ht.fromstring), (np.loadtxt, ht.loadtxt),
     # the extensions' modules
     (np.linalg.solve, ht.linalg.solve), (np.linalg.svd, ht.linalg.svd), (np.linalg.matmul, ht.linalg.matmul),
     (np.fft.fft, ht.fft.fft), (np.fft.irfftn, ht.fft.irfftn),
@@ -285,3 +290,101 @@ def test_protocol_methods_are_documented_and_the_table_is_built_once():
     assert "NEP 13" in ht.ndarray.__array_ufunc__.__doc__ and "NEP 18" in ht.ndarray.__array_function__.__doc__
     assert P.table() is T
     assert inspect.signature(ht.empty_like).parameters["shape"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+# -- NEP 35's creation functions (like=) ------------------------------------------------------------
+LIKE = sorted(n for n in dir(np) if callable(getattr(np, n)) and not isinstance(getattr(np, n), type)
+              and (P.signature(getattr(np, n)) or inspect.Signature()).parameters.get("like") is not None)
+
+
+def test_numpys_creation_functions_taking_like_are_found():
+    # NumPy's own list, read from the signatures (np.fromstring's from its docstring: it has no
+    # text signature); those hip.tensor lacked made np.array(q, like=x) a TypeError in Dask
+    assert {"array", "asanyarray", "ascontiguousarray", "asfortranarray", "identity", "tri", "require",
+            "fromfunction", "frombuffer", "fromfile", "fromiter", "fromstring", "loadtxt", "genfromtxt",
+            "ones", "arange"} <= set(LIKE)
+    assert str(P.signature(np.fromstring)) == "(string, dtype=<class 'float'>, count=-1, *, sep, like=None)"
+
+
+@pytest.mark.parametrize("name", LIKE)
+def test_every_numpy_function_taking_like_has_its_hip_tensor_namesake(name):
+    f = getattr(ht, name)
+    assert target(getattr(np, name)) is f
+    ours = inspect.signature(f).parameters
+    theirs = P.signature(getattr(np, name)).parameters
+    named = {n for n, p in ours.items() if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
+    assert named - {"device"} <= set(theirs), name                  # a call naming NumPy's parameters binds
+    if name in C.__all__ and name.startswith(("from", "load", "genfrom")):     # the readers: NumPy's signature
+        assert list(ours) == [n for n in theirs if n != "like"]
+
+
+@pytest.mark.parametrize("call, pos, kw", [
+    (lambda: _args(np.array, [1, 2], np.float32, copy=False, ndmin=2), [[1, 2], np.float32],
+     {"copy": False, "ndmin": 2}),
+    (lambda: _args(np.array, X, order="F", subok=False, ndmax=0), [X], {"order": "F"}),
+    (lambda: _args(np.asanyarray, X, None, "A"), [X, None, "A"], {}),
+    (lambda: _args(np.require, X, None, "CW"), [X, None, "CW"], {}),
+    (lambda: _args(np.identity, 3, dtype=None), [3, None], {}),
+    (lambda: _args(np.tri, 3, None, 0, float), [3, None, 0, float], {}),
+    (lambda: _args(np.fromstring, "1 2", sep=" "), ["1 2"], {"sep": " "}),
+    (lambda: _args(np.fromfunction, abs, (3,), dtype=float, scale=2), [abs, (3,)], {"dtype": float, "scale": 2}),
+])
+def test_creation_arguments_reach_hip_tensor(call, pos, kw):
+    got_pos, got_kw, out = call()
+    assert out is None and got_pos == pos and got_kw == kw
+
+
+def test_np_array_without_a_copy_is_the_array_or_a_view_of_it():
+    # copy=None (NumPy: only where needed): no device work, so the fake arrays do
+    F = X.T                                                         # F-contiguous
+    assert np.array(X, copy=None, like=X) is X and np.asarray(X, like=X) is X
+    assert np.asanyarray(X, like=X) is X and np.ascontiguousarray(X, like=X) is X
+    assert np.asfortranarray(F, like=X) is F and np.array(F, copy=None, order="A", like=X) is F
+    assert np.require(X, None, "CAWE", like=X) is X and np.require(F, requirements=["F_CONTIGUOUS"], like=X) is F
+    v = np.array(X, copy=False, ndmin=4, like=X)                    # leading axes of length 1: a view
+    ref = np.array(np.empty((2, 3), np.float32), copy=False, ndmin=4)
+    assert v.shape == ref.shape == (1, 1, 2, 3) and v.ptr == X.ptr and v.strides[2:] == ref.strides[2:]
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: np.array(X.T, copy=False, order="C", like=X), ValueError, "needs a copy"),
+    (lambda: np.array(X, np.float64, copy=False, like=X), ValueError, "needs a copy"),
+    (lambda: np.array([1.0], copy=False, like=X), ValueError, "only by a copy"),
+    (lambda: np.array(X, subok=True, like=X), TypeError, "numpy.array: .* no argument 'subok'"),
+    (lambda: np.array(X, ndmax=1, like=X), TypeError, "numpy.array: .* no argument 'ndmax'"),
+    (lambda: ht.array(X, order="Q"), ValueError, "order must be one of"),
+    (lambda: np.asanyarray(X, order="Q", like=X), ValueError, "order must be one of"),
+    (lambda: np.require(X, requirements="CF", like=X), ValueError, 'both "C" and "F"'),
+    (lambda: np.require(X, requirements="Z", like=X), KeyError, "Z"),
+])
+def test_what_np_array_cannot_do_is_a_clear_error_before_any_device_work(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "permuted", "sliced", "reversed", "size-1"])
+@pytest.mark.parametrize("order", ["K", "A", "C", "F"])
+def test_copies_lay_out_their_axes_as_numpys(layout, order):
+    a = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    a = {"C": a, "F": np.asfortranarray(a), "permuted": a.transpose(1, 2, 0), "sliced": a[:, ::2, 1:],
+         "reversed": a[::-1, :, ::-2].transpose(2, 0, 1), "size-1": a[:1].transpose(2, 0, 1)}[layout]
+    want = np.array(a, order=order)                     # NumPy's copy in that order
+    axes = C._axes_in_memory(a, order)
+    assert want.transpose(axes).flags.c_contiguous, (axes, want.strides)
+
+
+def _warned_from(module_name):
+    """A function of a module named `module_name` calling the nan-functions' warning."""
+    ns = {"__name__": module_name, "_warn": N._warn}
+    exec("def f():\n    _warn('All-NaN slice encountered')\n", ns)
+    return ns["f"]
+
+
+@pytest.mark.parametrize("module_name, here", [("hip.tensor._api.x", True), ("elsewhere", False)])
+def test_nan_function_warnings_point_at_the_first_caller_outside_hip_tensor(module_name, here):
+    # as NumPy's point at the line calling np.nanmax (through NumPy's __array_function__ too)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        _warned_from(module_name)()
+    assert [str(w.message) for w in rec] == ["All-NaN slice encountered"] and rec[0].category is RuntimeWarning
+    assert (rec[0].filename == __file__) is here

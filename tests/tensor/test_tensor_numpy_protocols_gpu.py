@@ -7,7 +7,9 @@ test_tensor_numpy_protocols_cpu.py."""
 from __future__ import annotations
 
 import copy
+import io
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -174,6 +176,26 @@ CASES = {
     "like.arange": (lambda a: np.arange(2, 11, 3, like=a), (A,)),
     "like.asarray": (lambda a: np.asarray([[1.5, 2.0]], like=a), (A,)),
     "like.eye": (lambda a: np.eye(3, k=1, like=a), (A,)),
+    "like.array": (lambda a: np.array([[1, 2], [3, 4]], dtype=np.float32, like=a), (A,)),
+    "like.array_ndmin": (lambda a: np.array([], dtype=np.int64, ndmin=2, like=a), (A,)),     # Dask's array_safe
+    "like.array_of_array": (lambda a: np.array(a.T, np.float64, order="F", like=a), (A,)),
+    "like.array_of_numpy": (lambda a: np.array(np.asfortranarray(I), like=a), (A,)),
+    "like.array_of_arrays": (lambda a: np.array([a[0], a[1]], like=a), (A,)),
+    "like.asanyarray": (lambda a: np.asanyarray(a[:, ::2], order="C", like=a), (A,)),
+    "like.ascontiguousarray": (lambda a: np.ascontiguousarray(a.T, dtype=np.float64, like=a), (A,)),
+    "like.ascontiguousarray_0d": (lambda a: np.ascontiguousarray(2.5, like=a), (A,)),
+    "like.asfortranarray": (lambda a: np.asfortranarray(a, like=a), (A,)),
+    "like.require": (lambda a: np.require(a.T, np.float64, ["F", "W", "O"], like=a), (A,)),
+    "like.identity": (lambda a: np.identity(4, dtype=np.int32, like=a), (A,)),
+    "like.tri": (lambda a: np.tri(3, 5, 1, like=a), (A,)),
+    "like.tri_bool": (lambda a: np.tri(4, k=-1, dtype=bool, like=a), (A,)),
+    "like.fromfunction": (lambda a: np.fromfunction(lambda i, j: i * 10 + j, (3, 4), dtype=np.int64, like=a), (A,)),
+    "like.fromfunction_kwargs": (lambda a: np.fromfunction(lambda i, j, s: (i - j) * s, (2, 3), s=0.5, like=a), (A,)),
+    "like.frombuffer": (lambda a: np.frombuffer(bytes(range(8)), dtype=np.uint16, count=3, offset=2, like=a), (A,)),
+    "like.fromiter": (lambda a: np.fromiter((i * i for i in range(5)), np.float32, like=a), (A,)),
+    "like.fromstring": (lambda a: np.fromstring("1 2 3.5", sep=" ", like=a), (A,)),
+    "like.loadtxt": (lambda a: np.loadtxt(io.StringIO("1 2\n3 4\n5 6"), unpack=True, like=a), (A,)),
+    "like.genfromtxt": (lambda a: np.genfromtxt(io.StringIO("1,2\n3,\n5,6"), delimiter=",", like=a), (A,)),
     "ones_like_shape": (lambda a: np.ones_like(a, shape=(3,), dtype=np.float64), (A,)),
     "zeros_full_like": (lambda a: np.zeros_like(a) + np.full_like(a, 3.0), (A,)),
     "empty_like_shape": (lambda a: np.empty_like(a, shape=(0, 2)), (A,)),
@@ -237,18 +259,34 @@ def test_what_hip_tensor_lacks_raises_numpys_type_error():
         np.sum(x, where=ht.asarray(MASK))
 
 
+def _warned(f, *args, **kwargs):
+    """f's result and the warnings it gave: (category, message, file)."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        r = f(*args, **kwargs)
+    return r, [(w.category, str(w.message), w.filename) for w in rec]
+
+
 def test_all_nan_slices_warn_or_raise_as_numpy():
     a = A[:3, :4].copy()
     a[1] = np.nan
     x = ht.asarray(a)
-    for f, message in ((np.nanmax, "All-NaN slice"), (np.nanmin, "All-NaN slice"), (np.nanmean, "Mean of empty slice"),
-                       (np.nanvar, "Degrees of freedom"), (np.nanstd, "Degrees of freedom")):
-        with pytest.warns(RuntimeWarning, match=message):
-            want = f(a, axis=1)
-        with pytest.warns(RuntimeWarning, match=message):
-            got = f(x, axis=1).get()
+    nans = np.full((2, 3), np.nan, np.float32)
+    empty = np.zeros((2, 0))
+    for f, data, kwargs in ((np.nanmax, a, {"axis": 1}), (np.nanmin, a, {"axis": 1}), (np.nanmean, a, {"axis": 1}),
+                            (np.nanvar, a, {"axis": 1}), (np.nanstd, a, {"axis": 1}),
+                            (np.nanvar, a, {"axis": 0, "ddof": 3}), (np.nanmax, nans, {}),
+                            (np.nanmin, nans, {"axis": 0}),
+                            (np.nanmean, nans, {}), (np.nanmean, empty, {"axis": 1}), (np.nansum, nans, {"axis": 1}),
+                            (np.nanmax, A, {"axis": 0})):
+        want, want_w = _warned(f, data, **kwargs)
+        got, got_w = _warned(f, ht.asarray(data), **kwargs)
+        got = got.get()
+        # NumPy's warnings, one each (none where NumPy gives none), pointing at this file
+        assert [w[:2] for w in got_w] == [w[:2] for w in want_w], (f.__name__, kwargs, got_w, want_w)
+        assert all(w[2] == __file__ for w in got_w), got_w
         np.testing.assert_allclose(got, want, rtol=2e-6, equal_nan=True)
-        assert np.isnan(got[1]) and got.dtype == want.dtype
+        assert got.dtype == want.dtype
     for f in (np.nanargmax, np.nanargmin):
         with pytest.raises(ValueError, match="All-NaN slice"):
             f(a, axis=1)
@@ -260,6 +298,45 @@ def test_all_nan_slices_warn_or_raise_as_numpy():
         np.unravel_index(ht.asarray(np.array([3, 6])), (2, 3))          # 6 is past the end, as NumPy
     with pytest.raises(ValueError):
         np.ravel_multi_index((ht.asarray(np.array([0, 2])), ht.asarray(np.array([1, 1]))), (2, 3))
+
+
+def test_np_array_copies_and_np_asarray_does_not():
+    x = ht.asarray(A)
+    y = np.array(x, like=x)                         # NumPy's default: a copy
+    assert isinstance(y, ht.ndarray) and y.ptr != x.ptr
+    assert np.array(x, copy=None, like=x) is x and np.asarray(x, like=x) is x and np.asanyarray(x, like=x) is x
+    z = np.array(x, np.float64, copy=None, like=x)  # a dtype needs a copy
+    x[0, 0] = 100.0
+    assert y.get()[0, 0] == A[0, 0] and z.get()[0, 0] == np.float64(A[0, 0])
+    r = np.require(x[::2], requirements="C", like=x)
+    np.testing.assert_array_equal(r.get(), x.get()[::2])
+    assert r.flags.c_contiguous and np.require(x, requirements="OW", like=x) is x
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "permuted", "sliced", "reversed"])
+@pytest.mark.parametrize("order", ["K", "A", "C", "F"])
+def test_np_array_copies_in_numpys_layout(layout, order):
+    base = RNG.uniform(-1, 1, (3, 4, 5)).astype(np.float32)
+    views = {"C": lambda a: a, "F": lambda a: a.transpose(2, 1, 0), "permuted": lambda a: a.transpose(1, 2, 0),
+             "sliced": lambda a: a[:, ::2, 1:], "reversed": lambda a: a[::-1, :, ::-2].transpose(2, 0, 1)}
+    src = base.transpose(2, 1, 0).copy() if layout == "F" else base         # F: the transpose of a C array
+    a, x = views[layout](src), views[layout](ht.asarray(src))
+    want = np.array(a, order=order)
+    for got in (np.array(x, order=order, like=x), np.array(a, order=order, like=x)):   # a device or a host source
+        assert got.strides == want.strides, (got.strides, want.strides)
+        np.testing.assert_array_equal(got.get(), want)
+    if layout == "F":
+        assert np.asfortranarray(x, like=x) is x and np.ascontiguousarray(x, like=x).flags.c_contiguous
+
+
+def test_fromfile_reads_on_the_host(tmp_path):
+    path = tmp_path / "data.bin"
+    I.tofile(path)
+    got = np.fromfile(path, dtype=np.int32, count=10, like=ht.asarray(A))
+    assert isinstance(got, ht.ndarray)
+    np.testing.assert_array_equal(got.get(), np.fromfile(path, dtype=np.int32, count=10))
+    with pytest.raises(TypeError, match="masked"):
+        np.genfromtxt(io.StringIO("1,2\n3,\n"), delimiter=",", usemask=True, like=ht.asarray(A))
 
 
 def test_implicit_conversion_is_refused_and_get_is_the_way_out():

@@ -258,3 +258,38 @@ HIPNV_EXPORT hipabi_hipError_t hipGraphExecUpdate(hipabi_hipGraphExec_t hGraphEx
     *updateResult_out = (hipabi_hipGraphExecUpdateResult)info.result;
     return hipnv_hipError_t_from_CUresult(r);
 }
+
+/* OpenGL interop (hip_gl_interop.h). CUDA's cuda_gl_interop.h includes GL/gl.h, which a machine
+ * without OpenGL's headers lacks, so CUDA's three runtime functions are declared here with GL's
+ * types as HIP spells them (GLuint, GLenum: unsigned int). HIP's device lists (1, 2, 3) and
+ * registration flags (0, 1, 2, 4, 8) have CUDA's values. Weak: a cudart without them answers
+ * hipErrorNotSupported. */
+extern cudaError_t cudaGLGetDevices(unsigned int* pCudaDeviceCount, int* pCudaDevices,
+                                    unsigned int cudaDeviceCount, int deviceList);
+extern cudaError_t cudaGraphicsGLRegisterBuffer(struct cudaGraphicsResource** resource, unsigned int buffer,
+                                                unsigned int flags);
+extern cudaError_t cudaGraphicsGLRegisterImage(struct cudaGraphicsResource** resource, unsigned int image,
+                                               unsigned int target, unsigned int flags);
+#pragma weak cudaGLGetDevices
+#pragma weak cudaGraphicsGLRegisterBuffer
+#pragma weak cudaGraphicsGLRegisterImage
+
+HIPNV_EXPORT hipabi_hipError_t hipGLGetDevices(unsigned int* pHipDeviceCount, int* pHipDevices,
+                                              unsigned int hipDeviceCount, int deviceList) {
+    if (!&cudaGLGetDevices) return hipabi_hipErrorNotSupported;
+    return hipnv_hipError_t_from_cudaError_t(cudaGLGetDevices(pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList));
+}
+
+HIPNV_EXPORT hipabi_hipError_t hipGraphicsGLRegisterBuffer(hipabi_hipGraphicsResource** resource, unsigned int buffer,
+                                                          unsigned int flags) {
+    if (!&cudaGraphicsGLRegisterBuffer) return hipabi_hipErrorNotSupported;
+    return hipnv_hipError_t_from_cudaError_t(
+        cudaGraphicsGLRegisterBuffer((struct cudaGraphicsResource**)resource, buffer, flags));
+}
+
+HIPNV_EXPORT hipabi_hipError_t hipGraphicsGLRegisterImage(hipabi_hipGraphicsResource** resource, unsigned int image,
+                                                         unsigned int target, unsigned int flags) {
+    if (!&cudaGraphicsGLRegisterImage) return hipabi_hipErrorNotSupported;
+    return hipnv_hipError_t_from_cudaError_t(
+        cudaGraphicsGLRegisterImage((struct cudaGraphicsResource**)resource, image, target, flags));
+}

@@ -5,10 +5,11 @@ matmul: NumPy's rules (1-d operands gain and lose a dimension, batch dimensions 
 `result_type(x1, x2)`. Floating and complex dtypes go to hipBLAS (`_libs.blas`): row-major C = A B is
 column-major C^T = B^T A^T, so B is BLAS's first operand; each operand is used in place when its
 matrices are row- or column-major with a positive leading dimension (transposed views included),
-else copied; batch dimensions that collapse to one stride make one strided-batched call, others a
-call per outer batch index. One product of two matrices goes to hipBLASLt instead where
-`_libs.blaslt.prefer` says it is faster (`ht.backends.matmul.use_hipblaslt`) and hipBLASLt takes
-it. Integer and bool dtypes use a 16x16 shared-memory tiled kernel that reads any strides
+else copied; the batch is one call (`gemm_batches`): strided-batched where its dimensions collapse
+to one stride, else over device arrays of the matrices' addresses (any strides: negative, zero,
+views such as attention's heads of a fused projection). One product of two matrices goes to
+hipBLASLt instead where `_libs.blaslt.prefer` says it is faster (`ht.backends.matmul.use_hipblaslt`)
+and hipBLASLt takes it. Integer and bool dtypes use a 16x16 shared-memory tiled kernel that reads any strides
 (wrap-around arithmetic as NumPy; bool: or of ands). NumPy's dot, inner (through tensordot) and
 vdot (through vecdot) complete the main namespace; einsum is in `_api.einsum`.
 """
@@ -131,6 +132,18 @@ def _blas_operand(x: ndarray, rows: int, cols: int):
     return x, lay
 
 
+def gemm_batches(batch, strides):
+    """How hipBLAS walks a batch of products whose operands have these byte strides over `batch`
+    (broadcast: 0 where repeated): (shape, strides, arrays) with the batch collapsed to the fewest
+    dimensions (at least one). arrays False: one strided-batched call per index of all dimensions
+    but the last (one call when they collapse to one stride, or when the batch is past hipBLAS's
+    32-bit count); True: one call over device arrays of the matrices' addresses."""
+    shape, strides = collapse(batch, strides)
+    if not shape:
+        shape, strides = (1,), [(0,) for _ in strides]
+    return shape, strides, len(shape) > 1 and prod(shape) <= _INT_MAX
+
+
 def _blas(a: ndarray, b: ndarray, out: ndarray, batch) -> None:
     m, k = a.shape[-2:]
     n = b.shape[-1]
@@ -141,15 +154,21 @@ def _blas(a: ndarray, b: ndarray, out: ndarray, batch) -> None:
     isz = out.itemsize
     sa = broadcast_strides(a.shape[:-2], a.strides[:-2], batch)
     sb = broadcast_strides(b.shape[:-2], b.strides[:-2], batch)
-    sc = out.strides[:-2]
-    bshape, (sa, sb, sc) = collapse(batch, [sa, sb, sc])
-    if not bshape:
-        bshape, sa, sb, sc = (1,), (0,), (0,), (m * n * isz,)
+    bshape, (sa, sb, sc), arrays = gemm_batches(batch, [sa, sb, out.strides[:-2]])
+    if bshape == (1,):
+        sc = (m * n * isz,)             # one product: C's stride as a batch of it would have
     outer, inner = bshape[:-1], bshape[-1]
     dev = out.device_id
     with _on_device(dev):
         stream = current_stream(dev)
-        if inner == 1 and not outer and backends.matmul.use_hipblaslt and LT.prefer(out.dtype, m, n, k) \
+        # C^T (n x m, column-major, ldc n) = op(B^T) op(A^T)
+        if arrays:
+            nb = prod(bshape)
+            table = B.pointer_table(stream, bshape, ((b.ptr, sb), (a.ptr, sa), (out.ptr, sc)))
+            B.gemm_batched(stream, out.dtype, opb == "T", opa == "T", n, m, k, table.ptr, ldb, 0,
+                           table.ptr + 8 * nb, lda, 0, table.ptr + 16 * nb, n, 0, nb, arrays=True)
+            return
+        if not outer and inner == 1 and backends.matmul.use_hipblaslt and LT.prefer(out.dtype, m, n, k) \
                 and LT.gemm(stream, out.dtype, opb == "T", opa == "T", n, m, k, b.ptr, ldb, a.ptr, lda, out.ptr, n):
             return
         for idx in itertools.product(*[range(e) for e in outer]):
@@ -158,11 +177,10 @@ def _blas(a: ndarray, b: ndarray, out: ndarray, batch) -> None:
             oc = sum(i * s for i, s in zip(idx, sc))
             for start in range(0, inner, _INT_MAX):          # batch counts are 32-bit too
                 cnt = min(inner - start, _INT_MAX)
-                # C^T (n x m, column-major, ldc n) = op(B^T) op(A^T)
-                B.gemm_strided_batched(stream, out.dtype, opb == "T", opa == "T", n, m, k,
-                                       b.ptr + ob + start * sb[-1], ldb, sb[-1] // isz,
-                                       a.ptr + oa + start * sa[-1], lda, sa[-1] // isz,
-                                       out.ptr + oc + start * sc[-1], n, sc[-1] // isz, cnt)
+                B.gemm_batched(stream, out.dtype, opb == "T", opa == "T", n, m, k,
+                               b.ptr + ob + start * sb[-1], ldb, sb[-1] // isz,
+                               a.ptr + oa + start * sa[-1], lda, sa[-1] // isz,
+                               out.ptr + oc + start * sc[-1], n, sc[-1] // isz, cnt)
 
 
 # -- matmul ----------------------------------------------------------------------------------------------------

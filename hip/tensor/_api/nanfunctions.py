@@ -12,6 +12,7 @@ boolean read back (a synchronization) where the input has NaNs to count.
 """
 from __future__ import annotations
 
+import sys
 import warnings
 
 from .._core.array import ndarray
@@ -47,7 +48,13 @@ def _replaced(x, value):
 
 
 def _warn(message: str) -> None:
-    warnings.warn(message, RuntimeWarning, stacklevel=3)
+    """NumPy's RuntimeWarning, attributed as NumPy's: to the first caller outside hip.tensor (the
+    line calling `np.nanmax` or `ht.nanmax`), so that the same filters and the same once-per-line
+    reporting apply to both."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and (frame.f_globals.get("__name__", "") + ".").startswith("hip.tensor."):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, RuntimeWarning, stacklevel=level)
 
 
 def nansum(x, /, *, axis=None, dtype=None, keepdims=False) -> ndarray:

@@ -19,6 +19,8 @@ NotImplemented: NumPy then raises its TypeError.
 """
 from __future__ import annotations
 
+import ast
+import builtins
 import inspect
 
 import numpy as np
@@ -55,8 +57,8 @@ class Entry:
     def __init__(self, numpy_obj, target, name: str, method: bool = False, label: str | None = None):
         self.numpy, self.target, self.name, self.method = numpy_obj, target, name, method
         self.label = label or _np_name(numpy_obj)
-        self.np_sig = _signature(numpy_obj)
-        self.sig = _signature(target)
+        self.np_sig = signature(numpy_obj)
+        self.sig = signature(target)
 
     def __repr__(self):
         return f"Entry({self.label} -> {self.name})"
@@ -78,11 +80,39 @@ class Entry:
         return result if out is None else _store(result, out, self.label)
 
 
-def _signature(f):
+def signature(f) -> inspect.Signature | None:
+    """f's signature; for a C function without a text signature, the one its docstring opens
+    with (NumPy's `fromstring(string, dtype=float, count=-1, *, sep, like=None)`), else None."""
     try:
         return inspect.signature(f)
     except (TypeError, ValueError):
+        pass
+    name = getattr(f, "__name__", None)
+    line = (getattr(f, "__doc__", None) or "").lstrip().partition("\n")[0]
+    if not name or not line.startswith(name + "("):
         return None
+    try:
+        return inspect.Signature(_parameters(ast.parse(f"def _{line[len(name):]}: pass").body[0].args))
+    except (SyntaxError, ValueError, AttributeError):
+        return None
+
+
+def _parameters(args: ast.arguments) -> list:
+    def value(node):                    # a literal, or a builtin's name (dtype=float)
+        return getattr(builtins, node.id) if isinstance(node, ast.Name) else ast.literal_eval(node)
+
+    positional = args.posonlyargs + args.args
+    defaults = [_P.empty] * (len(positional) - len(args.defaults)) + [value(d) for d in args.defaults]
+    params = [_P(a.arg, _P.POSITIONAL_ONLY if i < len(args.posonlyargs) else _P.POSITIONAL_OR_KEYWORD, default=d)
+              for i, (a, d) in enumerate(zip(positional, defaults))]
+    if args.vararg:
+        params.append(_P(args.vararg.arg, _P.VAR_POSITIONAL))
+    params += [_P(a.arg, _P.KEYWORD_ONLY, default=_P.empty if d is None else value(d))
+               for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    if args.kwarg:
+        params.append(_P(args.kwarg.arg, _P.VAR_KEYWORD))
+    return params
+
 
 
 def _np_name(obj) -> str:
@@ -237,7 +267,7 @@ def _overridable(obj) -> bool:
         return True
     if not callable(obj) or isinstance(obj, type):
         return False
-    sig = _signature(obj)
+    sig = signature(obj)
     return sig is not None and "like" in sig.parameters
 
 

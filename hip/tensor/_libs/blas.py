@@ -12,16 +12,29 @@ allocator; on the nvidia platform cuBLAS reads `CUBLAS_WORKSPACE_CONFIG` (as PyT
 on AMD rocBLAS sizes it itself. hipSOLVER's workspaces are ours: `_libs.solver` takes them from the
 caching allocator on the handle's stream.
 
-gemm: `hipblasGemmStridedBatchedEx_v2` (hipDataType and hipblasComputeType_t, HIPBLAS_V2 API)
-for float16, bfloat16 (32-bit accumulation), float32, float64, complex64, complex128; column-major
-as BLAS is (the caller maps row-major data: C^T = B^T A^T). float32/complex64 use TF32 tensor
-cores when `hip.tensor.backends.matmul.allow_tf32` is True on the nvidia platform (compute type
+gemm (`gemm_batched`): `hipblasGemmStridedBatchedEx_v2` (hipDataType and hipblasComputeType_t,
+HIPBLAS_V2 API) for float16, bfloat16 (32-bit accumulation), float32, float64, complex64,
+complex128, the matrices of a batch one stride apart; or `hipblasGemmBatchedEx_v2` over device
+arrays of the matrices' addresses (`arrays=True`: any batch layout in one call); float32 and
+float64 through their typed entries (S/Dgemm(Strided)Batched). Column-major as BLAS is (the caller
+maps row-major data: C^T = B^T A^T). float32/complex64 use TF32 tensor cores when
+`hip.tensor.backends.matmul.allow_tf32` is True on the nvidia platform (compute type
 HIPBLAS_COMPUTE_32F_FAST_TF32; off by default, as PyTorch since 1.12); AMD ignores the flag.
+
+Address arrays (`pointer_table`: the batched entry points of hipBLAS and hipSOLVER take device
+arrays of matrix addresses): written on the device by one kernel from the operands' base
+addresses and batch strides (kernel arguments: nothing is copied from the host, so it is the same
+inside a graph capture). Outside a capture a table of at most TABLE_BYTES is kept, by its exact
+key (stream, batch shape, base addresses, strides), for the TABLES most recently used: its content
+is a function of that key alone, and a loop's calls get the caching allocator's same blocks, hence
+the same key, so they reuse it without a launch. During a capture a table is made for each call
+in the graph's pool (a kept one could be freed and reused while the graph still reads it).
 """
 from __future__ import annotations
 
 import threading
 import weakref
+from collections import OrderedDict
 
 import numpy as np
 
@@ -29,7 +42,11 @@ from hip.errors import HipError, check
 
 from .. import backends
 from .._core import dtypes as _dt
+from .._core import memory
 from .._core.device import Device, platform
+from .._core.graph import stream_is_capturing
+from .._core.shapes import prod
+from .._kernels.template import TemplateKernel, dims, launch_flat
 from .loader import library
 
 __all__: list[str] = []
@@ -141,28 +158,93 @@ def _tf32() -> bool:
     return platform() == "nvidia"
 
 
-_TYPED_GEMM = {"float32": "hipblasSgemmStridedBatched", "float64": "hipblasDgemmStridedBatched"}
+_TYPED_GEMM = {"float32": "hipblasSgemm", "float64": "hipblasDgemm"}
 
 
-def gemm_strided_batched(stream, d: _dt.DType, trans_a: bool, trans_b: bool, m: int, n: int, k: int,
-                         a: int, lda: int, stride_a: int, b: int, ldb: int, stride_b: int,
-                         c: int, ldc: int, stride_c: int, batch: int) -> None:
-    """Column-major C_i = op(A_i) op(B_i) for i < batch (strides and leading dimensions in
-    elements, addresses as ints), on `stream`."""
+def gemm_batched(stream, d: _dt.DType, trans_a: bool, trans_b: bool, m: int, n: int, k: int,
+                 a: int, lda: int, stride_a: int, b: int, ldb: int, stride_b: int,
+                 c: int, ldc: int, stride_c: int, batch: int, arrays: bool = False) -> None:
+    """Column-major C_i = op(A_i) op(B_i) for i < batch (leading dimensions in elements, addresses
+    as ints), on `stream`: A_i at a + i * stride_a elements (B_i, C_i likewise), or with `arrays`
+    at the address a[i] (a, b, c: device arrays of `batch` addresses; the strides are not read)."""
     B = _lib()
     data, compute, one, zero = gemm_types(d)
     tf32 = d.name in ("float32", "complex64") and _tf32()
     if tf32:
         compute = B.hipblasComputeType_t.HIPBLAS_COMPUTE_32F_FAST_TF32
     N, T = B.hipblasOperation_t.HIPBLAS_OP_N, B.hipblasOperation_t.HIPBLAS_OP_T
+    ops = (T if trans_a else N, T if trans_b else N, m, n, k, one)
     typed = None if tf32 else _TYPED_GEMM.get(d.name)
     if typed:
         # the type's own entry: cuBLAS picks faster kernels through it than through GemmEx for skinny
         # and batched float32 shapes (conv's 64 x 576 x 32*3136: 206 against 255 us on an H200)
-        check(getattr(B, typed)(handle(stream), T if trans_a else N, T if trans_b else N, m, n, k, one, a, lda,
-                                stride_a, b, ldb, stride_b, zero, c, ldc, stride_c, batch), typed, BlasError)
+        fn = typed + ("Batched" if arrays else "StridedBatched")
+        args = (a, lda, b, ldb, zero, c, ldc) if arrays else \
+            (a, lda, stride_a, b, ldb, stride_b, zero, c, ldc, stride_c)
+        check(getattr(B, fn)(handle(stream), *ops, *args, batch), fn, BlasError)
         return
-    check(B.hipblasGemmStridedBatchedEx_v2(
-        handle(stream), T if trans_a else N, T if trans_b else N, m, n, k, one, a, data, lda, stride_a,
-        b, data, ldb, stride_b, zero, c, data, ldc, stride_c, batch, compute,
-        B.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT), "hipblasGemmStridedBatchedEx_v2", BlasError)
+    fn = "hipblasGemmBatchedEx_v2" if arrays else "hipblasGemmStridedBatchedEx_v2"
+    args = (a, data, lda, b, data, ldb, zero, c, data, ldc) if arrays else \
+        (a, data, lda, stride_a, b, data, ldb, stride_b, zero, c, data, ldc, stride_c)
+    check(getattr(B, fn)(handle(stream), *ops, *args, batch, compute, B.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT),
+          fn, BlasError)
+
+
+# -- device arrays of matrix addresses -------------------------------------------------------------------------
+TABLES = 64                     # tables kept (outside graph captures), the most recently used
+TABLE_BYTES = 64 << 10          # the largest table kept (64 KiB: 2730 matrices of three operands)
+
+
+def _table_source(operands: int, ndim: int):
+    name = f"ht_pointer_table_{operands}_{ndim}"
+    params = "".join(f", unsigned long long base{j}, ht_dims<{ndim}> s{j}" for j in range(operands))
+    # unsigned arithmetic: a negative offset wraps to the address below the base
+    body = "".join(f"        P[{j} * count + i] = base{j} + (unsigned long long)ht_offset<{ndim}>(i, shape, s{j});\n"
+                   for j in range(operands))
+    src = f"""
+extern "C" __global__ void {name}(unsigned long long* P, long long count, ht_dims<{ndim}> shape{params}) {{
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step) {{
+{body}    }}
+}}
+"""
+    return src, name
+
+
+TABLE = TemplateKernel("ht_pointer_table", _table_source)
+_tables: OrderedDict = OrderedDict()
+
+
+def pointer_table(stream, shape: tuple, operands) -> "memory.MemoryPointer":
+    """A device array of uint64 addresses on `stream`: for each operand (base address, byte strides
+    over `shape`), the addresses of its prod(shape) matrices in the C order of `shape`, operand j's
+    at elements j * count ... (j + 1) * count - 1 (count = prod(shape)). Hold it until the call that
+    reads it is queued."""
+    shape = tuple(shape)
+    operands = tuple((int(p), tuple(s)) for p, s in operands)
+    if not shape:                               # one matrix each
+        shape, operands = (1,), tuple((p, (0,)) for p, _ in operands)
+    count = prod(shape)
+    nbytes = 8 * count * len(operands)
+    key = None
+    if nbytes <= TABLE_BYTES and not stream_is_capturing(stream):
+        key = (stream.device_id, stream.uid, shape, operands)
+        t = _tables.get(key)
+        if t is not None:
+            with _lock:
+                if key in _tables:
+                    _tables.move_to_end(key)
+            return t
+    t = memory.alloc(nbytes, stream)
+    if count:
+        fn = TABLE.function(stream.device_id, len(operands), len(shape))
+        args = [t, count, dims(shape)]
+        for p, s in operands:
+            args += [np.uint64(p), dims(s)]
+        launch_flat(fn, count, args, stream.device_id, stream=stream)
+    if key is not None:
+        with _lock:
+            _tables[key] = t
+            while len(_tables) > TABLES:
+                _tables.popitem(last=False)
+    return t

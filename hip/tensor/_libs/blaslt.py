@@ -1,6 +1,6 @@
 """hipBLASLt for hip.tensor: one matmul, with an epilogue (bias, ReLU, GELU) where asked.
 
-`gemm` is BLAS's column-major C (m x n, ld ldc) = op(A) op(B), as `_libs.blas.gemm_strided_batched`
+`gemm` is BLAS's column-major C (m x n, ld ldc) = op(A) op(B), as `_libs.blas.gemm_batched`
 takes it (one matrix; hip.tensor's matmul routes to it by `prefer`). `linear` is y = act(x @ w.T + b),
 x (M, K) and w (N, K) row-major, y (M, N): column-major, D (N x M, ld N) = op(A) B with A = w read
 transposed (stored K x N, ld K) and B = x (K x M, ld K), the order PyTorch's addmm gives cuBLASLt

@@ -22,8 +22,7 @@ from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .._core.device import current_stream
 from .._core.memory import alloc, memset
-from .._kernels.elementwise import ElementwiseKernel
-from .blas import BlasError, _lib, handle, solver_handle, solver_lib
+from .blas import BlasError, _lib, handle, pointer_table, solver_handle, solver_lib
 
 __all__ = ["LinAlgError"]
 
@@ -115,17 +114,10 @@ def jacobi_params(kind: str, real: _dt.DType):
     return p
 
 
-_pointers = ElementwiseKernel("uint64 base, uint64 step", "uint64 p", "p = base + (unsigned long long)i * step",
-                              "ht_solver_pointers")
-
-
 def pointers(a, nb: int, step: int):
     """A device array of the addresses of the nb matrices of `a`, `step` bytes apart (the batched
-    entry points take arrays of pointers); made on the device, no host copy."""
-    out = ndarray._empty((nb,), _dt.uint64, a.device_id)
-    if nb:
-        _pointers(np.uint64(a.ptr), np.uint64(step), out)
-    return out
+    entry points take arrays of pointers): `_libs.blas.pointer_table` on the current stream."""
+    return pointer_table(current_stream(a.device_id), (nb,), ((a.ptr, (step,)),))
 
 
 def _blas(job: Job):

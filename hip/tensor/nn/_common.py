@@ -1,5 +1,5 @@
 """Helpers shared by hip.tensor.nn: argument checks, PyTorch-style int tuples, the float dtypes
-the operators take, and the C++ block reductions of the row kernels."""
+the operators take, and the C++ block and lane-group reductions of the row kernels."""
 from __future__ import annotations
 
 import numbers
@@ -64,12 +64,18 @@ def contiguous(x: ndarray) -> ndarray:
     return x if x.is_c_contiguous else x.copy()
 
 
-def vector_width(x: ndarray, out: ndarray, n: int, inner: int) -> int:
-    """Elements per 16-byte load where rows are contiguous, whole vectors and aligned, else 1."""
+def vector_width(x: ndarray, out: ndarray, n: int, inner: int, most: int | None = None) -> int:
+    """Elements per 16-byte load where rows are contiguous, whole vectors and aligned, else 1.
+    most: loads of at most `most` elements, halved until they divide n and both arrays align."""
     v = 16 // x.itemsize
-    if inner == 1 and v > 1 and n % v == 0 and x.ptr % 16 == 0 and out.ptr % 16 == 0:
-        return v
-    return 1
+    if inner != 1:
+        return 1
+    if most is None:
+        return v if v > 1 and n % v == 0 and x.ptr % 16 == 0 and out.ptr % 16 == 0 else 1
+    v = min(v, most)
+    while v > 1 and (n % v or x.ptr % (v * x.itemsize) or out.ptr % (v * out.itemsize)):
+        v //= 2
+    return v
 
 
 def check_reduction(name: str, reduction: str) -> str:
@@ -102,6 +108,35 @@ template <class A, int BLOCK> __device__ __forceinline__ A htnn_block_sum(A v, A
     }
     A r = sm[0]; __syncthreads();
     return r;
+}
+#endif
+"""
+
+
+# Butterfly reductions over a group of LANES adjacent lanes (a power of two, at most 32): every lane
+# gets the group's result. A group lies inside an NVIDIA warp (32) and inside either half of an AMD
+# wavefront (64), so the same source holds on both; the shuffle's width keeps it there. The callers
+# keep every lane of a warp in the loop that shuffles (NVIDIA's full mask).
+WARP_REDUCE = r"""
+#ifndef HTNN_WARP_REDUCE
+#define HTNN_WARP_REDUCE
+template <class A> HT_D A htnn_shfl_xor(A v, int mask, int width) {
+#if defined(HT_NVIDIA)
+    return __shfl_xor_sync(0xffffffffu, v, mask, width);
+#else
+    return __shfl_xor(v, mask, width);
+#endif
+}
+/* the largest value; NaN is passed over (the row kernels' sums carry it) */
+template <int LANES, class A> HT_D A htnn_group_max(A v) {
+#pragma unroll
+    for (int k = LANES / 2; k > 0; k >>= 1) { const A o = htnn_shfl_xor(v, k, LANES); v = o > v ? o : v; }
+    return v;
+}
+template <int LANES, class A> HT_D A htnn_group_sum(A v) {
+#pragma unroll
+    for (int k = LANES / 2; k > 0; k >>= 1) v += htnn_shfl_xor(v, k, LANES);
+    return v;
 }
 #endif
 """

@@ -208,8 +208,8 @@ def _gemm_at(d, dev, wp: int, cp: int, op: int, m, cout, kc, P) -> None:
     """out[n] = W @ col[n] for n < m on addresses: W (cout, kc), col (m, kc, P) and out (m, cout, P)
     contiguous; one strided-batched gemm (column-major: out[n]^T = col[n]^T W^T)."""
     with _on_device(dev):
-        B.gemm_strided_batched(current_stream(dev), d, False, False, P, cout, kc, cp, P, kc * P, wp, kc, 0,
-                               op, P, cout * P, m)
+        B.gemm_batched(current_stream(dev), d, False, False, P, cout, kc, cp, P, kc * P, wp, kc, 0,
+                       op, P, cout * P, m)
 
 
 def _batched(input, nd: int, cout: int, out_sp: tuple):

@@ -1,11 +1,22 @@
-"""softmax and log_softmax over any dim: a row kernel, one block per row.
+"""softmax and log_softmax over any dim: a row kernel of two kinds, picked by `_plan`.
 
 The input is viewed as (outer, n, inner) with the softmax dim in the middle (made C-contiguous
 first when it is not); row r = (o, q) reads x[o, :, q] with stride `inner` (1 for the last dim:
-coalesced). Each thread keeps an online (max, sum of exp(x - max)) pair over its elements, the
-block combines the pairs in a shared-memory tree sized by blockDim (no warp-width assumption),
-then a second pass writes exp(x - max) / sum or x - max - log(sum). float16/bfloat16 compute in
-float32 and round once; NaN in a row gives a NaN row, as PyTorch.
+coalesced).
+
+Warp path (contiguous rows, inner == 1, of at most WARP_MAX_BYTES in the compute dtype, as
+PyTorch's persistent warp softmax): a group of `lanes` = min(32, pow2_ceil(n)) adjacent lanes per
+row, several groups (and for short rows two rows per group) per block of WARP_BLOCK threads. Each
+lane keeps its pow2_ceil(n) / lanes elements in registers (vector loads where the row allows),
+the group reduces the max then the sum of exp(x - max) by shuffles (`WARP_REDUCE`), and each
+element is read once and written once. Tails past n read as -inf.
+
+Block path (the rest: long rows, other dims): one block per row; each thread keeps an online (max,
+sum of exp(x - max)) pair over its elements, the block combines the pairs in a shared-memory tree
+sized by blockDim (no warp-width assumption), then a second pass writes.
+
+Both compute float16/bfloat16 in float32 and round once, and give a NaN row for a row holding a
+NaN or +inf and for a row of -inf, as PyTorch.
 """
 from __future__ import annotations
 
@@ -18,7 +29,7 @@ from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .._core.shapes import normalize_axis, prod
 from .._kernels.template import TemplateKernel, launch_grid, pow2_ceil
-from ._common import MAX_GRID, compute_dtype, contiguous, need_float, vector_width
+from ._common import MAX_GRID, WARP_REDUCE, compute_dtype, contiguous, need_float, vector_width
 
 __all__ = ["softmax", "log_softmax"]
 
@@ -136,6 +147,115 @@ def block_for(n: int) -> int:
     return max(BLOCKS[0], min(BLOCKS[-1], pow2_ceil(max(1, n // 8))))
 
 
+WARP_BLOCK = 128                # threads per block of the warp path
+WARP_LANES = 32                 # lanes per row at most: a group stays inside a warp or a wavefront
+WARP_MAX_BYTES = 8192           # the warp path's longest row, in the compute dtype (2048 float32)
+
+
+def _warp_source(x: _dt.DType, log: bool, lanes: int, per_lane: int, batch: int, vec: int,
+                 scaled: bool = False):
+    """Rows of n <= lanes * per_lane contiguous elements; `batch` rows per group of `lanes` lanes;
+    vec elements per load (n % vec == 0 and both arrays aligned to vec elements).
+    scaled: the kernel takes a last argument `sc` and each element is read as x * sc."""
+    T, A = x.ctype, compute_dtype(x).ctype
+    name = (f"htnn_{'log_' if log else ''}softmax_warp_{x.name}_{WARP_BLOCK}_l{lanes}_e{per_lane}_b{batch}"
+            f"_v{vec}{'_s' if scaled else ''}")
+    read = "ht_cast<A>(w.v[u])" + (" * sc" if scaled else "")
+    write = "ht_cast<T>(v[b][k * VEC + u] - M[b] - L)" if log else "ht_cast<T>(v[b][k * VEC + u] / S)"
+    keep = "" if log else "v[b][i] = e; "
+    src = f"""{WARP_REDUCE}
+extern "C" __global__ void __launch_bounds__({WARP_BLOCK}) {name}(const {T}* __restrict__ X, {T}* __restrict__ out,
+                                  long long rows, long long n{f", {A} sc" if scaled else ""}) {{
+    typedef {A} A;
+    typedef {T} T;
+    typedef ht_vec<T, {vec}> V;
+    enum {{ LANES = {lanes}, PER_LANE = {per_lane}, BATCH = {batch}, VEC = {vec}, LOADS = PER_LANE / VEC,
+           BLOCK_ROWS = {WARP_BLOCK} / LANES * BATCH }};
+    const int lane = threadIdx.x % LANES;
+    const long long first = (long long)(threadIdx.x / LANES) * BATCH;
+    /* the loop's bounds are the block's: every lane of a warp reaches every shuffle */
+    for (long long r0 = (long long)blockIdx.x * BLOCK_ROWS; r0 < rows; r0 += (long long)gridDim.x * BLOCK_ROWS) {{
+        A v[BATCH][PER_LANE];
+        A M[BATCH];
+#pragma unroll
+        for (int b = 0; b < BATCH; ++b) {{
+            const long long r = r0 + first + b;
+            A m = -ht_real_limits<A>::inf();
+#pragma unroll
+            for (int k = 0; k < LOADS; ++k) {{
+                const int j = (k * LANES + lane) * VEC;
+                if (r < rows && j < n) {{
+                    const V w = *reinterpret_cast<const V*>(X + r * n + j);
+#pragma unroll
+                    for (int u = 0; u < VEC; ++u) v[b][k * VEC + u] = {read};
+                }} else {{
+#pragma unroll
+                    for (int u = 0; u < VEC; ++u) v[b][k * VEC + u] = -ht_real_limits<A>::inf();
+                }}
+#pragma unroll
+                for (int u = 0; u < VEC; ++u) m = v[b][k * VEC + u] > m ? v[b][k * VEC + u] : m;
+            }}
+            M[b] = htnn_group_max<LANES>(m);
+        }}
+#pragma unroll
+        for (int b = 0; b < BATCH; ++b) {{
+            /* exp(NaN), exp(inf - inf) (a +inf in the row) and exp(-inf - -inf) (a row of -inf) are
+               NaN: the sum, then the whole row, is NaN, as PyTorch's. A tail's -inf adds 0. */
+            A s = A(0);
+#pragma unroll
+            for (int i = 0; i < PER_LANE; ++i) {{ const A e = ht_exp(v[b][i] - M[b]); s += e; {keep}}}
+            const A S = htnn_group_sum<LANES>(s);
+            {"const A L = ht_log(S);" if log else ""}
+            const long long r = r0 + first + b;
+#pragma unroll
+            for (int k = 0; k < LOADS; ++k) {{
+                const int j = (k * LANES + lane) * VEC;
+                if (r < rows && j < n) {{
+                    V z;
+#pragma unroll
+                    for (int u = 0; u < VEC; ++u) z.v[u] = {write};
+                    *reinterpret_cast<V*>(out + r * n + j) = z;
+                }}
+            }}
+        }}
+    }}
+}}
+"""
+    return src, name
+
+
+WARP_KERNEL = TemplateKernel("htnn_softmax_warp", _warp_source)
+
+
+def warp_max(dtype: _dt.DType) -> int:
+    """The longest row the warp path takes (2048 elements computed in float32, 1024 in float64)."""
+    return WARP_MAX_BYTES // compute_dtype(dtype).itemsize
+
+
+def warp_shape(n: int) -> tuple[int, int, int]:
+    """(lanes per row, elements per lane, rows per lane group) of the warp path for rows of n."""
+    p = pow2_ceil(n)
+    lanes = min(p, WARP_LANES)
+    return lanes, p // lanes, 2 if p <= 128 else 1
+
+
+def _plan(xc: ndarray, out: ndarray, log: bool, n: int, inner: int, rows: int, scale):
+    """(kernel, grid, block, arguments): the one place that picks the path."""
+    y, device = out.dtype, xc.device_id
+    args = [xc, out, np.int64(rows), np.int64(n)]
+    sc = [] if scale is None else [compute_dtype(y).numpy.type(scale)]
+    if inner == 1 and n <= warp_max(y):
+        lanes, per_lane, batch = warp_shape(n)
+        vec = vector_width(xc, out, n, inner, most=per_lane)
+        fn = WARP_KERNEL.function(device, y, log, lanes, per_lane, batch, vec, scale is not None)
+        block_rows = WARP_BLOCK // lanes * batch
+        return fn, (min(-(-rows // block_rows), MAX_GRID), 1, 1), (WARP_BLOCK, 1, 1), args + sc
+    block = block_for(n)
+    vec = vector_width(xc, out, n, inner)
+    fn = KERNEL.function(device, y, log, block, vec, cache_for(n, vec, block), scale is not None)
+    return fn, (min(rows, MAX_GRID), 1, 1), (block, 1, 1), args + [np.int64(inner)] + sc
+
+
 def _softmax(name: str, log: bool, x, dim, dtype, scale=None) -> ndarray:
     need_float(x, name)
     y = x.dtype if dtype is None else _dt.dtype(dtype)
@@ -159,14 +279,8 @@ def _softmax(name: str, log: bool, x, dim, dtype, scale=None) -> ndarray:
     outer, inner = prod(xc.shape[:ax]), prod(xc.shape[ax + 1:])
     rows = outer * inner
     if out.size:
-        block = block_for(n)
-        vec = vector_width(xc, out, n, inner)
-        scaled = scale is not None
-        fn = KERNEL.function(xc.device_id, y, log, block, vec, cache_for(n, vec, block), scaled)
-        args = [xc, out, np.int64(rows), np.int64(n), np.int64(inner)]
-        if scaled:
-            args.append(compute_dtype(y).numpy.type(scale))
-        launch_grid(fn, (min(rows, MAX_GRID), 1, 1), (block, 1, 1), args, xc.device_id)
+        fn, grid, block, args = _plan(xc, out, log, n, inner, rows, scale)
+        launch_grid(fn, grid, block, args, xc.device_id)
     return out.reshape(()) if scalar else out
 
 

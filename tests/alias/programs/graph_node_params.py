@@ -31,6 +31,20 @@ extern "C" __global__ void add(unsigned char *y, int k, int n)
     if (i < n)
         y[i] += k;
 }
+
+extern "C" __global__ void fill(unsigned char *y, int v, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = v;
+}
+
+extern "C" __global__ void copy(unsigned char *y, const unsigned char *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = x[i];
+}
 """
 
 T = driver.CUgraphNodeType
@@ -60,6 +74,8 @@ def main():
     check(nvrtc.nvrtcGetCUBIN(prog, cubin))
     module = check(driver.cuModuleLoadData(cubin))
     kernel = check(driver.cuModuleGetFunction(module, b"add"))
+    fill_kernel = check(driver.cuModuleGetFunction(module, b"fill"))
+    copy_kernel = check(driver.cuModuleGetFunction(module, b"copy"))
 
     n = 4096
     stream = check(driver.cuStreamCreate(0))
@@ -193,23 +209,19 @@ def main():
     if READ_BACK:
         back = check(driver.cuGraphNodeGetParams(allocated))
         print("allocation read back:", back.type.name, back.alloc.bytesize, int(back.alloc.dptr) == int(alloc.alloc.dptr))
-    fill = driver.CUgraphNodeParams()
-    fill.type = T.CU_GRAPH_NODE_TYPE_MEMSET
-    fill.memset.dst = alloc.alloc.dptr
-    fill.memset.elementSize = 1
-    fill.memset.width = n
-    fill.memset.height = 1
-    fill.memset.value = 42
+    # kernels fill the graph's memory and copy it to d_a (a memset node on the graph's allocation got
+    # CUDA_ERROR_INVALID_VALUE from cuGraphAddNode with NVIDIA's bindings, driver 580, H200)
+    def kernel_node(func, args, types):
+        p = driver.CUgraphNodeParams()
+        p.type = T.CU_GRAPH_NODE_TYPE_KERNEL
+        p.kernel.func = func
+        p.kernel.gridDimX, p.kernel.gridDimY, p.kernel.gridDimZ = n // 256, 1, 1
+        p.kernel.blockDimX, p.kernel.blockDimY, p.kernel.blockDimZ = 256, 1, 1
+        p.kernel.kernelParams = (args, types)
+        return p
+    fill = kernel_node(fill_kernel, (alloc.alloc.dptr, 42, n), (None, ctypes.c_int, ctypes.c_int))
     filled = add_node(graph, [allocated], fill)
-    out = driver.CUgraphNodeParams()
-    out.type = T.CU_GRAPH_NODE_TYPE_MEMCPY
-    out.memcpy.copyParams.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
-    out.memcpy.copyParams.srcDevice = alloc.alloc.dptr
-    out.memcpy.copyParams.dstMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_HOST
-    out.memcpy.copyParams.dstHost = h_out
-    out.memcpy.copyParams.WidthInBytes = n
-    out.memcpy.copyParams.Height = 1
-    out.memcpy.copyParams.Depth = 1
+    out = kernel_node(copy_kernel, (d_a, alloc.alloc.dptr, n), (None, None, ctypes.c_int))
     copied = add_node(graph, [filled], out)
     free = driver.CUgraphNodeParams()
     free.type = T.CU_GRAPH_NODE_TYPE_MEM_FREE
@@ -221,6 +233,7 @@ def main():
     graph_exec = check(driver.cuGraphInstantiate(graph, 0))
     check(driver.cuGraphLaunch(graph_exec, stream))
     check(driver.cuStreamSynchronize(stream))
+    check(driver.cuMemcpyDtoH(h_out, d_a, n))
     print("graph-owned memory filled with 42:", np.array_equal(h_out, np.full(n, 42, dtype=np.uint8)))
     check(driver.cuGraphExecDestroy(graph_exec))
     check(driver.cuGraphDestroy(graph))
