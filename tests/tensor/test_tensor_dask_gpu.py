@@ -6,6 +6,7 @@ functions and random numbers, moving between backends, and the threaded and dist
 test_tensor_dask_cpu.py."""
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -123,14 +124,34 @@ def test_nanargmax_of_an_all_nan_slice_raises():
 
 
 @pytest.mark.parametrize("method", ["linear", "lower", "higher", "nearest", "midpoint"])
-def test_percentile(method):
+def test_percentile(method, monkeypatch):
     # Dask's own (approximate) merge over chunks: the same on hip.tensor chunks as on NumPy's
+    # sorted stably. The merge orders the chunks' percentiles by np.argsort, and its result
+    # depends on the order of equal values: each chunk's maximum comes twice (q=100 and the 100
+    # Dask appends), once with no weight, and at q=87.5 (the weights below add up to 87.5% of the
+    # data exactly) the zero-weight copy first gives that maximum, the weighted one first the
+    # value below it. hip.tensor's argsort is stable (as CuPy's); NumPy's default quicksort
+    # leaves the order of ties unspecified (here it puts the zero-weight copy first).
     q = [0.0, 5.0, 33.3, 50.0, 87.5, 100.0]
     got = da.percentile(_dask(V, 125), q, method=method).compute()
+    monkeypatch.setattr(np, "argsort", functools.partial(np.argsort, kind="stable"))
     want = da.percentile(da.from_array(V, chunks=125), q, method=method).compute()
+    monkeypatch.undo()
     _check(got, want, rtol=1e-10, atol=1e-10)
     one = da.percentile(_dask(V, 1000), 50.0, method=method).compute()   # one chunk: NumPy's exactly
     np.testing.assert_allclose(one.get(), np.percentile(V, 50.0, method=method), rtol=1e-12)
+
+
+def test_percentile_merge_sorts_ties_stably():
+    # the call of Dask's merge that meets equal values: np.argsort of the chunks' percentiles
+    # concatenated (each chunk's maximum twice), on hip.tensor NumPy's stable order
+    calc_q = np.array([0.0, 0.0, 5.0, 33.3, 50.0, 87.5, 100.0, 100.0])
+    vals = np.concatenate([np.percentile(V[i:i + 125], calc_q) for i in range(0, V.size, 125)])
+    got = np.argsort(ht.asarray(vals))
+    assert isinstance(got, ht.ndarray)
+    want = np.argsort(vals, kind="stable")
+    np.testing.assert_array_equal(got.get(), want)
+    assert list(want[48:50]) == [54, 55]        # the tie deciding q=87.5: the weighted copy first
 
 
 def test_blocked_matmul_tensordot_einsum():

@@ -271,11 +271,9 @@ def test_softmax_grid_stride(n, rng, monkeypatch):
     check(F.log_softmax(x, dim=-1, scale=0.5), TF.log_softmax(t * 0.5, dim=-1), "float32")
 
 
-@pytest.mark.parametrize("n", [3, 40, 513, 3000])
-@pytest.mark.parametrize("dtype", DTYPES + ["float64"])
-def test_softmax_special_values(dtype, n):
-    """Rows with +-inf, NaN, a row of -inf (NaN, as PyTorch), a lone finite value among -inf,
-    large values, on both paths."""
+def special_rows(n, dtype):
+    """Rows of n with +-inf, NaN, a row of -inf, a lone finite value among -inf, large values:
+    (ours, torch's)."""
     a = np.tile(np.linspace(-1.0, 1.0, n), (8, 1))
     a[0, :3] = [1000.0, 1000.0, -1000.0]
     a[1, 0] = -np.inf
@@ -286,10 +284,30 @@ def test_softmax_special_values(dtype, n):
     a[5, n // 3] = 0.0
     a[6, :2] = [np.inf, -np.inf]
     host = round_bf16(a) if dtype == "bfloat16" else a.astype(dtype)
+    return host, torch.from_numpy(host.astype(np.float64 if dtype == "float64" else np.float32))
+
+
+@pytest.mark.parametrize("n", [3, 40, 513, 3000])
+@pytest.mark.parametrize("dtype", DTYPES + ["float64"])
+def test_softmax_special_values(dtype, n):
+    """Special rows (a row of -inf gives NaN, as PyTorch), on both paths, plain and scaled."""
+    host, t = special_rows(n, dtype)
     x = ht.asarray(host, dtype=dtype)
-    t = torch.from_numpy(host.astype(np.float64 if dtype == "float64" else np.float32))
     check(F.softmax(x, dim=1), TF.softmax(t, dim=1), dtype)
     check(F.log_softmax(x, dim=1), TF.log_softmax(t, dim=1), dtype)
+    check(F.softmax(x, dim=1, scale=0.5), TF.softmax(t * 0.5, dim=1), dtype)
+    check(F.log_softmax(x, dim=1, scale=0.5), TF.log_softmax(t * 0.5, dim=1), dtype)
+
+
+@pytest.mark.parametrize("n", [3, 40, 3000])
+@pytest.mark.parametrize("dtype", DTYPES + ["float64"])
+def test_softmax_special_values_other_dim(dtype, n):
+    """The special rows along dim 0 (strided rows: the block path at every length)."""
+    host, t = special_rows(n, dtype)
+    x = ht.asarray(np.ascontiguousarray(host.T), dtype=dtype)
+    tt = t.T.contiguous()
+    check(F.softmax(x, dim=0), TF.softmax(tt, dim=0), dtype)
+    check(F.log_softmax(x, dim=0), TF.log_softmax(tt, dim=0), dtype)
 
 
 def test_softmax_bad_input(rng):

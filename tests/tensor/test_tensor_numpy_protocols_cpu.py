@@ -52,6 +52,7 @@ def target(obj):
     (np.nanstd, ht.nanstd), (np.nanmax, ht.nanmax), (np.nanmin, ht.nanmin), (np.nanargmax, ht.nanargmax),
     (np.nanargmin, ht.nanargmin), (np.nancumsum, ht.nancumsum), (np.nancumprod, ht.nancumprod),
     (np.interp, ht.interp), (np.unravel_index, ht.unravel_index), (np.ravel_multi_index, ht.ravel_multi_index),
+    (np.argsort, ht.argsort), (np.searchsorted, ht.searchsorted), (np.take, ht.take), (np.diff, ht.diff),
 ])
 def test_numpy_objects_map_to_hip_tensor_functions(numpy_obj, ht_obj):
     assert target(numpy_obj) is ht_obj
@@ -169,12 +170,29 @@ def _args(obj, *args, **kwargs):
     (lambda: _args(np.interp, X, X, X, 0.0, period=None), [X, X, X, 0.0], {"period": None}),
     (lambda: _args(np.unravel_index, X, (2, 3)), [X, (2, 3)], {}),
     (lambda: _args(np.ravel_multi_index, (X, X), (2, 3), "wrap"), [(X, X), (2, 3), "wrap"], {}),
+    # Dask's merge of chunk percentiles (dask.array.percentile.merge_percentiles)
+    (lambda: _args(np.argsort, X), [X], {}),                                  # hip.tensor's: stable
+    (lambda: _args(np.take, X, X), [X, X], {}),
+    (lambda: _args(np.cumsum, X), [X], {}),
+    (lambda: _args(np.diff, X), [X], {}),
+    (lambda: _args(np.searchsorted, X, X, side="right"), [X, X], {"side": "right"}),
+    (lambda: _args(np.searchsorted, X, X, "left"), [X, X], {"side": "left"}),
+    (lambda: _args(np.interp, X, X, X), [X, X, X], {}),
 ])
 def test_numpy_arguments_reach_hip_tensor_by_position_or_name(call, pos, kw):
     got_pos, got_kw, out = call()
     assert out is None
     assert len(got_pos) == len(pos) and all(a is b or a == b for a, b in zip(got_pos, pos) if not isinstance(a, list))
     assert got_kw == kw
+
+
+def test_np_argsort_is_hip_tensors_stable_sort():
+    # NumPy's default kind (quicksort) orders equal values as it happens to; hip.tensor's order is
+    # the stable one, and Dask's merge of chunk percentiles depends on it (test_tensor_dask_gpu.py)
+    e = T.functions[np.argsort]
+    assert e.target is ht.argsort and e.arguments((X,), {"kind": None})[1] == {}
+    assert inspect.signature(ht.argsort).parameters["stable"].default is True
+    assert e.arguments((X,), {"stable": True})[1] == {"stable": True}
 
 
 def test_out_is_taken_apart_from_the_call():

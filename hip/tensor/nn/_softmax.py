@@ -85,7 +85,8 @@ def _source(x: _dt.DType, log: bool, block: int, vec: int, cache: int = 0, scale
 #ifndef HTNN_SM_COMBINE
 #define HTNN_SM_COMBINE
 template <class A> __device__ __forceinline__ void htnn_sm_combine(A& m, A& s, A m2, A s2) {{
-    /* (max, sum exp(x - max)) pairs; an empty pair has s == 0 and counts for nothing */
+    /* (max, sum exp(x - max)) pairs; an empty pair (-inf, 0) counts for nothing, and no other pair
+       has m == -inf, so exp(m - M) below never sees -inf - -inf */
     if (s2 == A(0) && m2 == m2) return;
     if (s == A(0) && m == m) {{ m = m2; s = s2; return; }}
     if (m2 != m2 || m != m) {{ m = m != m ? m : m2; s = m; return; }}
@@ -107,9 +108,10 @@ extern "C" __global__ void __launch_bounds__({block}) {name}(const {T}* __restri
         A m = -ht_real_limits<A>::inf(), s = A(0);
         {read_loop}
             if (v > m) {{ s = s * ht_exp(m - v) + A(1); m = v; }}
-            else if (v == m) s += A(1);                 /* -inf == -inf too: exp would give NaN */
             else if (v != v) {{ m = v; s = v; }}
-            else s += ht_exp(v - m);
+            else if (v != -ht_real_limits<A>::inf()) s += ht_exp(v - m);
+            /* a -inf adds exp(-inf) = 0: a thread that saw only -inf keeps the empty pair (-inf, 0)
+               (exp(-inf - -inf) would be NaN and spread to the rows PyTorch gives finite values) */
         {read_end}
         sm_m[t] = m; sm_s[t] = s;
         __syncthreads();
@@ -118,8 +120,10 @@ extern "C" __global__ void __launch_bounds__({block}) {name}(const {T}* __restri
                           sm_m[t] = a; sm_s[t] = b; }}
             __syncthreads();
         }}
-        /* a +inf in the row makes exp(inf - inf) NaN in PyTorch's sum: the whole row is NaN */
-        const A M = sm_m[0], S = M == ht_real_limits<A>::inf() ? ht_real_limits<A>::nan() : sm_s[0];
+        /* a +inf in the row (exp(inf - inf) in PyTorch's sum) and a row of -inf (the empty pair:
+           exp(-inf - -inf)) give a NaN row, as PyTorch; a NaN is in M and S already */
+        const A M = sm_m[0], S = M == ht_real_limits<A>::inf() || M == -ht_real_limits<A>::inf()
+                                 ? ht_real_limits<A>::nan() : sm_s[0];
         const A L = ht_log(S); (void)L;
         __syncthreads();
         {write_loop}
