@@ -193,6 +193,12 @@ def test_np_argsort_is_hip_tensors_stable_sort():
     assert e.target is ht.argsort and e.arguments((X,), {"kind": None})[1] == {}
     assert inspect.signature(ht.argsort).parameters["stable"].default is True
     assert e.arguments((X,), {"stable": True})[1] == {"stable": True}
+    # NumPy's stable kinds ask for what hip.tensor's sorts always are (quicksort, heapsort: refused, as CuPy)
+    for f in (np.argsort, np.sort):
+        for kind in ("stable", "mergesort"):
+            assert T.functions[f].arguments((X,), {"kind": kind})[1] == {}
+        with pytest.raises(TypeError, match="kind"):
+            T.functions[f].arguments((X,), {"kind": "quicksort"})
 
 
 def test_out_is_taken_apart_from_the_call():
