@@ -62,6 +62,7 @@ def main() -> None:
     print(f"Function.launch up to the hipModuleLaunchKernel call, 4 args: {launch * 1e6:.2f} us "
           f"(grid/block as tuples: {launch_tuple * 1e6:.2f} us)")
     small_op()
+    library_ops()
 
 
 def small_op() -> None:
@@ -91,6 +92,119 @@ def small_op() -> None:
             setattr(o, n, f)
     print(f"x + y, 1000 float32, whole Python path with no-op HIP calls: {add * 1e6:.2f} us "
           f"(x + 2.0: {add_scalar * 1e6:.2f} us, ht.add(x, y): {add_fn * 1e6:.2f} us)")
+
+
+class _FakeLib:
+    """A hip.hipblas / hip.hipblaslt stand-in: the real module's enums and types, its calls that
+    `library_ops` reaches answered with success and nothing done."""
+
+    def __init__(self, module, names, success):
+        self._module, self._names, self._success = module, set(names), success
+
+    def __getattr__(self, name):
+        if name in self._names:
+            success = self._success
+            return lambda *args: (success,)
+        return getattr(self._module, name)
+
+
+class _FakePlan:
+    """blaslt._Plan with one algorithm and no descriptors (nothing of hipBLASLt is called)."""
+
+    def __init__(self, L, handle, *args):
+        import threading
+        self.lock = threading.Lock()
+        self.desc = self.a = self.b = self.c = None
+        self.algos, self.best, self.times = [(None, 0)], None, []
+        self.bias_ptr, self.bias = np.zeros(1, np.uint64), None
+        self.alpha, self.beta = np.ones(1, np.float32), np.zeros(1, np.float32)
+
+    algo = None
+
+    def workspace_needed(self) -> int:
+        return 0
+
+
+def library_ops() -> None:
+    """The Python cost of nn.functional.linear, matmul (2-d and attention's batched views),
+    layer_norm, softmax and the views an attention block takes, with every HIP, hipBLAS and
+    hipBLASLt call swapped for a no-op answering success (the kernels' compiles for fake Functions)."""
+    from hip import hip as h, hipblas as hb, hipblaslt as hlt
+    import hip.tensor as ht
+    from hip.tensor._kernels import compiler as _compiler, elementwise as ek
+    from hip.tensor._core import dtypes as _dt, launch as _launch
+    from hip.tensor._core.array import ndarray
+    from hip.tensor._core.device import current_stream
+    from hip.tensor._libs import blas, blaslt
+
+    class _Module:
+        def get_function(self, name):
+            return _compiler.Function(None, name, 0x1234, 0)
+
+    ok = hb.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS
+    fake_blas = _FakeLib(hb, ("hipblasGemmBatchedEx_v2", "hipblasGemmStridedBatchedEx_v2", "hipblasSgemmBatched",
+                              "hipblasSgemmStridedBatched"), ok)
+    fake_lt = _FakeLib(hlt, ("hipblasLtMatmul", "hipblasLtMatmulDescSetAttribute"), ok)
+    none = h.hipStreamCaptureStatus.hipStreamCaptureStatusNone
+    swaps = [(h, "hipMalloc", lambda size: (0, 0x7e0000000000)),
+             (h, "hipStreamIsCapturing", lambda s: (h.hipError_t.hipSuccess, none)),
+             (ek.ElementwiseKernel, "_compile", lambda self, *a: _compiler.Function(None, "k", 0x1234, 0)),
+             (_compiler, "compile_module", lambda *a, **k: _Module()),
+             (blas, "_lib", lambda: fake_blas), (blaslt, "_Plan", _FakePlan)]
+    saved = [(o, n, getattr(o, n)) for o, n, _ in swaps]
+    for o, n, f in swaps:
+        setattr(o, n, f)
+    _launch._benchmark_noops(True)
+    ek._grid_cap.setdefault(0, 132 * 32)
+    saved_lt = dict(blaslt._state)
+    blaslt._state["lib"] = fake_lt
+    blaslt._workspace_sizes.setdefault(0, 32 << 20)
+    s = current_stream(0)
+    blas._blas_handles.by_stream.setdefault((0, s.uid), 1)
+    blaslt._handles.by_stream.setdefault((0, s.uid), 1)
+    rows = []
+    try:
+        F = ht.nn.functional
+        bf = _dt.bfloat16
+        x, w, b = ndarray._empty((4096, 1024), bf, 0), ndarray._empty((4096, 1024), bf, 0), \
+            ndarray._empty((4096,), bf, 0)
+        r = ndarray._empty((4096, 4096), bf, 0)
+        rows.append(("F.linear(x, w, b, activation='relu'), hipBLASLt", per_call(
+            lambda: F.linear(x, w, b, activation="relu"), 20_000)))
+        rows.append(("F.linear(x, w), hipBLASLt", per_call(lambda: F.linear(x, w), 20_000)))
+        rows.append(("F.linear(x, w, b, residual=r), hipBLASLt", per_call(
+            lambda: F.linear(x, w, b, residual=r), 20_000)))
+        rows.append(("F.linear(x, w, b, activation='gelu'): then one element-wise pass", per_call(
+            lambda: F.linear(x, w, b, activation="gelu"), 20_000)))
+        a2, b2 = ndarray._empty((1024, 1024), bf, 0), ndarray._empty((1024, 1024), bf, 0)
+        rows.append(("ht.matmul 2-d (1024, 1024) @ (1024, 1024)", per_call(lambda: ht.matmul(a2, b2), 20_000)))
+        qkv = ndarray._empty((8, 512, 3, 16, 64), bf, 0)
+        q, k, v = (qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))
+        kt = k.mT
+        rows.append(("ht.matmul attention views (8,16,512,64) @ (8,16,64,512)", per_call(
+            lambda: ht.matmul(q, kt), 20_000)))
+        h2 = ndarray._empty((4096, 1024), bf, 0)
+        lw, lb = ndarray._empty((1024,), bf, 0), ndarray._empty((1024,), bf, 0)
+        rows.append(("F.layer_norm (4096, 1024) with weight and bias", per_call(
+            lambda: F.layer_norm(h2, (1024,), lw, lb), 20_000)))
+        sc = ndarray._empty((8, 16, 512, 512), bf, 0)
+        rows.append(("F.softmax (8,16,512,512), dim=-1, scale", per_call(
+            lambda: F.softmax(sc, dim=-1, scale=0.125), 20_000)))
+        y5 = ndarray._empty((8, 512, 3, 16, 64), bf, 0)
+        y3 = ndarray._empty((8, 512, 1024), bf, 0)
+        rows.append(("x[:, :, 0] of (8, 512, 3, 16, 64)", per_call(lambda: y5[:, :, 0], 50_000)))
+        rows.append(("x.transpose(0, 2, 1, 3)", per_call(lambda: q.transpose(0, 2, 1, 3), 50_000)))
+        rows.append(("x.reshape((4096, 1024)) of (8, 512, 1024)", per_call(lambda: y3.reshape((4096, 1024)), 50_000)))
+        rows.append(("x.mT", per_call(lambda: k.mT, 50_000)))
+    finally:
+        _launch._benchmark_noops(False)
+        for o, n, f in saved:
+            setattr(o, n, f)
+        blaslt._state.clear()
+        blaslt._state.update(saved_lt)
+        blaslt._plans.clear()
+    for name, t in rows:
+        print(f"{name}: {t * 1e6:.2f} us")
 
 
 if __name__ == "__main__":

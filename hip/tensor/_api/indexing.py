@@ -231,7 +231,58 @@ def _scalars(adv, strides):
     return out
 
 
+def _basic(x: ndarray, key):
+    """(ptr, shape, strides) of x[key] for a key of ints, slices, None and one Ellipsis (a view);
+    None for any other key, or one that is wrong (`_parse` takes it, and says what is wrong)."""
+    if type(key) is not tuple:
+        key = (key,)
+    xs, xst = x._shape, x._strides
+    ndim = len(xs)
+    consumed, ellipsis = 0, False
+    for k in key:
+        t = type(k)
+        if t is int or t is slice:
+            consumed += 1
+        elif k is Ellipsis:
+            if ellipsis:
+                return None
+            ellipsis = True
+        elif k is not None:
+            return None
+    if consumed > ndim:
+        return None
+    ptr, shape, strides, d = x._ptr, [], [], 0
+    for k in key:
+        t = type(k)
+        if t is slice:
+            start, stop, step = k.indices(xs[d])
+            length = len(range(start, stop, step))
+            if length:
+                ptr += start * xst[d]
+            shape.append(length)
+            strides.append(xst[d] * step)
+            d += 1
+        elif t is int:
+            n = xs[d]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {d} with size {n}")
+            ptr += (k % n) * xst[d]
+            d += 1
+        elif k is None:
+            shape.append(1)
+            strides.append(0)
+        else:                   # Ellipsis: the dimensions no other item takes
+            e = d + ndim - consumed
+            shape += xs[d:e]
+            strides += xst[d:e]
+            d = e
+    return ptr, tuple(shape) + xs[d:], tuple(strides) + xst[d:]
+
+
 def getitem(x: ndarray, key):
+    basic = _basic(x, key)
+    if basic is not None:
+        return x._view(*basic)
     ptr, shape, strides, adv = _parse(x, key)
     if not adv:
         return x._view(ptr, tuple(shape), tuple(strides))

@@ -24,7 +24,8 @@ from .. import backends
 from .._core import dtypes as _dt
 from .._core.array import ndarray, register
 from .._core.device import current_stream
-from .._core.shapes import broadcast_shapes, broadcast_strides, collapse, normalize_axis, prod
+from .._core.plans import PlanCache
+from .._core.shapes import broadcast_shapes, broadcast_strides, c_strides, collapse, normalize_axis, prod
 from .._kernels.elementwise import _on_device
 from .._kernels.reduction import ReductionKernel
 from .._kernels.template import TemplateKernel, dims, launch_grid
@@ -145,31 +146,54 @@ def gemm_batches(batch, strides):
 
 
 def _blas(a: ndarray, b: ndarray, out: ndarray, batch) -> None:
+    """out = a @ b over `batch` through hipBLAS (out's matrices C-contiguous; its batch strides any)."""
     m, k = a.shape[-2:]
     n = b.shape[-1]
     if max(m, n, k) > _INT_MAX:
         raise ValueError(f"matmul: dimensions ({m}, {k}) x ({k}, {n}) exceed hipBLAS's 32-bit sizes")
-    a, (opa, lda) = _blas_operand(a, m, k)
-    b, (opb, ldb) = _blas_operand(b, k, n)
-    isz = out.itemsize
+    a, b = _blas_operand(a, m, k)[0], _blas_operand(b, k, n)[0]
+    _gemm(a.ptr, b.ptr, out, _gemm_layout(a, b, batch, out.strides[:-2], out.itemsize))
+
+
+def _gemm_layout(a: ndarray, b: ndarray, batch, out_strides, isz: int) -> tuple:
+    """How hipBLAS runs out = a @ b for operands it reads in place (`_blas_operand`'s), out's batch
+    strides `out_strides`: (m, n, k, B^T and A^T transposed, ldb, lda, batch shape, A's, B's and
+    C's batch strides, whether over address arrays, the count of products)."""
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    (opa, lda), (opb, ldb) = _blas_layout_of(a, m, k), _blas_layout_of(b, k, n)
     sa = broadcast_strides(a.shape[:-2], a.strides[:-2], batch)
     sb = broadcast_strides(b.shape[:-2], b.strides[:-2], batch)
-    bshape, (sa, sb, sc), arrays = gemm_batches(batch, [sa, sb, out.strides[:-2]])
+    bshape, (sa, sb, sc), arrays = gemm_batches(batch, [sa, sb, out_strides])
     if bshape == (1,):
         sc = (m * n * isz,)             # one product: C's stride as a batch of it would have
-    outer, inner = bshape[:-1], bshape[-1]
-    dev = out.device_id
+    return m, n, k, opb == "T", opa == "T", ldb, lda, bshape, sa, sb, sc, arrays, prod(bshape)
+
+
+def _blas_layout_of(x: ndarray, rows: int, cols: int):
+    return blas_layout(rows, cols, x.strides[-2], x.strides[-1], x.itemsize)
+
+
+def _gemm(a: int, b: int, out: ndarray, layout: tuple) -> None:
+    """out (C-contiguous) = A @ B, A and B at addresses a and b, through `_gemm_layout`'s layout."""
+    m, n, k, tb, ta, ldb, lda, bshape, sa, sb, sc, arrays, nb = layout
+    d, dev, c = out._dtype, out._device_id, out._ptr
+    isz = d.itemsize
     with _on_device(dev):
         stream = current_stream(dev)
         # C^T (n x m, column-major, ldc n) = op(B^T) op(A^T)
         if arrays:
-            nb = prod(bshape)
-            table = B.pointer_table(stream, bshape, ((b.ptr, sb), (a.ptr, sa), (out.ptr, sc)))
-            B.gemm_batched(stream, out.dtype, opb == "T", opa == "T", n, m, k, table.ptr, ldb, 0,
+            table = B.table(stream, bshape, ((b, sb), (a, sa), (c, sc)), nb)
+            B.gemm_batched(stream, d, tb, ta, n, m, k, table.ptr, ldb, 0,
                            table.ptr + 8 * nb, lda, 0, table.ptr + 16 * nb, n, 0, nb, arrays=True)
             return
-        if not outer and inner == 1 and backends.matmul.use_hipblaslt and LT.prefer(out.dtype, m, n, k) \
-                and LT.gemm(stream, out.dtype, opb == "T", opa == "T", n, m, k, b.ptr, ldb, a.ptr, lda, out.ptr, n):
+        outer, inner = bshape[:-1], bshape[-1]
+        if not outer and inner == 1 and backends.matmul.use_hipblaslt and LT.prefer(d, m, n, k) \
+                and LT.gemm(stream, d, tb, ta, n, m, k, b, ldb, a, lda, c, n):
+            return
+        if not outer and inner <= _INT_MAX:                  # one strided-batched call
+            B.gemm_batched(stream, d, tb, ta, n, m, k, b, ldb, sb[-1] // isz, a, lda, sa[-1] // isz,
+                           c, n, sc[-1] // isz, inner)
             return
         for idx in itertools.product(*[range(e) for e in outer]):
             oa = sum(i * s for i, s in zip(idx, sa))
@@ -177,15 +201,31 @@ def _blas(a: ndarray, b: ndarray, out: ndarray, batch) -> None:
             oc = sum(i * s for i, s in zip(idx, sc))
             for start in range(0, inner, _INT_MAX):          # batch counts are 32-bit too
                 cnt = min(inner - start, _INT_MAX)
-                B.gemm_batched(stream, out.dtype, opb == "T", opa == "T", n, m, k,
-                               b.ptr + ob + start * sb[-1], ldb, sb[-1] // isz,
-                               a.ptr + oa + start * sa[-1], lda, sa[-1] // isz,
-                               out.ptr + oc + start * sc[-1], n, sc[-1] // isz, cnt)
+                B.gemm_batched(stream, d, tb, ta, n, m, k,
+                               b + ob + start * sb[-1], ldb, sb[-1] // isz,
+                               a + oa + start * sa[-1], lda, sa[-1] // isz,
+                               c + oc + start * sc[-1], n, sc[-1] // isz, cnt)
 
 
 # -- matmul ----------------------------------------------------------------------------------------------------
+# (operands' shapes, strides, dtypes, devices) -> (result dtype, device, out's shape, the result's
+# shape and strides as a view of out or None, `_gemm_layout`): float and complex products whose
+# operands hipBLAS reads in place, the checks passed
+_plans = PlanCache()
+
+
 def matmul(x1, x2, /) -> ndarray:
     """Matrix product with NumPy's rules for 1-d operands and broadcast batch dimensions."""
+    key = None
+    if type(x1) is ndarray and type(x2) is ndarray:
+        key = (x1._shape, x1._strides, x1._dtype.name, x1._device_id,
+               x2._shape, x2._strides, x2._dtype.name, x2._device_id)
+        plan = _plans.get(key)
+        if plan is not None:
+            d, dev, shape, view, layout = plan
+            out = ndarray._empty(shape, d, dev)
+            _gemm(x1._ptr, x2._ptr, out, layout)
+            return out if view is None else out._view(out._ptr, *view)
     _need_array(x1, "matmul")
     _need_array(x2, "matmul")
     if x1.ndim == 0 or x2.ndim == 0:
@@ -203,17 +243,25 @@ def matmul(x1, x2, /) -> ndarray:
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     dev = x1.device_id
     out = ndarray._empty(batch + (m, n), d, dev)
+    shape = batch + ((m,) if x1.ndim > 1 else ()) + ((n,) if x2.ndim > 1 else ())
     if out.size:
         if k == 0:
             _memset0(out)
         else:
+            a0, b0 = a, b
             a = a.astype(d, copy=False)
             b = b.astype(d, copy=False)
             if d.kind in "fc":
-                _blas(a, b, out, batch)
+                if max(m, n, k) > _INT_MAX:
+                    raise ValueError(f"matmul: dimensions ({m}, {k}) x ({k}, {n}) exceed hipBLAS's 32-bit sizes")
+                a, b = _blas_operand(a, m, k)[0], _blas_operand(b, k, n)[0]
+                layout = _gemm_layout(a, b, batch, out.strides[:-2], d.itemsize)
+                _gemm(a.ptr, b.ptr, out, layout)
+                if key is not None and a is a0 and b is b0:        # read in place: no cast, no copy
+                    view = None if shape == out.shape else (shape, c_strides(shape, d.itemsize))
+                    _plans.put(key, (d, dev, out.shape, view, layout))
             else:
                 _tiled(a, b, out, batch)
-    shape = batch + ((m,) if x1.ndim > 1 else ()) + ((n,) if x2.ndim > 1 else ())
     return out if shape == out.shape else reshape(out, shape)
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray, register
+from .._core.plans import PlanCache, all_ints
 from .._core.shapes import (broadcast_shapes, broadcast_strides, c_strides, normalize_axes, normalize_axis, prod,
                             reshape_strides)
 from .._kernels.copy import copy_kernel
@@ -52,13 +53,27 @@ def _resolve_shape(shape, size: int) -> tuple[int, ...]:
     return shape
 
 
+# (shape, strides, itemsize, the shape asked for) -> the view's (shape, strides), None where it needs a copy
+_reshapes = PlanCache()
+# (ndim, axes as given) -> the axes as non-negative ints, a permutation
+_permutations = PlanCache()
+
+
 def reshape(x, /, shape, *, copy=None) -> ndarray:
     """x with a new shape: a view when the strides allow, else a copy (copy=False then raises)."""
     _need_array(x, "reshape")
+    key = None
+    if not copy and type(shape) is tuple and all_ints(shape):
+        key = (x._shape, x._strides, x._dtype.itemsize, shape)
+        view = _reshapes.get(key)
+        if view is not None:
+            return x._view(x._ptr, *view)
     shape = _resolve_shape(shape, x.size)
     if not copy:
         strides = reshape_strides(x.shape, x.strides, shape, x.itemsize)
         if strides is not None:
+            if key is not None:
+                _reshapes.put(key, (shape, strides))
             return x._view(x.ptr, shape, strides)
         if copy is False:
             raise ValueError(f"reshape of this layout (strides {x.strides}) to {shape} needs a copy")
@@ -72,10 +87,16 @@ def _c_strides(shape, itemsize):
 
 def permute_dims(x, /, axes) -> ndarray:
     _need_array(x, "permute_dims")
-    axes = tuple(normalize_axis(a, x.ndim) for a in axes)
-    if sorted(axes) != list(range(x.ndim)):
-        raise ValueError(f"axes {axes} are not a permutation of {x.ndim} dimensions")
-    return x._view(x.ptr, tuple(x.shape[a] for a in axes), tuple(x.strides[a] for a in axes))
+    sh, st = x._shape, x._strides
+    key = (len(sh), axes) if type(axes) is tuple and all_ints(axes) else None
+    perm = _permutations.get(key) if key is not None else None
+    if perm is None:
+        perm = tuple(normalize_axis(a, x.ndim) for a in axes)
+        if sorted(perm) != list(range(x.ndim)):
+            raise ValueError(f"axes {perm} are not a permutation of {x.ndim} dimensions")
+        if key is not None:
+            _permutations.put(key, perm)
+    return x._view(x._ptr, tuple([sh[a] for a in perm]), tuple([st[a] for a in perm]))
 
 
 def broadcast_to(x, /, shape) -> ndarray:

@@ -18,6 +18,7 @@ cdef Py_ssize_t LIMIT = (<Py_ssize_t>1) << 56     # larger shapes and byte count
 cdef object _slow_stream = None     # _core.device.current_stream
 cdef object _binop = None           # array.ops.binop(name, a, b): the binary operators' function
 cdef object _c_layout = None        # _core.shapes.c_layout
+cdef type _view_cls = None          # the class of views (ndarray)
 
 
 cdef object _ptr_of(object a):
@@ -33,11 +34,11 @@ def set_binop(binop):
 def bind(type ndarray, current_stream, c_layout):
     """The array class (the launch packer reads its `_ptr` in C: hip._kernel_args'
     fast_pointer_type) and the Python functions `empty` calls in the cases it does not take."""
-    global _slow_stream, _c_layout
+    global _slow_stream, _c_layout, _view_cls
     if not issubclass(ndarray, ArrayBase):
         raise TypeError(f"{ndarray.__name__} is not an ArrayBase")
     fast_pointer_type(ndarray, "_ptr", _ptr_of)
-    _slow_stream, _c_layout = current_stream, c_layout
+    _slow_stream, _c_layout, _view_cls = current_stream, c_layout, ndarray
 
 
 @cython.auto_pickle(False)
@@ -52,6 +53,21 @@ cdef class ArrayBase:
     `_ptr` (the first element's address), `_device_id`, `_base` (the array a view is of),
     `_readonly`. Its binary operators but ** (`x + y`, `x < y`, ...) call ndarray's `ops.binop`
     (`set_binop`) without a Python frame; the in-place ones and ** are ndarray's."""
+
+    def _view(self, ptr, shape, strides, dtype=None):
+        """A view (an ndarray) of this array's memory: its first element at `ptr`, `shape` and
+        byte `strides`, this array's dtype unless `dtype`; unchecked (internal)."""
+        cdef ArrayBase v
+        if _view_cls is None:
+            raise TypeError("hip.tensor's array class is not bound")
+        v = <ArrayBase>(<PyTypeObject*>_view_cls).tp_new(_view_cls, <PyObject*>_no_args, NULL)
+        v._shape = shape if type(shape) is tuple else tuple(shape)
+        v._strides = strides if type(strides) is tuple else tuple(strides)
+        v._dtype = self._dtype if dtype is None else dtype
+        v._data, v._device_id, v._readonly = self._data, self._device_id, self._readonly
+        v._ptr = ptr if type(ptr) is int else int(ptr)
+        v._base = self if self._base is None else self._base
+        return v
 
     def __add__(self, o):
         return _binop("add", self, o)

@@ -132,10 +132,7 @@ class ndarray(ArrayBase):
         a._data, a._ptr, a._device_id, a._base, a._readonly = data, int(ptr), device_id, base, readonly
         return a
 
-    def _view(self, ptr: int, shape, strides, dtype: DType | None = None) -> "ndarray":
-        """A view of this array's memory."""
-        return ndarray._view_of(self._data, ptr, shape, strides, dtype or self._dtype, self._device_id,
-                                self if self._base is None else self._base, self._readonly)
+    # _view(ptr, shape, strides, dtype=None): a view of this array's memory (ArrayBase's, in C)
 
     # -- attributes ----------------------------------------------------------------------------
     @property
@@ -206,11 +203,10 @@ class ndarray(ArrayBase):
 
     @property
     def mT(self) -> "ndarray":
-        if self.ndim < 2:
-            raise ValueError(f".mT needs at least 2 dimensions, got {self.ndim}")
-        axes = list(range(self.ndim))
-        axes[-1], axes[-2] = axes[-2], axes[-1]
-        return self.transpose(axes)
+        sh, st = self._shape, self._strides
+        if len(sh) < 2:
+            raise ValueError(f".mT needs at least 2 dimensions, got {len(sh)}")
+        return self._view(self._ptr, sh[:-2] + (sh[-1], sh[-2]), st[:-2] + (st[-1], st[-2]))
 
     @property
     def real(self) -> "ndarray":

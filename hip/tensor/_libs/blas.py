@@ -58,8 +58,14 @@ class BlasError(HipError):
     """A hipBLAS or hipSOLVER call failed: `.status` (the library's status), `.library`, `.function`."""
 
 
+_loaded: dict = {}
+
+
 def _lib():
-    return library("hipblas")
+    L = _loaded.get("hipblas")        # every gemm asks: library() imports and loads (once) at each call
+    if L is None:
+        L = _loaded["hipblas"] = library("hipblas")
+    return L
 
 
 def solver_lib():
@@ -168,26 +174,44 @@ def gemm_batched(stream, d: _dt.DType, trans_a: bool, trans_b: bool, m: int, n: 
     as ints), on `stream`: A_i at a + i * stride_a elements (B_i, C_i likewise), or with `arrays`
     at the address a[i] (a, b, c: device arrays of `batch` addresses; the strides are not read)."""
     B = _lib()
+    tf32 = backends.matmul.allow_tf32 and d.name in ("float32", "complex64") and _tf32()
+    key = (d.name, arrays, tf32)
+    spec = _calls.get(key)
+    if spec is None:
+        spec = _calls[key] = _gemm_call(B, d, arrays, tf32)
+    fn, typed, data, compute, one, zero, algo = spec
+    N, T = B.hipblasOperation_t.HIPBLAS_OP_N, B.hipblasOperation_t.HIPBLAS_OP_T
+    if typed:
+        r = getattr(B, fn)(handle(stream), T if trans_a else N, T if trans_b else N, m, n, k, one,
+                           *((a, lda, b, ldb, zero, c, ldc) if arrays else
+                             (a, lda, stride_a, b, ldb, stride_b, zero, c, ldc, stride_c)), batch)
+    elif arrays:
+        r = getattr(B, fn)(handle(stream), T if trans_a else N, T if trans_b else N, m, n, k, one,
+                           a, data, lda, b, data, ldb, zero, c, data, ldc, batch, compute, algo)
+    else:
+        r = getattr(B, fn)(handle(stream), T if trans_a else N, T if trans_b else N, m, n, k, one,
+                           a, data, lda, stride_a, b, data, ldb, stride_b, zero, c, data, ldc, stride_c,
+                           batch, compute, algo)
+    if type(r) is not tuple or r[0] != 0:
+        check(r, fn, BlasError)
+
+
+_calls: dict = {}       # (dtype name, arrays, tf32) -> gemm_batched's entry point and its constant arguments
+
+
+def _gemm_call(B, d: _dt.DType, arrays: bool, tf32: bool) -> tuple:
+    """(function name, whether it is the type's own entry, data type, compute type, alpha, beta,
+    algorithm) of gemm_batched's call."""
     data, compute, one, zero = gemm_types(d)
-    tf32 = d.name in ("float32", "complex64") and _tf32()
     if tf32:
         compute = B.hipblasComputeType_t.HIPBLAS_COMPUTE_32F_FAST_TF32
-    N, T = B.hipblasOperation_t.HIPBLAS_OP_N, B.hipblasOperation_t.HIPBLAS_OP_T
-    ops = (T if trans_a else N, T if trans_b else N, m, n, k, one)
     typed = None if tf32 else _TYPED_GEMM.get(d.name)
     if typed:
         # the type's own entry: cuBLAS picks faster kernels through it than through GemmEx for skinny
         # and batched float32 shapes (conv's 64 x 576 x 32*3136: 206 against 255 us on an H200)
-        fn = typed + ("Batched" if arrays else "StridedBatched")
-        args = (a, lda, b, ldb, zero, c, ldc) if arrays else \
-            (a, lda, stride_a, b, ldb, stride_b, zero, c, ldc, stride_c)
-        check(getattr(B, fn)(handle(stream), *ops, *args, batch), fn, BlasError)
-        return
-    fn = "hipblasGemmBatchedEx_v2" if arrays else "hipblasGemmStridedBatchedEx_v2"
-    args = (a, data, lda, b, data, ldb, zero, c, data, ldc) if arrays else \
-        (a, data, lda, stride_a, b, data, ldb, stride_b, zero, c, data, ldc, stride_c)
-    check(getattr(B, fn)(handle(stream), *ops, *args, batch, compute, B.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT),
-          fn, BlasError)
+        return typed + ("Batched" if arrays else "StridedBatched"), True, data, compute, one, zero, None
+    return ("hipblasGemmBatchedEx_v2" if arrays else "hipblasGemmStridedBatchedEx_v2", False, data, compute,
+            one, zero, B.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT)
 
 
 # -- device arrays of matrix addresses -------------------------------------------------------------------------
@@ -224,7 +248,12 @@ def pointer_table(stream, shape: tuple, operands) -> "memory.MemoryPointer":
     operands = tuple((int(p), tuple(s)) for p, s in operands)
     if not shape:                               # one matrix each
         shape, operands = (1,), tuple((p, (0,)) for p, _ in operands)
-    count = prod(shape)
+    return table(stream, shape, operands, prod(shape))
+
+
+def table(stream, shape: tuple, operands: tuple, count: int) -> "memory.MemoryPointer":
+    """pointer_table's work for arguments already as it makes them: `shape` a non-empty tuple of
+    ints, `operands` a tuple of (int address, tuple of byte strides), count = prod(shape)."""
     nbytes = 8 * count * len(operands)
     key = None
     if nbytes <= TABLE_BYTES and not stream_is_capturing(stream):

@@ -46,6 +46,7 @@ from .._core import dtypes as _dt
 from .._core import memory
 from .._core.device import Device, Event, _properties, platform
 from .._core.graph import stream_is_capturing
+from .._core.plans import PlanCache
 from .blas import BlasError, _Handles
 from .loader import library
 
@@ -73,6 +74,7 @@ _state: dict = {}               # 'lib': the module, or None once it failed to l
 _plans: OrderedDict = OrderedDict()
 _workspaces: dict = {}
 _workspace_sizes: dict = {}
+_OK = 0                         # HIPBLAS_STATUS_SUCCESS
 
 
 def _lib():
@@ -245,19 +247,33 @@ def _tune(L, handle, p: _Plan, stream, a: int, b: int, beta, c: int, out: int, w
     return min(timed)[1] if timed else 0
 
 
+# (stream uid, plan key) -> (plan, handle, workspace address, its size): an eager call's lookups
+# in one. A stream's uid is never reused, and its handle and workspace live as long as it does.
+_bound = PlanCache(PLANS)
+
+
 def _run(stream, d: _dt.DType, ta: bool, tb: bool, m: int, n: int, k: int, a: int, lda: int, b: int, ldb: int,
          out: int, ldc: int, bias: int | None, epilogue: str, residual: int | None = None) -> bool:
     """D (out) = epilogue(op(A) op(B) + C (+ bias)) through a plan, C the residual (beta 1) or none
     (beta 0); False where hipBLASLt has no algorithm."""
-    L = _lib()
+    L = _state.get("lib") or _lib()
     if L is None:
         return False
     tf32 = d.name == "float32" and backends.matmul.allow_tf32 and platform() == "nvidia"
     key = (stream.device_id, d.name, ta, tb, m, n, k, lda, ldb, ldc, epilogue, tf32)
-    p = _plan(L, stream, key, d, ta, tb, m, n, k, lda, ldb, ldc, epilogue, bias is not None, tf32)
-    if not p.algos:
-        return False
-    handle = _handles.get(stream)
+    capturing = memory.capturing(stream)
+    bound = None if capturing else _bound.get((stream.uid, key))
+    if bound is None:
+        p = _plan(L, stream, key, d, ta, tb, m, n, k, lda, ldb, ldc, epilogue, bias is not None, tf32)
+        if not p.algos:
+            return False
+        handle = _handles.get(stream)
+        block, wsize = _workspace(stream, p)
+        ws = block.ptr if block is not None else 0
+        if not capturing:
+            _bound.put((stream.uid, key), (p, handle, ws, wsize))
+    else:
+        p, handle, ws, wsize = bound
     with p.lock:
         if bias is not None and bias != p.bias:       # a model's layer passes the same bias each call
             p.bias_ptr[0] = bias
@@ -265,20 +281,23 @@ def _run(stream, d: _dt.DType, ta: bool, tb: bool, m: int, n: int, k: int, a: in
                                                     .HIPBLASLT_MATMUL_DESC_BIAS_POINTER, p.bias_ptr, 8),
                   "hipblasLtMatmulDescSetAttribute", BlasError)
             p.bias = bias
-        block, wsize = _workspace(stream, p)
-        ws = block.ptr if block is not None else 0
         c, beta = (out, p.beta) if residual is None else (residual, p.alpha)
         if p.best is None and len(p.algos) > 1 and backends.matmul.hipblaslt_autotune \
                 and not stream_is_capturing(stream):      # nothing is timed on a capturing stream
             p.best = _tune(L, handle, p, stream, a, b, beta, c, out, ws, wsize)
-        check(L.hipblasLtMatmul(handle, p.desc, p.alpha, a, p.a, b, p.b, beta, c, p.c, out, p.c, p.algo,
-                                ws, wsize, stream.ptr), "hipblasLtMatmul", BlasError)
+        r = L.hipblasLtMatmul(handle, p.desc, p.alpha, a, p.a, b, p.b, beta, c, p.c, out, p.c, p.algo,
+                              ws, wsize, stream.ptr)
+        if r[0] != _OK:
+            check(r, "hipblasLtMatmul", BlasError)
     return True
 
 
 def _takes(d: _dt.DType, m: int, n: int, k: int, *addresses: int) -> bool:
-    return d.name in DTYPES and 0 < min(m, n, k) and max(m, n, k) <= _INT_MAX \
-        and not any(x % ALIGN for x in addresses)
+    aligned = 0
+    for x in addresses:
+        aligned |= x
+    return d.name in DTYPES and 0 < m <= _INT_MAX and 0 < n <= _INT_MAX and 0 < k <= _INT_MAX \
+        and not aligned % ALIGN             # (ALIGN is a power of two: one bit set in any address shows)
 
 
 def gemm(stream, d: _dt.DType, trans_a: bool, trans_b: bool, m: int, n: int, k: int, a: int, lda: int, b: int,

@@ -25,6 +25,7 @@ from .. import backends
 from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .._core.device import current_stream
+from .._core.plans import PlanCache
 from .._core.shapes import prod
 from .._kernels.elementwise import ElementwiseKernel, _on_device
 from .._libs import blaslt
@@ -183,11 +184,61 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False,
 
 
 # -- linear ----------------------------------------------------------------------------------------------------
+# (operands' shapes, strides, dtypes, devices; activation) -> what linear's checks and layout
+# choice found: (activation, whether hipBLASLt may take it, m, n, k, the output's shape, the
+# epilogue's activation, the activation left for a pass after it or None)
+_plans = PlanCache()
+
+
+def _key(x, w, b, act, r):
+    """linear's plan key, or None where the arguments are not all plain arrays (the checks say why)."""
+    if type(x) is not ndarray or type(w) is not ndarray or not (act is None or type(act) is str):
+        return None
+    if b is not None:
+        if type(b) is not ndarray:
+            return None
+        b = (b._shape, b._strides, b._dtype.name, b._device_id)
+    if r is not None:
+        if type(r) is not ndarray:
+            return None
+        r = (r._shape, r._strides, r._dtype.name, r._device_id)
+    return (x._shape, x._strides, x._dtype.name, x._device_id, w._shape, w._strides, w._dtype.name, w._device_id,
+            act, b, r)
+
+
 def linear(input, weight, bias=None, *, activation: str | None = None, residual=None) -> ndarray:
     """input @ weight.T + bias (weight: (out_features, in_features)). hip.tensor's additions:
     `activation` (one of relu, sigmoid, tanh, gelu, gelu_tanh, silu) applied in the same pass as
     the bias, and `residual` (an array of the output's shape) added before it:
     act(input @ weight.T + bias + residual)."""
+    key = _key(input, weight, bias, activation, residual)
+    plan = _plans.get(key) if key is not None else None
+    if plan is None:
+        plan = _check_linear(input, weight, bias, activation, residual)
+        if key is not None:
+            _plans.put(key, plan)
+    act, lt, m, n, k, shape, fused, after = plan
+    if lt and backends.matmul.use_hipblaslt:
+        d, dev = input._dtype, input._device_id
+        y = ndarray._empty(shape, d, dev)
+        with _on_device(dev):
+            ran = blaslt.linear(current_stream(dev), d, m, n, k, input._ptr, weight._ptr,
+                                None if bias is None else bias._ptr, y._ptr, fused,
+                                None if residual is None else residual._ptr)
+        if ran:
+            if after is not None:
+                UNARY[after](y, y, _bindings={"C": compute_dtype(d), "Y": d})
+            return y
+    y = matmul(input, weight.mT)
+    if bias is not None or residual is not None:
+        epilogue(y, bias if bias is not None else compute_dtype(y.dtype).numpy.type(0), residual, act, y)
+    elif act != "identity":
+        UNARY[act](y, y, _bindings={"C": compute_dtype(y.dtype), "Y": y.dtype})
+    return y
+
+
+def _check_linear(input, weight, bias, activation, residual) -> tuple:
+    """linear's checks (clear exceptions for bad input) and its plan (`_plans`)."""
     need_float(input, "linear")
     need_float(weight, "linear", "weight")
     act = "identity" if activation is None else activation
@@ -207,17 +258,13 @@ def linear(input, weight, bias=None, *, activation: str | None = None, residual=
             raise ValueError(f"linear: bias must have shape ({weight.shape[0]},), got {bias.shape}")
         if bias.dtype is not input.dtype:
             raise TypeError(f"linear: input is {input.dtype.name} but bias is {bias.dtype.name}")
-    check_residual("linear", residual, input.dtype, input.shape[:-1] + (weight.shape[0],))
+    n, k = weight.shape
+    shape = input.shape[:-1] + (n,)
+    check_residual("linear", residual, input.dtype, shape)
     same_device("linear", input, weight, bias, residual)
-    y = _linear_lt(input, weight, bias, act, residual)
-    if y is not None:
-        return y
-    y = matmul(input, weight.mT)
-    if bias is not None or residual is not None:
-        epilogue(y, bias if bias is not None else compute_dtype(y.dtype).numpy.type(0), residual, act, y)
-    elif act != "identity":
-        UNARY[act](y, y, _bindings={"C": compute_dtype(y.dtype), "Y": y.dtype})
-    return y
+    fused = act in blaslt.EPILOGUES
+    return (act, _lt_layout(input, weight, bias, residual), prod(input.shape[:-1]), n, k, shape,
+            act if fused else "identity", None if fused or act == "identity" else act)
 
 
 def check_residual(name: str, r, dtype, shape) -> None:
@@ -231,27 +278,12 @@ def check_residual(name: str, r, dtype, shape) -> None:
         raise ValueError(f"{name}: residual must have the output's shape {tuple(shape)}, got {r.shape}")
 
 
-def _linear_lt(x, w, b, act: str, r=None):
-    """linear through hipBLASLt: the residual as its C matrix (beta 1), the activation in the
-    epilogue where it has it, else in place after; None where hipBLASLt does not run it (the
-    caller's gemm path does; `_libs.blaslt` checks the addresses' alignment)."""
-    if not backends.matmul.use_hipblaslt or x.dtype.name not in blaslt.DTYPES:
-        return None
-    if not (x.is_c_contiguous and w.is_c_contiguous):
-        return None
+def _lt_layout(x, w, b, r) -> bool:
+    """Whether hipBLASLt can take linear's operands as laid out (row-major x, w and residual, a
+    vector bias); float64 and a scalar bias stay with hipBLAS. The addresses' alignment is
+    `_libs.blaslt`'s check at each call."""
+    if x.dtype.name not in blaslt.DTYPES or not (x.is_c_contiguous and w.is_c_contiguous):
+        return False
     if b is not None and (b.ndim != 1 or (b.shape[0] > 1 and b.strides[0] != b.itemsize)):
-        return None
-    if r is not None and not r.is_c_contiguous:
-        return None
-    n, k = w.shape
-    y = ndarray._empty(x.shape[:-1] + (n,), x.dtype, x.device_id)
-    fused = act in blaslt.EPILOGUES
-    with _on_device(x.device_id):
-        ran = blaslt.linear(current_stream(x.device_id), x.dtype, prod(x.shape[:-1]), n, k, x.ptr, w.ptr,
-                            None if b is None else b.ptr, y.ptr, act if fused else "identity",
-                            None if r is None else r.ptr)
-    if not ran:
-        return None
-    if not fused:
-        UNARY[act](y, y, _bindings={"C": compute_dtype(y.dtype), "Y": y.dtype})
-    return y
+        return False
+    return r is None or r.is_c_contiguous

@@ -20,6 +20,7 @@ from .._api.creation import full
 from .._api.statistical import mean as _mean, var as _var
 from .._core import dtypes as _dt
 from .._core.array import ndarray
+from .._core.plans import PlanCache, all_ints
 from .._core.shapes import prod
 from .._kernels.elementwise import ElementwiseKernel
 from .._kernels.template import TemplateKernel, launch_grid, pow2_ceil
@@ -150,19 +151,49 @@ def _rownorm(x, w, b, rows, n, grouped, G, cpg, S, eps) -> ndarray:
     xc = contiguous(x)
     out = ndarray._empty(xc.shape, xc.dtype, xc.device_id)
     if out.size:
-        block = _block_for(n)
-        vec = vector_width(xc, out, n, 1)
-        fn = KERNEL.function(xc.device_id, xc.dtype, grouped, block, vec, cache_for(n, vec, block))
-        a = compute_dtype(xc.dtype).numpy.type
-        launch_grid(fn, (min(rows, MAX_GRID), 1, 1), (block, 1, 1),
-                    [xc, w, b, out, np.int64(rows), np.int64(n), np.int64(G), np.int64(cpg), np.int64(S), a(eps)],
-                    xc.device_id)
+        _launch(xc, w, b, out, _route(rows, n, grouped, G, cpg, S), eps)
     return out
+
+
+def _route(rows, n, grouped, G, cpg, S) -> tuple:
+    """(grid, block, the kernel's size arguments, n, grouped) of the row kernel."""
+    block = _block_for(n)
+    return ((min(rows, MAX_GRID), 1, 1), block,
+            (np.int64(rows), np.int64(n), np.int64(G), np.int64(cpg), np.int64(S)), n, grouped)
+
+
+def _launch(xc, w, b, out, route, eps) -> None:
+    grid, block, sizes, n, grouped = route
+    d, dev = xc._dtype, xc._device_id
+    vec = vector_width(xc, out, n, 1)
+    fn = KERNEL.function(dev, d, grouped, block, vec, cache_for(n, vec, block))
+    launch_grid(fn, grid, (block, 1, 1), [xc, w, b, out, *sizes, compute_dtype(d).numpy.type(eps)], dev)
+
+
+# (input's shape, strides, dtype, device; normalized_shape; weight's and bias's) -> the row
+# kernel's route (None: an empty input), for a C-contiguous input, weight and bias
+_plans = PlanCache()
+
+
+def _layout(p):
+    return None if p is None else (p._shape, p._strides, p._dtype.name, p._device_id)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> ndarray:
     """Normalize over the last len(normalized_shape) dimensions (biased variance), then scale by
     weight and shift by bias (both of normalized_shape)."""
+    key = None
+    if type(input) is ndarray and (weight is None or type(weight) is ndarray) and \
+            (bias is None or type(bias) is ndarray) and type(eps) is float and eps >= 0 and \
+            (type(normalized_shape) is int or type(normalized_shape) is tuple and all_ints(normalized_shape)):
+        key = (input._shape, input._strides, input._dtype.name, input._device_id, normalized_shape,
+               _layout(weight), _layout(bias))
+        route = _plans.get(key, _plans)
+        if route is not _plans:
+            out = ndarray._empty(input._shape, input._dtype, input._device_id)
+            if route is not None:
+                _launch(input, weight, bias, out, route, eps)
+            return out
     need_float(input, "layer_norm")
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (int(normalized_shape),)
@@ -176,7 +207,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     b = _param("layer_norm", "bias", bias, input, ns)
     same_device("layer_norm", input, w, b)
     n = prod(ns)
-    return _rownorm(input, w, b, prod(input.shape[:input.ndim - k]), n, False, 1, 0, 1, eps)
+    rows = prod(input.shape[:input.ndim - k])
+    if key is not None and w is weight and b is bias and input.is_c_contiguous:
+        _plans.put(key, _route(rows, n, False, 1, 0, 1) if input.size else None)
+    return _rownorm(input, w, b, rows, n, False, 1, 0, 1, eps)
 
 
 def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> ndarray:

@@ -27,6 +27,7 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray
+from .._core.plans import PlanCache
 from .._core.shapes import normalize_axis, prod
 from .._kernels.template import TemplateKernel, launch_grid, pow2_ceil
 from ._common import MAX_GRID, WARP_REDUCE, compute_dtype, contiguous, need_float, vector_width
@@ -243,24 +244,50 @@ def warp_shape(n: int) -> tuple[int, int, int]:
     return lanes, p // lanes, 2 if p <= 128 else 1
 
 
-def _plan(xc: ndarray, out: ndarray, log: bool, n: int, inner: int, rows: int, scale):
-    """(kernel, grid, block, arguments): the one place that picks the path."""
-    y, device = out.dtype, xc.device_id
-    args = [xc, out, np.int64(rows), np.int64(n)]
-    sc = [] if scale is None else [compute_dtype(y).numpy.type(scale)]
+def _route(y: _dt.DType, log: bool, n: int, inner: int, rows: int, scaled: bool) -> tuple:
+    """The one place that picks the path for rows of n (stride `inner`) written as y: (warp path,
+    grid, block, the kernel's size arguments, its spec but the vector width, the widest load)."""
     if inner == 1 and n <= warp_max(y):
         lanes, per_lane, batch = warp_shape(n)
-        vec = vector_width(xc, out, n, inner, most=per_lane)
-        fn = WARP_KERNEL.function(device, y, log, lanes, per_lane, batch, vec, scale is not None)
         block_rows = WARP_BLOCK // lanes * batch
-        return fn, (min(-(-rows // block_rows), MAX_GRID), 1, 1), (WARP_BLOCK, 1, 1), args + sc
+        return (True, (min(-(-rows // block_rows), MAX_GRID), 1, 1), (WARP_BLOCK, 1, 1),
+                (np.int64(rows), np.int64(n)), (y, log, lanes, per_lane, batch), per_lane)
     block = block_for(n)
-    vec = vector_width(xc, out, n, inner)
-    fn = KERNEL.function(device, y, log, block, vec, cache_for(n, vec, block), scale is not None)
-    return fn, (min(rows, MAX_GRID), 1, 1), (block, 1, 1), args + [np.int64(inner)] + sc
+    return (False, (min(rows, MAX_GRID), 1, 1), (block, 1, 1), (np.int64(rows), np.int64(n), np.int64(inner)),
+            (y, log, block), None)
+
+
+def _launch(xc: ndarray, out: ndarray, n: int, inner: int, route: tuple, scale) -> None:
+    """Launch `_route`'s kernel on xc (contiguous) into out; the vector width from the addresses."""
+    warp, grid, block, sizes, spec, most = route
+    y, dev = out._dtype, xc._device_id
+    vec = vector_width(xc, out, n, inner, most=most)
+    if warp:
+        fn = WARP_KERNEL.function(dev, *spec, vec, scale is not None)
+    else:
+        fn = KERNEL.function(dev, *spec, vec, cache_for(n, vec, spec[2]), scale is not None)
+    args = [xc, out, *sizes]
+    if scale is not None:
+        args.append(compute_dtype(y).numpy.type(scale))
+    launch_grid(fn, grid, block, args, dev)
+
+
+# (x's shape, strides, dtype, device; dim, dtype, log, scaled) -> (the result's dtype, n, inner,
+# `_route`'s route) for a C-contiguous x of at least one dimension, computed in its own dtype
+_plans = PlanCache()
 
 
 def _softmax(name: str, log: bool, x, dim, dtype, scale=None) -> ndarray:
+    key = None
+    if type(x) is ndarray and type(dim) is int and dtype is None and (scale is None or type(scale) is float):
+        key = (x._shape, x._strides, x._dtype.name, x._device_id, dim, log, scale is None)
+        plan = _plans.get(key)
+        if plan is not None:
+            y, n, inner, route = plan
+            out = ndarray._empty(x._shape, y, x._device_id)
+            if route is not None:
+                _launch(x, out, n, inner, route, scale)
+            return out
     need_float(x, name)
     y = x.dtype if dtype is None else _dt.dtype(dtype)
     if y.kind != "f":
@@ -282,9 +309,11 @@ def _softmax(name: str, log: bool, x, dim, dtype, scale=None) -> ndarray:
     n = xc.shape[ax]
     outer, inner = prod(xc.shape[:ax]), prod(xc.shape[ax + 1:])
     rows = outer * inner
-    if out.size:
-        fn, grid, block, args = _plan(xc, out, log, n, inner, rows, scale)
-        launch_grid(fn, grid, block, args, xc.device_id)
+    route = _route(y, log, n, inner, rows, scale is not None) if out.size else None
+    if route is not None:
+        _launch(xc, out, n, inner, route, scale)
+    if key is not None and not scalar and xc is x:
+        _plans.put(key, (y, n, inner, route))
     return out.reshape(()) if scalar else out
 
 
