@@ -125,6 +125,19 @@ class _FakePlan:
         return 0
 
 
+def _encoder_block(ht, dtype):
+    """benchmarks/_networks.py's encoder block (fused), its parameters arrays of `dtype`."""
+    import os
+    import sys
+    from hip.tensor._core.array import ndarray
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _networks
+    block = _networks.ht_encoder_block(ht)
+    for _, m, name, v in list(block._named("_parameters")):
+        m._parameters[name] = ndarray._empty(v.shape, dtype, 0)
+    return block
+
+
 def library_ops() -> None:
     """The Python cost of nn.functional.linear, matmul (2-d and attention's batched views),
     layer_norm, softmax and the views an attention block takes, with every HIP, hipBLAS and
@@ -146,7 +159,14 @@ def library_ops() -> None:
                               "hipblasSgemmStridedBatched"), ok)
     fake_lt = _FakeLib(hlt, ("hipblasLtMatmul", "hipblasLtMatmulDescSetAttribute"), ok)
     none = h.hipStreamCaptureStatus.hipStreamCaptureStatusNone
-    swaps = [(h, "hipMalloc", lambda size: (0, 0x7e0000000000)),
+    top = [0x7e0000000000]
+
+    def malloc(size):               # distinct fake addresses: the allocator keeps several large segments
+        top[0] += (size + (1 << 21) - 1) & ~((1 << 21) - 1)
+        return 0, top[0]
+    swaps = [(h, "hipMalloc", malloc),
+             (h, "hipMemsetAsync", lambda *args: (h.hipError_t.hipSuccess,)),
+             (h, "hipMemcpyAsync", lambda *args: (h.hipError_t.hipSuccess,)),
              (h, "hipStreamIsCapturing", lambda s: (h.hipError_t.hipSuccess, none)),
              (ek.ElementwiseKernel, "_compile", lambda self, *a: _compiler.Function(None, "k", 0x1234, 0)),
              (_compiler, "compile_module", lambda *a, **k: _Module()),
@@ -196,6 +216,10 @@ def library_ops() -> None:
         rows.append(("x.transpose(0, 2, 1, 3)", per_call(lambda: q.transpose(0, 2, 1, 3), 50_000)))
         rows.append(("x.reshape((4096, 1024)) of (8, 512, 1024)", per_call(lambda: y3.reshape((4096, 1024)), 50_000)))
         rows.append(("x.mT", per_call(lambda: k.mT, 50_000)))
+        block = _encoder_block(ht, bf)
+        xb = ndarray._empty((8, 512, 1024), bf, 0)
+        rows.append(("encoder block forward (8, 512, 1024), bfloat16 (_networks.ht_encoder_block)",
+                     per_call(lambda: block(xb), 1_000)))
     finally:
         _launch._benchmark_noops(False)
         for o, n, f in saved:

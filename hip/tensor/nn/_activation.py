@@ -87,8 +87,25 @@ def epilogue(x: ndarray, bias, residual, act: str, out: ndarray) -> None:
         BIAS_ACT[act](x, bias, out, _bindings=b)
 
 
+_signatures: dict = {}     # (activation, dtype name) -> UNARY's signature of one such array (False: none)
+
+
+def _fresh(name: str, x: ndarray):
+    """UNARY[name](x) into a new array through the element-wise C hot path (`call_contiguous`:
+    x C-contiguous on the current device); None where that path does not take it."""
+    key = (name, x._dtype.name)
+    sig = _signatures.get(key)
+    if sig is None:
+        sig = _signatures[key] = UNARY[name].signature((x,), {"C": compute_dtype(x.dtype), "Y": x.dtype}) or False
+    return UNARY[name].call_contiguous(sig, (x,)) if sig else None
+
+
 def _unary(name: str, x, inplace: bool = False) -> ndarray:
     need_float(x, name)
+    if not inplace and type(x) is ndarray:
+        y = _fresh(name, x)
+        if y is not None:
+            return y
     b = {"C": compute_dtype(x.dtype), "Y": x.dtype}
     if inplace:
         return UNARY[name](x, x, _bindings=b)
@@ -226,7 +243,10 @@ def linear(input, weight, bias=None, *, activation: str | None = None, residual=
                                 None if bias is None else bias._ptr, y._ptr, fused,
                                 None if residual is None else residual._ptr)
         if ran:
-            if after is not None:
+            if after is not None:       # a fresh output through the C path (PyTorch's F.gelu(F.linear) has one too)
+                z = _fresh(after, y)
+                if z is not None:
+                    return z
                 UNARY[after](y, y, _bindings={"C": compute_dtype(d), "Y": d})
             return y
     y = matmul(input, weight.mT)
