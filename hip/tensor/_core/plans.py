@@ -17,8 +17,8 @@ class PlanCache(dict):
 
     def put(self, key, value):
         """Keep `value` for `key`; returns it."""
-        if len(self) >= self.limit:
-            del self[next(iter(self))]
+        if len(self) >= self.limit:         # (another thread may have taken the oldest already)
+            self.pop(next(iter(self), None), None)
         self[key] = value
         return value
 
