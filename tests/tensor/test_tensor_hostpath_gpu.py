@@ -88,13 +88,14 @@ def test_linear_on_streams_that_come_and_go(rng):
     b, br = pair((256,), rng, "bfloat16")
     want = TF.relu(xr @ wr.T + br)
     check(F.linear(x, w, b, activation="relu"), want, 2e-2)
+    ht.synchronize()                                    # the inputs are on the device before another stream reads them
     for _ in range(3):
         s = ht.Stream(non_blocking=True)
         with s:
             y = F.linear(x, w, b, activation="relu")
         s.synchronize()
         check(y, want, 2e-2)
-        del s, y
+        del s, y                                        # its handle and workspace go back; a new uid next
     b2, br2 = pair((256,), rng, "bfloat16")           # another bias address on the same plan
     check(F.linear(x, w, b2, activation="relu"), TF.relu(xr @ wr.T + br2), 2e-2)
 
