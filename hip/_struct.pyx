@@ -43,9 +43,11 @@ cdef enum:
     K_BITS = 9     # bitfield: bitoff/bitwidth inside an unsigned word of elsize bytes
     K_BYTES = 10   # char[N] holding data -> all N bytes
     K_ADDR = 11    # a pointer to anything but void (struct_style 'cuda' only): as K_PTR, printed in decimal
+    K_VALPTR = 12  # a pointer to a value class's integer (struct_style 'cuda' only): sub(_ptr=address)
 
 KINDS = {"int": K_INT, "uint": K_UINT, "float": K_FLOAT, "bool": K_BOOL, "ptr": K_PTR, "chars": K_CHARS,
-         "cstr": K_CSTR, "record": K_RECORD, "enum": K_ENUM, "bits": K_BITS, "bytes": K_BYTES, "addr": K_ADDR}
+         "cstr": K_CSTR, "record": K_RECORD, "enum": K_ENUM, "bits": K_BITS, "bytes": K_BYTES, "addr": K_ADDR,
+         "valptr": K_VALPTR}
 
 
 cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub, bint cuda=False):
@@ -84,6 +86,9 @@ cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub, bint cuda=F
         if cuda and sub is None:
             return <size_t>v
         return wrap(sub if sub is not None else Pointer, v)
+    if kind == K_VALPTR:     # the value class viewing the integer there (its own 0 for NULL)
+        memcpy(&v, p, sizeof(void*))
+        return sub(_ptr=<size_t>v)
     if kind == K_CSTR:
         memcpy(&v, p, sizeof(void*))
         return None if v == NULL else <bytes>(<char*>v)
@@ -124,7 +129,7 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
         else: (<uint64_t*>p)[0] = u
     elif kind == K_FLOAT:
         store_float(p, value, n)
-    elif kind == K_PTR or kind == K_ADDR:
+    elif kind == K_PTR or kind == K_ADDR or kind == K_VALPTR:
         v = addr(value)
         memcpy(p, &v, sizeof(void*))
     else:
@@ -566,8 +571,9 @@ cdef class Struct(Pointer):
 
 def _cuda_lines(Struct s, str indent):
     """cuda.bindings' repr of a struct: `name : value` per field, a nested record's fields under
-    `name :` four spaces further in, a value that cannot be read as `<ValueError>` (an enum
-    value that is no member), a pointer to void in hex, any other address in decimal."""
+    `name :` four spaces further in (an array of them: the list of their reprs, so), a value
+    that cannot be read as `<ValueError>` (an enum value that is no member), a pointer to void
+    in hex, any other address in decimal."""
     cdef Field f
     out = []
     cls = type(s)
@@ -581,6 +587,9 @@ def _cuda_lines(Struct s, str indent):
         if isinstance(v, Struct) and f.kind == K_RECORD and not f.count:
             out.append(f"{indent}{n} :")
             out += _cuda_lines(<Struct>v, indent + "    ")
+        elif f.kind == K_RECORD and isinstance(v, list):   # an array of structs: the list's str, indented
+            out.append(f"{indent}{n} :")
+            out += [indent + "    " + line for line in str(v).splitlines()]
         elif f.kind == K_PTR and f.sub is None and f.elem is None and isinstance(v, int):
             out.append(f"{indent}{n} : {hex(v)}")
         elif f.kind == K_CHARS:     # text
