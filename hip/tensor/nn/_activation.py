@@ -18,7 +18,7 @@ import numbers
 
 import numpy as np
 
-from .._api.elementwise import clip
+from .._api.elementwise import _C_PATH, clip
 from .._api.linalg import matmul
 from .._api.searching import where as _where
 from .. import backends
@@ -86,12 +86,25 @@ def epilogue(x: ndarray, bias, residual, act: str, out: ndarray) -> None:
         BIAS_ACT[act](x, bias, out, _bindings=b)
 
 
+_SIGNATURES: dict = {}      # (activation, dtype) -> its kernel's Signature for the per-op C path
+
+
 def _unary(name: str, x, inplace: bool = False) -> ndarray:
     need_float(x, name)
+    k = UNARY[name]
+    if not inplace and type(x) is ndarray and _C_PATH:
+        # the per-op C path of the array API's functions (a fresh output, one launch, no Python
+        # per call); None where it does not apply (strided, another device), then the general one
+        sig = _SIGNATURES.get((name, x.dtype), False)
+        if sig is False:
+            sig = _SIGNATURES[(name, x.dtype)] = k.signature((x,), {"C": compute_dtype(x.dtype), "Y": x.dtype})
+        y = None if sig is None else k.call_contiguous(sig, (x,))
+        if y is not None:
+            return y
     b = {"C": compute_dtype(x.dtype), "Y": x.dtype}
     if inplace:
-        return UNARY[name](x, x, _bindings=b)
-    return UNARY[name](x, _bindings=b)
+        return k(x, x, _bindings=b)
+    return k(x, _bindings=b)
 
 
 def relu(input, inplace: bool = False) -> ndarray:
