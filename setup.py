@@ -245,6 +245,7 @@ def packages() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
     pkgs += [f"hip_as_cuda.cuda.bindings.{p}" for p in find_packages("hip_as_cuda/cuda/bindings")]
     alias_data = ["*.pxd", "*.pyi", "_coverage/*.json"]
     data = {"hip": ["*.pxd", "*.pyi", "py.typed", "_coverage/*.json", "_nvidia/*.so"],
+            "hip.tensor._core": ["*.pyi"],      # the Cython modules' stubs
             "hip_as_cuda": ["nvrtc_prelude.h", "_children/sitecustomize.py"], "hip_as_cuda.cuda.bindings": alias_data}
     pkg_dir = {"cuda": "hip_as_cuda/cuda"}   # where in-place (editable) builds put the alias's modules
     if ALIAS in selected_libraries():

@@ -36,6 +36,7 @@ class Field:
     offset_bits: int                    # from libclang's record layout
     bit_width: int = -1                 # -1: not a bitfield
     lifted: bool = False                # a member of an anonymous struct/union member (C11), lifted into this record
+    extent: str = ""                    # an array's extents as the header spells them, tokens spaced ('8 - sizeof ( E )')
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Record:
     # nested records <outer>_<key>: hipResourceDesc_union_0_struct_1).
     parent: str = ""
     nested_key: str = ""
+    lifted_union: bool = False          # the members of an anonymous union member are lifted into it
 
 
 @dataclass

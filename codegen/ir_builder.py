@@ -288,13 +288,15 @@ class Builder:
                 width = f.get_bitfield_width() if f.is_bitfield() else -1
                 system = self.rel(c) is None   # an adopted system struct: its typedefs are the system's
                 rec.fields.append(ir.Field(f.spelling, self.ctype(ft.get_canonical() if system else ft),
-                                           f.get_field_offsetof(), width))
+                                           f.get_field_offsetof(), width, extent=self._extent(f)))
         for d in nested.values():  # anonymous members with no field name: fields lifted into the parent
             sub_name = f"{name}_anon{len(rec.fields)}"
             self.record(d, sub_name)
             sub = self._records.pop(sub_name)
+            rec.lifted_union = rec.lifted_union or sub.kind == "union"
             for sf in sub.fields:  # clang looks through anonymous members for offsets
-                rec.fields.append(ir.Field(sf.name, sf.type, c.type.get_offset(sf.name), sf.bit_width, lifted=True))
+                rec.fields.append(ir.Field(sf.name, sf.type, c.type.get_offset(sf.name), sf.bit_width, lifted=True,
+                                           extent=sf.extent))
         rec.fields.sort(key=lambda f: f.offset_bits) if rec.kind == "struct" else None
         if not rec.fields and not any(f.kind == K.FIELD_DECL for f in c.get_children()):
             # `struct miopenHandle {};` (MIOpen's MIOPEN_DECLARE_OBJECT): nothing to bind but its
@@ -302,6 +304,20 @@ class Builder:
             rec.size = rec.align = -1
         if self._is_anon(c):   # nested, or named only by a typedef (nvrtcBundledHeadersInfo)
             self.module.anonymous_nested.append([rec.kind, name])
+
+    @staticmethod
+    def _extent(f) -> str:
+        """An array field's extents as its declaration spells them, tokens joined by spaces
+        ('8 - sizeof ( CUlaunchAttributeID )'; '16 ] [ 4' for `x[16][4]`); '' where the field is no
+        array or its declarator shows none (an array typedef's field)."""
+        if f.type.get_canonical().kind != T.CONSTANTARRAY:
+            return ""
+        toks = [t.spelling for t in f.get_tokens()]
+        at = [i for i in range(len(toks) - 1) if toks[i] == f.spelling and toks[i + 1] == "["]
+        if not at:
+            return ""
+        rest = toks[at[-1] + 2:]
+        return " ".join(rest[:len(rest) - rest[::-1].index("]") - 1] if "]" in rest else rest)
 
     @staticmethod
     def _is_anon(c) -> bool:

@@ -80,6 +80,8 @@ class Conventions:
     handle_classes: str = _choice("tag", "typedef", default="tag")   # a handle class per struct tag or typedef
     # a module of the package whose handle class of the same struct a handle class derives from
     handle_bases: str = field(default="", metadata=_key("handle_bases", str))
+    # handle typedefs whose class is this module's own all the same (cuda.bindings' cudaKernel_t)
+    own_handles: list[str] = field(default_factory=list, metadata=_key("own_handles", _STRS))
     kernel_params: str = _choice("cuda")            # kernelParams only as cuda.bindings takes them
     text_results: str = _choice("spaced")           # an `out text` buffer whole, spaces after its NUL
     # enum -> {enumerator regex -> type}: what a `void*` output means for each attribute value

@@ -2,9 +2,9 @@ from hip._pointer cimport Pointer
 
 cdef class Struct(Pointer):
     cdef Py_ssize_t _avail     # bytes usable from _ptr on (-1: unknown, memory the caller gave)
-    cdef dict _kept            # arrays made for pointer fields from Python values, by the address
-                               # of the field; in a field of its own, so that the cycle collector
-                               # sees them
+    cdef dict _kept            # what pointer fields in this memory were set from (buffers, arrays
+                               # made from lists), by the address of the field (_struct._keep); in
+                               # a field of its own, so that the cycle collector sees them
 
 cdef object record_arg(object cls, object value)
 cdef void* record_ptr(object cls, object value) except? NULL

@@ -43,9 +43,11 @@ cdef enum:
     K_BITS = 9     # bitfield: bitoff/bitwidth inside an unsigned word of elsize bytes
     K_BYTES = 10   # char[N] holding data -> all N bytes
     K_ADDR = 11    # a pointer to anything but void (struct_style 'cuda' only): as K_PTR, printed in decimal
+    K_VALPTR = 12  # a pointer to a value class's integer (struct_style 'cuda' only): sub(_ptr=address)
 
 KINDS = {"int": K_INT, "uint": K_UINT, "float": K_FLOAT, "bool": K_BOOL, "ptr": K_PTR, "chars": K_CHARS,
-         "cstr": K_CSTR, "record": K_RECORD, "enum": K_ENUM, "bits": K_BITS, "bytes": K_BYTES, "addr": K_ADDR}
+         "cstr": K_CSTR, "record": K_RECORD, "enum": K_ENUM, "bits": K_BITS, "bytes": K_BYTES, "addr": K_ADDR,
+         "valptr": K_VALPTR}
 
 
 cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub, bint cuda=False):
@@ -84,6 +86,9 @@ cdef object read_scalar(char* p, int kind, Py_ssize_t n, object sub, bint cuda=F
         if cuda and sub is None:
             return <size_t>v
         return wrap(sub if sub is not None else Pointer, v)
+    if kind == K_VALPTR:     # the value class viewing the integer there (its own 0 for NULL)
+        memcpy(&v, p, sizeof(void*))
+        return sub(_ptr=<size_t>v)
     if kind == K_CSTR:
         memcpy(&v, p, sizeof(void*))
         return None if v == NULL else <bytes>(<char*>v)
@@ -124,7 +129,7 @@ cdef int write_scalar(char* p, int kind, Py_ssize_t n, object value) except -1:
         else: (<uint64_t*>p)[0] = u
     elif kind == K_FLOAT:
         store_float(p, value, n)
-    elif kind == K_PTR or kind == K_ADDR:
+    elif kind == K_PTR or kind == K_ADDR or kind == K_VALPTR:
         v = addr(value)
         memcpy(p, &v, sizeof(void*))
     else:
@@ -140,20 +145,39 @@ cdef Struct _memory_holder(Struct s):
     return s
 
 
-cdef object _kept(Struct s, char* slot, object obj):
-    """Keep `obj`, an array made from a Python value for the pointer at `slot` in `s`'s memory,
-    alive as long as that memory: with the struct that holds it, not with `s` if `s` is a view
-    (`params.kernel.kernelParams = ...` sets it through a temporary view)."""
+cdef object _keep(Struct s, char* slot, object obj, bint made):
+    """Keep `obj`, what the pointer at `slot` in `s`'s memory was set from (a Python buffer, or an
+    array made from a list), alive as long as that memory: with the struct that holds it, not with
+    `s` if `s` is a view (`params.memcpy.copyParams.dstHost = buf` sets it through two temporary
+    views). `made`: an array made from a list of structs or handles, which the holder clears from
+    the field when it goes (Struct.__dealloc__). None: forget what the slot held (set again)."""
     cdef Struct holder = _memory_holder(s)
+    if obj is None:
+        if holder._kept:
+            holder._kept.pop(<size_t>slot, None)
+        return None
     if holder._kept is None:
         holder._kept = {}
-    holder._kept[<size_t>slot] = obj
+    holder._kept[<size_t>slot] = (obj, made)
     return obj
 
 
-cdef object _kept_at(Struct s, char* slot):
+cdef object _made_at(Struct s, char* slot):
+    """The array made from a list for the pointer at `slot` (_keep), or None."""
     cdef Struct holder = _memory_holder(s)
-    return holder._kept.get(<size_t>slot) if holder._kept is not None else None
+    if holder._kept is None:
+        return None
+    kept = holder._kept.get(<size_t>slot)
+    return kept[0] if kept is not None and kept[1] else None
+
+
+cdef bint _needs_keeping(object value):
+    """Whether the address a pointer field takes from `value` lives only as long as `value` (a
+    buffer, a Pointer viewing one, a struct), as cuda.bindings keeps what its void* fields were
+    set from; an int or a Pointer that views nothing of Python's (a handle) is only its value."""
+    if value is None or isinstance(value, int):
+        return False
+    return not isinstance(value, Pointer) or isinstance(value, Struct) or (<Pointer>value)._owner is not None
 
 
 cdef class Field:
@@ -210,7 +234,7 @@ cdef class Field:
             memcpy(&v, p, sizeof(void*))
             if v == NULL:
                 return []
-            kept = _kept_at(s, p)
+            kept = _made_at(s, p)
             if kept is not None and v == <void*>PyByteArray_AS_STRING(kept):
                 if not issubclass(self.elem, Struct):   # handles (cuda.bindings' extSemArray): their addresses
                     return [wrap(self.elem, (<void**>v)[i]) for i in range(len(kept) // sizeof(void*))]
@@ -238,17 +262,24 @@ cdef class Field:
         cdef char* p = self.at(s, k)
         cdef Py_ssize_t i
         cdef uint64_t word = 0, mask
-        if self.elem is not None and isinstance(value, (list, tuple)):
-            # A pointer to structs (cuda.bindings' `config.attrs = [attr]`): one C array of their
-            # copies, kept by the struct; an empty list is NULL. To handles: their addresses.
-            buf = record_list(self.elem, value) if issubclass(self.elem, Struct) else _handle_array(self.elem, value)
-            _kept(s, p, buf)
-            value = buf if buf is not None else 0
-        elif (self.kind == K_PTR or self.kind == K_ADDR) and self.count == 0 and isinstance(value, (list, tuple)):
-            # Kernel arguments in a struct (CUDA_KERNEL_NODE_PARAMS.kernelParams, hipKernelNodeParams'
-            # kernelParams): a list, or cuda.bindings' ((values), (ctypes types)), made an address
-            # array that the struct keeps alive.
-            value = _kept(s, p, kernel_params(value, INT_ADDRESS))
+        cdef bint made = False
+        if (self.kind == K_PTR or self.kind == K_ADDR) and self.count == 0:
+            if self.elem is not None and isinstance(value, (list, tuple)):
+                # A pointer to structs (cuda.bindings' `config.attrs = [attr]`): one C array of
+                # their copies; an empty list is NULL. To handles: their addresses.
+                keep = record_list(self.elem, value) if issubclass(self.elem, Struct) else _handle_array(self.elem, value)
+                made = True
+                value = keep if keep is not None else 0
+            elif isinstance(value, (list, tuple)):
+                # Kernel arguments in a struct (CUDA_KERNEL_NODE_PARAMS.kernelParams, hipKernelNodeParams'
+                # kernelParams): a list, or cuda.bindings' ((values), (ctypes types)), made an
+                # address array.
+                keep = value = kernel_params(value, INT_ADDRESS)
+            else:
+                keep = value if _needs_keeping(value) else None
+            write_scalar(p, self.kind, self.elsize, value)
+            _keep(s, p, keep, made)      # once written: a value refused leaves the field as it was
+            return 0
         if self.kind == K_BYTES:
             if isinstance(value, (list, tuple)):
                 # C's char elements, as cuda.bindings takes them: -128..255 (a signed char's -1 is 255)
@@ -370,6 +401,19 @@ cdef class Struct(Pointer):
         cdef dict d = <dict><object>(<_TypeObjectDict*>cls).tp_dict
         if "_accessors_" not in d and "_fields_" in d:
             _make_accessors(cls)
+
+    def __dealloc__(self):
+        # The arrays made from lists go with this object: a field of the memory it held that still
+        # points at one is cleared, as cuda.bindings' __dealloc__ does, so that whoever else holds
+        # that memory (a `T(_ptr=address)` view's, a parent struct's, the library) reads NULL, not
+        # freed memory. A buffer's address stays: its owner may still hold it.
+        cdef void** slot
+        if not self._kept:
+            return
+        for at, kept in self._kept.items():
+            slot = <void**><size_t>at
+            if kept[1] and slot[0] == <void*>PyByteArray_AS_STRING(kept[0]):
+                slot[0] = NULL
 
     def __init__(self, *args, **kwargs):
         cls = type(self)
@@ -527,8 +571,9 @@ cdef class Struct(Pointer):
 
 def _cuda_lines(Struct s, str indent):
     """cuda.bindings' repr of a struct: `name : value` per field, a nested record's fields under
-    `name :` four spaces further in, a value that cannot be read as `<ValueError>` (an enum
-    value that is no member), a pointer to void in hex, any other address in decimal."""
+    `name :` four spaces further in (an array of them: the list of their reprs, so), a value
+    that cannot be read as `<ValueError>` (an enum value that is no member), a pointer to void
+    in hex, any other address in decimal."""
     cdef Field f
     out = []
     cls = type(s)
@@ -542,6 +587,9 @@ def _cuda_lines(Struct s, str indent):
         if isinstance(v, Struct) and f.kind == K_RECORD and not f.count:
             out.append(f"{indent}{n} :")
             out += _cuda_lines(<Struct>v, indent + "    ")
+        elif f.kind == K_RECORD and isinstance(v, list):   # an array of structs: the list's str, indented
+            out.append(f"{indent}{n} :")
+            out += [indent + "    " + line for line in str(v).splitlines()]
         elif f.kind == K_PTR and f.sub is None and f.elem is None and isinstance(v, int):
             out.append(f"{indent}{n} : {hex(v)}")
         elif f.kind == K_CHARS:     # text

@@ -257,7 +257,8 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
                 out.struct_handles[td.name] = names.cls_of(tag)
                 out.handle_names[td.name] = td.name
                 continue
-            base = f"{BASE_CIMPORT}.{handle_bases[tag]}" if tag in (handle_bases or {}) else "_TypedefHandle"
+            derived = tag in (handle_bases or {}) and td.name not in spec.conventions.own_handles
+            base = f"{BASE_CIMPORT}.{handle_bases[tag]}" if derived else "_TypedefHandle"
             body = _ctype_body(ir.CType("typedef", td.name), types)
             if td.name in spec.conventions.stream_classes:
                 # the CUDA stream protocol (cuda.bindings 13.3's CUstream: cuda.core and others take it)
@@ -407,7 +408,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, all_specs: dict, plans
             t = ir.CType("typedef", td.name)
             if types.is_handle(t):
                 tag = types.resolve(types.resolve(t).pointee).name
-                if tag in handle_bases:
+                if tag in handle_bases and td.name not in spec.conventions.own_handles:
                     base_of[common.handle_class(td.name, types)] = f"{BASE_CIMPORT}.{handle_bases[tag]}"
 
     def sub(row):

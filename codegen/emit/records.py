@@ -1,6 +1,7 @@
 """Struct/union layout tables for hip/_struct.pyx (offsets and sizes from the C compiler)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .. import ir
@@ -11,8 +12,9 @@ from . import common
 def field_kind(t: ir.CType, types: TypeIndex, spec=None) -> tuple[str, str]:
     """(kind, sub-type name) of a scalar field type; see hip/_struct.pyx KINDS. Where the spec's
     conventions.struct_style is 'cuda' (cuda.bindings' struct classes), a pointer to anything but
-    void is an 'addr' (its value prints in decimal, a void*'s in hex) and an integer typedef of
-    conventions.value_classes reads as that class (CUdeviceptr)."""
+    void is an 'addr' (its value prints in decimal, a void*'s in hex), an integer typedef of
+    conventions.value_classes reads as that class (CUdeviceptr) and a pointer to one as that class
+    viewing the value it points to (a 'valptr')."""
     cuda = spec is not None and spec.conventions.struct_style == "cuda"
     if types.is_handle(t):
         return "ptr", common.handle_class(t.name, types)
@@ -22,6 +24,8 @@ def field_kind(t: ir.CType, types: TypeIndex, spec=None) -> tuple[str, str]:
     if cuda and t.kind == "typedef" and (r.kind == "funcptr" or (r.kind == "pointer" and types.resolve(
             r.pointee).kind == "funcptr")):
         return "ptr", t.name     # the function pointer typedef's class (CUhostFn)
+    if cuda and r.kind == "pointer" and r.pointee.kind == "typedef" and r.pointee.name in spec.conventions.value_classes:
+        return "valptr", r.pointee.name   # that class viewing the value there (CUmemDecompressParams.dstActBytes)
     if r.kind == "pointer":
         pr = types.resolve(r.pointee)
         if pr.kind == "builtin" and pr.name == "char":
@@ -44,6 +48,19 @@ def field_kind(t: ir.CType, types: TypeIndex, spec=None) -> tuple[str, str]:
     if r.kind == "typedef" and types.system_typedef(r.name):
         return ("uint" if r.name.startswith("u") or r.name == "size_t" else "int"), ""
     raise ValueError(f"no field kind for {t}")
+
+
+def bound(f: ir.Field, spec, types: TypeIndex) -> bool:
+    """Whether field f gets a Field: all do, except where conventions.struct_style is 'cuda' an
+    array whose extent the header writes with the size of an enum (the launch attribute's `char
+    pad[8 - sizeof(CUlaunchAttributeID)]`: C leaves an enum's size to the compiler), which
+    cuda.bindings leaves out (it keeps `reserved[64 - sizeof(CUcheckpointGpuPair *) - ...]`)."""
+    if spec is None or spec.conventions.struct_style != "cuda":
+        return True
+    for name in re.findall(r"\bsizeof \( (?:enum )?(\w+) \)", f.extent):
+        if name in types.enums or types.resolve(ir.CType("typedef", name)).kind == "enum":
+            return False
+    return True
 
 
 @dataclass
@@ -93,7 +110,8 @@ def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
         off0 = f"offsetof({root}, {base.rstrip('.')})" if base else "0"
         vals = [f"sizeof({ref})"]
         rows = []
-        for f in r.fields:
+        fields = [f for f in r.fields if bound(f, spec, types)]
+        for f in fields:
             t = f.type
             count = 0
             while t.kind == "array":
@@ -124,10 +142,30 @@ def layouts(module: ir.Module, types: TypeIndex, spec) -> list[Layout]:
             rows.append(Row(common.safe_field(f.name), f"{arr}[{len(vals)}]", kind, f"{arr}[{len(vals) + 1}]",
                             count, sub, elem=_pointee_record(t, types) if kind in ("ptr", "addr") and not count else ""))
             vals += [f"offsetof({root}, {member}) - {off0}", elsize]
-        props = tuple(common.safe_field(f.name) for f in r.fields if amd_property(f, types))
-        out.append(Layout(r, arr, vals, rows, spec.struct_defaults.get(r.name), r.name in spec.struct_from_int,
+        props = tuple(common.safe_field(f.name) for f in fields if amd_property(f, types))
+        out.append(Layout(r, arr, vals, rows, defaults(r, types, spec), r.name in spec.struct_from_int,
                           props if props != tuple(row.name for row in rows) else None))
     return out
+
+
+def defaults(r: ir.Record, types: TypeIndex, spec, depth: int = 0) -> dict | None:
+    """The field values a new `r` starts with: the spec's struct_defaults, and where
+    conventions.struct_style is 'cuda' and `r` is a struct with no union member, its record
+    members' defaults too ({'gridDim': {'x': 1, ...}}): cuda.bindings' class of such a struct holds
+    it by value, made by C++'s constructor (a dim3 member is (1, 1, 1)); one with a union member
+    is zeroed memory, as is a union."""
+    out = dict(spec.struct_defaults.get(r.name) or {})
+    if spec.conventions.struct_style != "cuda" or r.kind != "struct" or r.lifted_union or depth > 16:
+        return out or None
+    subs = [(f, types.resolve(f.type)) for f in r.fields if bound(f, spec, types) and f.type.kind != "array"]
+    recs = [(f, types.records[t.name]) for f, t in subs if t.kind == "record" and t.name in types.records]
+    if any(sub.kind == "union" for _, sub in recs):
+        return out or None
+    for f, sub in recs:
+        d = defaults(sub, types, spec, depth + 1)
+        if d and common.safe_field(f.name) not in out:
+            out[common.safe_field(f.name)] = d
+    return out or None
 
 
 def _pointee_record(t: ir.CType, types: TypeIndex) -> str:

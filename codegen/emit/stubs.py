@@ -23,7 +23,7 @@ def emit(module: ir.Module, spec: Spec, types: TypeIndex, plans: list[plan.Funct
         if r.size < 0:
             continue
         out.append(f"class {r.name}(Struct):")
-        out += [f"    {common.safe_field(f.name)}: Any" for f in r.fields] or ["    ..."]
+        out += [f"    {common.safe_field(f.name)}: Any" for f in r.fields if records.bound(f, spec, types)] or ["    ..."]
         out.append("    def __init__(self, *args: Any, **fields: Any) -> None: ...")
     for name, alias in records.amd_names(module).items():
         out.append(f"{alias} = {name}")

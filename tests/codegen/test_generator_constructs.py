@@ -136,6 +136,32 @@ def test_fixed_arrays(tmp_path):
     assert {f.name: f.offset_bits // 8 for f in rec.fields} == offs
 
 
+def test_array_extents_as_spelled_and_cuda_style_fields(tmp_path):
+    """An array field keeps its extent as the header spells it; the 'cuda' struct style leaves out
+    one sized by an enum (cuda.bindings' CUlaunchAttribute has no `pad`) and gives a struct without
+    unions its nested records' struct_defaults (cudaKernelNodeParams' dim3 members)."""
+    from codegen.emit import records
+    m = build("sized_arrays.h")
+    recs = {r.name: r for r in m.records}
+    ext = {f.name: f.extent for r in recs.values() for f in r.fields}
+    assert ext["pad"] == "8 - sizeof ( attr_id_t )"
+    assert ext["reserved"] == "64 - sizeof ( void * ) - sizeof ( unsigned int )"
+    assert ext["m"] == "2 ] [ 3" and ext["id"] == "" and ext["count"] == ""
+    assert recs["with_union"].lifted_union and not recs["plain"].lifted_union
+    shutil.copy(os.path.join(specmod.SPEC_DIR, "defaults.yaml"), tmp_path / "defaults.yaml")
+    text = ("library: tiny\npython_module: tiny\ncimport_module: ctiny\nheaders: [sized_arrays.h]\n"
+            "owns: [sized_arrays.h]\nstruct_defaults: {dims: {x: 1, y: 1, z: 1}}\n")
+    for style, kept, plain in (("", {"id", "pad", "value"}, None),
+                               ("conventions: {struct_style: cuda}\n", {"id", "value"}, {"grid": {"x": 1, "y": 1, "z": 1}})):
+        (tmp_path / "tiny.yaml").write_text(text + style)
+        spec, types = specmod.load("tiny", str(tmp_path)), TypeIndex(m)
+        assert {f.name for f in recs["attr"].fields if records.bound(f, spec, types)} == kept
+        assert all(records.bound(f, spec, types) for f in recs["args"].fields)     # sizeof of no enum
+        assert records.defaults(recs["plain"], types, spec) == plain
+        assert records.defaults(recs["with_union"], types, spec) is None
+        assert records.defaults(recs["dims"], types, spec) == {"x": 1, "y": 1, "z": 1}
+
+
 def test_pointer_fields():
     m = build("pointers.h")
     rec = by_name(m.records, "node")

@@ -226,11 +226,14 @@ def test_dtype_functions_answer_as_the_standard(a, b):
 
 # -- typing: PEP 561 inline types (hip/py.typed covers hip.tensor), no separate stubs ----------------
 def _static_names() -> set[str]:
-    """Top-level names the modules of hip/tensor define statically (what a type checker sees)."""
+    """Top-level names the modules and stubs (the Cython modules' .pyi) of hip/tensor define
+    statically (what a type checker sees)."""
     import ast
+    import itertools
     import pathlib
     out = set()
-    for f in pathlib.Path(ht.__file__).parent.rglob("*.py"):
+    root = pathlib.Path(ht.__file__).parent
+    for f in itertools.chain(root.rglob("*.py"), root.rglob("*.pyi")):
         for node in ast.parse(f.read_text()).body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 out.add(node.name)

@@ -144,7 +144,7 @@ def tri(N, M=None, k=0, dtype=float) -> ndarray:
     return tril(ones((N, N if M is None else operator.index(M)), dtype=dtype), k=k)
 
 
-def fromfunction(function, shape, *, dtype=float, **kwargs):
+def fromfunction(function, shape, *, dtype=float, **kwargs) -> object:
     """`function` called with one hip.tensor array of indices per axis of `shape` (NumPy's
     np.indices, here on the device), and `kwargs`; its result as it returns it."""
     grids = meshgrid(*(arange(operator.index(n), dtype=dtype) for n in shape), indexing="ij")
@@ -155,7 +155,7 @@ def _read_on_host(name: str):
     """NumPy's reader `name` with its signature (less `like`), its array copied to the device."""
     reader = getattr(np, name)
 
-    def read(*args, **kwargs):
+    def read(*args, **kwargs) -> ndarray:
         host = reader(*args, **kwargs)
         if isinstance(host, np.ma.MaskedArray):
             raise TypeError(f"{name}: hip.tensor has no masked arrays (usemask=True given)")
@@ -169,5 +169,9 @@ def _read_on_host(name: str):
     return read
 
 
-frombuffer, fromfile, fromiter, fromstring, loadtxt, genfromtxt = (
-    _read_on_host(n) for n in ("frombuffer", "fromfile", "fromiter", "fromstring", "loadtxt", "genfromtxt"))
+frombuffer = _read_on_host("frombuffer")
+fromfile = _read_on_host("fromfile")
+fromiter = _read_on_host("fromiter")
+fromstring = _read_on_host("fromstring")
+loadtxt = _read_on_host("loadtxt")
+genfromtxt = _read_on_host("genfromtxt")

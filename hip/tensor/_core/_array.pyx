@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, embedsignature.format=clinic
 """The fields of hip.tensor's ndarray and DType as C structs (`ArrayBase` and `DTypeBase`, their
 base classes; array.py and dtypes.py hold the classes themselves) and `empty`, ndarray._empty: a
 fresh C-contiguous array made without Python code on the per-op path (memory from
@@ -54,87 +54,115 @@ cdef class ArrayBase:
     (`set_binop`) without a Python frame; the in-place ones and ** are ndarray's."""
 
     def __add__(self, o):
+        """self + o (element-wise)"""
         return _binop("add", self, o)
 
     def __radd__(self, o):
+        """o + self (element-wise)"""
         return _binop("add", o, self)
 
     def __sub__(self, o):
+        """self - o (element-wise)"""
         return _binop("subtract", self, o)
 
     def __rsub__(self, o):
+        """o - self (element-wise)"""
         return _binop("subtract", o, self)
 
     def __mul__(self, o):
+        """self * o (element-wise)"""
         return _binop("multiply", self, o)
 
     def __rmul__(self, o):
+        """o * self (element-wise)"""
         return _binop("multiply", o, self)
 
     def __truediv__(self, o):
+        """self / o (element-wise)"""
         return _binop("divide", self, o)
 
     def __rtruediv__(self, o):
+        """o / self (element-wise)"""
         return _binop("divide", o, self)
 
     def __floordiv__(self, o):
+        """self // o (element-wise)"""
         return _binop("floor_divide", self, o)
 
     def __rfloordiv__(self, o):
+        """o // self (element-wise)"""
         return _binop("floor_divide", o, self)
 
     def __mod__(self, o):
+        """self % o (element-wise)"""
         return _binop("remainder", self, o)
 
     def __rmod__(self, o):
+        """o % self (element-wise)"""
         return _binop("remainder", o, self)
 
     def __and__(self, o):
+        """self & o (element-wise)"""
         return _binop("bitwise_and", self, o)
 
     def __rand__(self, o):
+        """o & self (element-wise)"""
         return _binop("bitwise_and", o, self)
 
     def __or__(self, o):
+        """self | o (element-wise)"""
         return _binop("bitwise_or", self, o)
 
     def __ror__(self, o):
+        """o | self (element-wise)"""
         return _binop("bitwise_or", o, self)
 
     def __xor__(self, o):
+        """self ^ o (element-wise)"""
         return _binop("bitwise_xor", self, o)
 
     def __rxor__(self, o):
+        """o ^ self (element-wise)"""
         return _binop("bitwise_xor", o, self)
 
     def __lshift__(self, o):
+        """self << o (element-wise)"""
         return _binop("bitwise_left_shift", self, o)
 
     def __rlshift__(self, o):
+        """o << self (element-wise)"""
         return _binop("bitwise_left_shift", o, self)
 
     def __rshift__(self, o):
+        """self >> o (element-wise)"""
         return _binop("bitwise_right_shift", self, o)
 
     def __rrshift__(self, o):
+        """o >> self (element-wise)"""
         return _binop("bitwise_right_shift", o, self)
 
     def __lt__(self, o):
+        """self < o (element-wise)"""
         return _binop("less", self, o)
 
     def __le__(self, o):
+        """self <= o (element-wise)"""
         return _binop("less_equal", self, o)
 
     def __gt__(self, o):
+        """self > o (element-wise)"""
         return _binop("greater", self, o)
 
     def __ge__(self, o):
+        """self >= o (element-wise)"""
         return _binop("greater_equal", self, o)
 
     def __eq__(self, o):
+        """self == o (element-wise)"""
         return _binop("equal", self, o)
 
     def __ne__(self, o):
+        """self != o (element-wise)"""
         return _binop("not_equal", self, o)
 
 

@@ -104,6 +104,24 @@ cdef class MemoryPointer:
         return f"<MemoryPointer {self.ptr:#x} ({self.size} bytes) on device {self.device_id}>"
 
 
+cdef inline void _count_allocation(DeviceAllocatorCore a, Py_ssize_t size, Py_ssize_t nbytes) noexcept:
+    a.allocated += size
+    if a.allocated > a.allocated_peak:
+        a.allocated_peak = a.allocated
+    a.requested += nbytes
+    if a.requested > a.requested_peak:
+        a.requested_peak = a.requested
+    a.allocations += 1
+    if a.allocations > a.allocations_peak:
+        a.allocations_peak = a.allocations
+
+
+def count_allocation(DeviceAllocatorCore a, Py_ssize_t size, Py_ssize_t nbytes):
+    """The statistics of one allocation of a `size`-byte block for `nbytes` asked (memory.py's
+    malloc counts with the fast path's own code)."""
+    _count_allocation(a, size, nbytes)
+
+
 cdef inline bint _locked(DeviceAllocatorCore a) except -1:
     return a._locked()
 
@@ -164,15 +182,7 @@ cdef Block _quick_malloc(DeviceAllocatorCore a, Py_ssize_t nbytes, object stream
     b.allocated = True
     b.stream = stream               # (the stream it had: one stream so far, and it is alive)
     b.requested = nbytes
-    a.allocated += b.size
-    if a.allocated > a.allocated_peak:
-        a.allocated_peak = a.allocated
-    a.requested += nbytes
-    if a.requested > a.requested_peak:
-        a.requested_peak = a.requested
-    a.allocations += 1
-    if a.allocations > a.allocations_peak:
-        a.allocations_peak = a.allocations
+    _count_allocation(a, b.size, nbytes)
     return b
 
 

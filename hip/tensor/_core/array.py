@@ -8,6 +8,7 @@ the dispatch table `ops`, whose entries the modules defining those operations se
 from __future__ import annotations
 
 import operator
+import weakref as _weakref
 
 import numpy as np
 
@@ -97,6 +98,9 @@ class ndarray(ArrayBase):
 
     __slots__ = ()      # the fields are ArrayBase's (_core/_array.pyx: the per-op path makes arrays in C)
     __array_priority__ = 100
+    # ArrayBase keeps the weak-reference list in C; Python's classes show it as this attribute
+    __weakref__ = property(lambda self: next(iter(_weakref.getweakrefs(self)), None),
+                           doc="The first weak reference to this array, or None.")
 
     def __init__(self, shape, dtype=_dt.float64, memptr=None, strides=None):
         shape = as_shape(shape)

@@ -39,6 +39,7 @@ from hip import hip as h
 from hip.errors import HipError, check
 
 from ._memory import Block as _Block, DeviceAllocatorCore, MemoryPointer, alloc as _alloc, bind as _bind, \
+    count_allocation as _count_allocation, \
     set_current as _set_current, set_fast_path as _set_fast_path
 from .device import Device, Stream, _completed, _error, current_stream, get_device_id, null_stream, on_device
 
@@ -208,18 +209,10 @@ class _DeviceAllocator(_DeviceAllocatorBase):
             block.allocated = True
             block.stream = stream
             block.requested = nbytes
-            self.allocated += block.size
             if not small:
                 self.large_allocated += block.size
                 self.large_allocations += 1
-            if self.allocated > self.allocated_peak:
-                self.allocated_peak = self.allocated
-            self.requested += nbytes
-            if self.requested > self.requested_peak:
-                self.requested_peak = self.requested
-            self.allocations += 1
-            if self.allocations > self.allocations_peak:
-                self.allocations_peak = self.allocations
+            _count_allocation(self, block.size, nbytes)
             return block
 
     def _take(self, key: int, size: int, small: bool, stream: Stream) -> _Block:
