@@ -388,6 +388,20 @@ def _nextafter_reference(a, b, name):
     return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), out)
 
 
+def test_float32_to_bfloat16_rounds_as_the_host(rng):
+    """The device's float32 -> bfloat16 (the hardware's cvt.rn.bf16.f32 on NVIDIA sm_80 and later,
+    integer rounding elsewhere) gives the host's bits: ties to even, overflow to inf, subnormals,
+    and a NaN's sign and payload kept (quiet bit set)."""
+    from hip.tensor._core.dtypes import float32_to_bfloat16_bits
+    edge = np.array([0x3F808000, 0x3F818000, 0x3F808001, 0x7F7F7FFF, 0x7F7F8000, 0xFF7F8000, 0x00008000,
+                     0x00018000, 0x80007FFF, 0x00000001, 0x7F800000, 0xFF800000, 0x7F800001, 0xFF812345,
+                     0x7FC00000, 0xFFFFFFFF, 0x00000000, 0x80000000], np.uint32).view(np.float32)
+    a = np.concatenate([edge, rng.standard_normal(4096).astype(np.float32) * 1e3,
+                        rng.integers(0, 2 ** 32, 4096, dtype=np.uint64).astype(np.uint32).view(np.float32)])
+    got = ht.asarray(a).astype(ht.bfloat16).get()        # float32 holding the bfloat16 values exactly
+    np.testing.assert_array_equal(got.view(np.uint32) >> 16, float32_to_bfloat16_bits(a).astype(np.uint32))
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 def test_nextafter_steps_one_ulp_of_its_own_type(dtype, rng):
     hd = host_dtype(dtype)

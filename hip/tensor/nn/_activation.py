@@ -18,7 +18,7 @@ import numbers
 
 import numpy as np
 
-from .._api.elementwise import clip
+from .._api.elementwise import _C_PATH, clip
 from .._api.linalg import matmul
 from .._api.searching import where as _where
 from .. import backends
@@ -93,6 +93,8 @@ _signatures: dict = {}     # (activation, dtype name) -> UNARY's signature of on
 def _fresh(name: str, x: ndarray):
     """UNARY[name](x) into a new array through the element-wise C hot path (`call_contiguous`:
     x C-contiguous on the current device); None where that path does not take it."""
+    if not _C_PATH:
+        return None
     key = (name, x._dtype.name)
     sig = _signatures.get(key)
     if sig is None:
