@@ -17,6 +17,7 @@ import hip.tensor as ht
 from hip.tensor._api import elementwise as ew
 from hip.tensor._core import dtypes as dt
 from hip.tensor._kernels import source as ks
+from host_kernels import BIT_CASTS
 
 BASE = 1 << 32
 
@@ -29,15 +30,7 @@ def fake(shape, dtype="float32") -> ht.ndarray:
 
 
 # -- nextafter: the kernels' C++ on the host ----------------------------------------------------------------
-SHIM = r"""
-#include <cstring>
-#define HT_D inline
-static inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
-static inline float __uint_as_float(unsigned int i) { float f; std::memcpy(&f, &i, 4); return f; }
-static inline unsigned int __float_as_uint(float f) { unsigned int i; std::memcpy(&i, &f, 4); return i; }
-static inline double __longlong_as_double(long long i) { double f; std::memcpy(&f, &i, 8); return f; }
-static inline long long __double_as_longlong(double f) { long long i; std::memcpy(&i, &f, 8); return i; }
-"""
+SHIM = "#include <cstring>\n#define HT_D inline\n" + BIT_CASTS
 # C++ type, the NumPy dtype holding it (bfloat16: its bits)
 TYPES = {"f": ("float", np.float32), "d": ("double", np.float64), "h": ("ht_half", np.float16),
          "b": ("ht_bfloat16", np.uint16)}

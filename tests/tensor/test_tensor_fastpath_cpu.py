@@ -14,11 +14,11 @@ import sys
 
 import pytest
 
-from hip.tensor._api import elementwise as ew
-from hip.tensor._core import dtypes as dt, launch as _launch, memory as M
+from hip.tensor._api import _elementwise as _ael, elementwise as ew
+from hip.tensor._core import _memory as _cmem, dtypes as dt, launch as _launch, memory as M
 from hip.tensor._core.array import ndarray
 from hip.tensor._core.shapes import c_strides, is_c_contiguous
-from hip.tensor._kernels import compiler as _compiler, elementwise as ek, elementwise_source as es
+from hip.tensor._kernels import _elementwise as _kel, compiler as _compiler, elementwise as ek, elementwise_source as es
 
 from test_tensor_memory import FakeHip
 
@@ -260,3 +260,17 @@ def test_the_c_path_switches(var, check):
                        text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("call", [
+    lambda: _cmem.count_allocation(None, 512, 100),
+    lambda: _cmem.bind(None, None, None, None),
+    lambda: _kel.call(None, None, None),
+    lambda: _kel.one_c_layout_of(None, None),
+    lambda: _ael.apply_fast(None, ()),
+    lambda: _ael.bind(None, None, None, None),
+])
+def test_the_c_paths_python_entries_refuse_none(call):
+    # a typed Cython parameter takes None unless told not to: None read as a C struct corrupts memory
+    with pytest.raises(TypeError):
+        call()

@@ -16,6 +16,7 @@ import hip.tensor as ht
 from hip.tensor._core import launch as _launch
 
 from gpu_tensor import round_bf16, values
+from host_kernels import softmax_special_rows
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
@@ -274,15 +275,7 @@ def test_softmax_grid_stride(n, rng, monkeypatch):
 def special_rows(n, dtype):
     """Rows of n with +-inf, NaN, a row of -inf, a lone finite value among -inf, large values:
     (ours, torch's)."""
-    a = np.tile(np.linspace(-1.0, 1.0, n), (8, 1))
-    a[0, :3] = [1000.0, 1000.0, -1000.0]
-    a[1, 0] = -np.inf
-    a[2] = -np.inf
-    a[3, n // 2] = np.nan
-    a[4, n - 1] = np.inf
-    a[5] = -np.inf
-    a[5, n // 3] = 0.0
-    a[6, :2] = [np.inf, -np.inf]
+    a = softmax_special_rows(n)
     host = round_bf16(a) if dtype == "bfloat16" else a.astype(dtype)
     return host, torch.from_numpy(host.astype(np.float64 if dtype == "float64" else np.float32))
 

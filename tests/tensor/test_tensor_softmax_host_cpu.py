@@ -17,6 +17,7 @@ import pytest
 from hip.tensor._core import dtypes as dt
 from hip.tensor._kernels import source as ks
 from hip.tensor.nn import _softmax as sm
+from host_kernels import BIT_CASTS, softmax_special_rows
 
 # The HIP API the kernel and the prelude use, for the host: found by the prelude's
 # __has_include(<hip/hip_runtime.h>) before any system header of that name.
@@ -32,11 +33,7 @@ HOST_HIP = r"""
 #define __global__
 #define __launch_bounds__(x)
 #define __shared__ static
-static inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
-static inline float __uint_as_float(unsigned int i) { float f; std::memcpy(&f, &i, 4); return f; }
-static inline unsigned int __float_as_uint(float f) { unsigned int i; std::memcpy(&i, &f, 4); return i; }
-static inline double __longlong_as_double(long long i) { double f; std::memcpy(&f, &i, 8); return f; }
-static inline long long __double_as_longlong(double f) { long long i; std::memcpy(&i, &f, 8); return i; }
+""" + BIT_CASTS + r"""
 struct ht_host_dim3 { unsigned x; };
 static thread_local ht_host_dim3 threadIdx, blockIdx;
 static ht_host_dim3 gridDim;
@@ -102,15 +99,7 @@ def lib(tmp_path_factory):
 
 def special_rows(n):
     """The GPU test's rows and more -inf patterns, as float64."""
-    a = np.tile(np.linspace(-1.0, 1.0, n), (12, 1))
-    a[0, :3] = [1000.0, 1000.0, -1000.0]
-    a[1, 0] = -np.inf
-    a[2] = -np.inf
-    a[3, n // 2] = np.nan
-    a[4, n - 1] = np.inf
-    a[5] = -np.inf
-    a[5, n // 3] = 0.0
-    a[6, :2] = [np.inf, -np.inf]
+    a = np.concatenate([softmax_special_rows(n), np.tile(np.linspace(-1.0, 1.0, n), (4, 1))])
     a[8, ::2] = -np.inf
     a[9] = -np.inf
     a[9, n - 1] = 3.0

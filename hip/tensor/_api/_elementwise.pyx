@@ -18,7 +18,7 @@ cdef object _entry = None       # elementwise._fast_entry(op, args): the Fast of
 cdef object _slow_binop = None  # elementwise._binop
 
 
-def bind(ndarray, dict ops, fast_entry, slow_binop):
+def bind(ndarray, dict ops not None, fast_entry, slow_binop):
     """elementwise.py's objects the hot path reads or calls back."""
     global _nd, _ops, _entry, _slow_binop
     _nd, _ops, _entry, _slow_binop = ndarray, ops, fast_entry, slow_binop
@@ -88,7 +88,7 @@ cdef object apply(OpBase op, tuple args):
     return call_contiguous(op.kernel, f.kernel_sig, args)
 
 
-def apply_fast(OpBase op, tuple args):
+def apply_fast(OpBase op not None, tuple args not None):
     """`apply` from Python (elementwise._apply): the result, or None."""
     return apply(op, args)
 

@@ -167,8 +167,8 @@ def _translate(entry: Entry, args, kwargs):
             out = value[0] if isinstance(value, tuple) and len(value) == 1 else value
             if isinstance(out, tuple):
                 raise TypeError(f"{what}: hip.tensor takes one output array, got {len(out)}")
-        elif name == "kind" and value in ("stable", "mergesort") and "sort" in entry.name:
-            pass                            # (NumPy's stable sorts: hip.tensor's sorts are stable)
+        elif name == "kind" and value in ("stable", "mergesort") and "stable" in params:
+            kw["stable"] = True             # NumPy's stable kinds are the array API's stable=True
         elif not (_is_default(value, default) or (name == "order" and value == "C")):
             # (hip.tensor makes C-ordered arrays: order='C' asks for what it does)
             accepted = "" if default is _P.empty else f"; only NumPy's default {default!r} is accepted"

@@ -116,7 +116,7 @@ cdef inline void _count_allocation(DeviceAllocatorCore a, Py_ssize_t size, Py_ss
         a.allocations_peak = a.allocations
 
 
-def count_allocation(DeviceAllocatorCore a, Py_ssize_t size, Py_ssize_t nbytes):
+def count_allocation(DeviceAllocatorCore a not None, Py_ssize_t size, Py_ssize_t nbytes):
     """The statistics of one allocation of a `size`-byte block for `nbytes` asked (memory.py's
     malloc counts with the fast path's own code)."""
     _count_allocation(a, size, nbytes)
@@ -216,7 +216,7 @@ cdef object _slow_stream = None     # _core.device.current_stream
 cdef object _index = None           # memory.py's _index
 
 
-def bind(dict capturing, current, current_stream, index):
+def bind(dict capturing not None, current, current_stream, index):
     """memory.py's graph capture pools and current allocator, and the Python functions `alloc`
     calls in the cases it does not take."""
     global _capturing, _current, _slow_stream, _index

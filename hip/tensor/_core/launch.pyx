@@ -143,7 +143,7 @@ cdef dict _null_streams = None      # _core.device's null stream of each device
 cdef object _current_stream = None  # _core.device.current_stream: the cases this one does not take
 
 
-def bind_streams(tls, dict null_streams, current_stream):
+def bind_streams(tls, dict null_streams not None, current_stream):
     """_core.device's state behind `current_stream`: its thread state, null streams, and function."""
     global _tls, _null_streams, _current_stream
     _tls, _null_streams, _current_stream = tls, null_streams, current_stream

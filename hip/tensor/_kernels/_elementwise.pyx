@@ -206,6 +206,6 @@ cdef object call_contiguous(object kernel, Signature sig, tuple args):
     return (<tuple>outs)[0] if nout == 1 else outs
 
 
-def call(kernel, Signature sig, tuple args):
+def call(kernel, Signature sig not None, tuple args not None):
     """`call_contiguous` from Python (ElementwiseKernel.call_contiguous)."""
     return call_contiguous(kernel, sig, args)
