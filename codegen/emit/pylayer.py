@@ -211,6 +211,7 @@ class ClassDef:
     base: str
     doc: str
     body: str = ""          # methods after the docstring (.pyx only)
+    pvt_ptr: str = ""       # a C typedef: the class has cuda.bindings' `_pvt_ptr`, a pointer to its handle
 
 
 @dataclasses.dataclass
@@ -260,11 +261,19 @@ def handle_and_value_classes(module: ir.Module, spec: Spec, types: TypeIndex,
             derived = tag in (handle_bases or {}) and td.name not in spec.conventions.own_handles
             base = f"{BASE_CIMPORT}.{handle_bases[tag]}" if derived else "_TypedefHandle"
             body = _ctype_body(ir.CType("typedef", td.name), types)
+            pvt = ""
+            if not derived:
+                # cuda.bindings' `_pvt_ptr` (C++ and Cython code reads the handle through it, as
+                # cuda.core's `get_cuda_native_handle` does): a member of the class's own struct,
+                # pointing at the handle (`_ptr`); a derived class has its base's, as NVIDIA's
+                pvt = td.name
+                body += ("\n\n    def __cinit__(self, *args, **kwargs):\n"
+                         f"        self._pvt_ptr = <_cl.{td.name}*>&self._ptr")
             if td.name in spec.conventions.stream_classes:
                 # the CUDA stream protocol (cuda.bindings 13.3's CUstream: cuda.core and others take it)
                 body += ("\n\n    def __cuda_stream__(self):\n        \"\"\"(0, the stream's address): the CUDA "
                          "stream protocol, version 0.\"\"\"\n        return (0, <size_t>self._ptr)")
-            out.defs.append(ClassDef(td.name, base, f"Opaque handle `{td.name}`.", body))
+            out.defs.append(ClassDef(td.name, base, f"Opaque handle `{td.name}`.", body, pvt))
             out.handle_names[td.name] = td.name
             if tag and not tag.startswith("_anon_"):
                 out.tag_class.setdefault(tag, td.name)
@@ -299,9 +308,12 @@ def declarations(module: ir.Module, spec: Spec, types: TypeIndex, handle_bases: 
     from them (runtime's cudaStream_t from driver's CUstream) and for Cython authors."""
     classes = handle_and_value_classes(module, spec, types, handle_bases)
     out = [common.banner(module), "from hip._pointer cimport Handle, IntValue"]
+    if any(c.pvt_ptr for c in classes.defs):
+        out.append(f"cimport {spec.package}.{spec.cimport_module} as _cl")
     if classes.base_module:
         out.append(f"cimport {spec.package}.{classes.base_module} as {BASE_CIMPORT}")
-    out += [f"\ncdef class {c.name}({c.base}):\n    pass" for c in classes.defs]
+    out += [f"\ncdef class {c.name}({c.base}):\n    " + (f"cdef _cl.{c.pvt_ptr}* _pvt_ptr" if c.pvt_ptr else "pass")
+            for c in classes.defs]
     return "\n".join(out) + "\n"
 
 
