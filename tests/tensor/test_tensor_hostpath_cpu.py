@@ -15,7 +15,8 @@ from hip.tensor._core import dtypes as _dt
 from hip.tensor._core.array import ndarray
 from hip.tensor._core.plans import PlanCache, all_ints
 from hip.tensor._core.shapes import c_strides
-from hip.tensor.nn import _activation, _conv, _norm, _softmax
+from hip.tensor._kernels import elementwise
+from hip.tensor.nn import _activation, _conv, _norm, _pool, _softmax
 
 BASE = 0x7f0000000000
 
@@ -384,3 +385,39 @@ def test_batch_norm_plan_and_checks(monkeypatch):
             _norm.batch_norm(fake((1, 64, 1, 1)), rm, rv, w, b, training=True)
     finally:
         _norm._bn_plans.pop(key, None)
+
+
+def test_pool_keys_and_checks(monkeypatch):
+    _Specs(monkeypatch, _pool.KERNEL)
+    monkeypatch.setitem(elementwise._grid_cap, 0, 132 * 32)      # the grid's cap: no device to ask
+    x = fake((2, 4, 9, 9))
+    keys = [_pool._key("max_pool2d", x, (3, 2, 1, 1), (False, False)),
+            _pool._key("max_pool2d", x, (3, 2, 0, 1), (False, False)),
+            _pool._key("max_pool2d", x, (3, 2, 1, 1), (True, False)),
+            _pool._key("avg_pool2d", x, (3, 2, 1, None), (False, True)),
+            _pool._key("max_pool2d", fake((2, 4, 9, 9), "float16"), (3, 2, 1, 1), (False, False)),
+            _pool._key("adaptive_avg_pool2d", x, ((1, 1),), ())]
+    assert None not in keys and len(set(keys)) == len(keys)
+    for sizes, flags in [((True, 2, 1, 1), (False, False)), ((3, [2, 2], 1, 1), (False, False)),
+                         ((3, 2, 1, 1), (0, False)), ((3, 2, 1.0, 1), (False, False))]:
+        assert _pool._key("max_pool2d", x, sizes, flags) is None
+    plan = _pool._plan("max", x, 2, (5, 5), (3, 3), (2, 2), (1, 1), (1, 1))
+    assert plan[0] == (2, 4, 5, 5) and plan[1][2:] == (_dt.float32, 2, "max") and int(plan[3][0]) == 200
+    assert _pool._plan("max", fake((0, 4, 9, 9)), 2, (5, 5), (3, 3), (2, 2), (1, 1), (1, 1))[1] is None
+    key = keys[0]
+    _pool._plans.put(key, plan)
+    try:
+        with pytest.raises(NotImplementedError):
+            _pool.max_pool2d(x, 3, 2, 1, return_indices=True)
+        with pytest.raises(ValueError, match="padding"):
+            _pool.max_pool2d(x, 3, 2, 2)
+        with pytest.raises(TypeError, match="must be float16"):
+            _pool.max_pool2d(fake((2, 4, 9, 9), "int32"), 3, 2, 1)
+        with pytest.raises(ValueError, match="expected input"):
+            _pool.max_pool2d(fake((9, 9)), 3, 2, 1)
+        with pytest.raises(ValueError, match="divisor_override"):
+            _pool.avg_pool2d(x, 3, 2, 1, divisor_override=0)
+        with pytest.raises(ValueError, match="output_size"):
+            _pool.adaptive_avg_pool2d(x, (0, 1))
+    finally:
+        _pool._plans.pop(key, None)

@@ -559,6 +559,18 @@ def test_adaptive_avg_pool2d(dtype, out, rng):
     check(F.adaptive_avg_pool2d(x, out), TF.adaptive_avg_pool2d(t, out), dtype)
 
 
+def test_pools_from_their_plans(rng):
+    """ResNet's pools called again with the same layout (their kept plans), on other values, and
+    with another stride (its own plan)."""
+    for _ in range(2):
+        x, t = make((3, 8, 15, 15), "float32", rng)
+        check(F.max_pool2d(x, 3, 2, 1), TF.max_pool2d(t, 3, 2, 1), "float32", tol=0)
+        check(F.max_pool2d(x, 3, 1, 1), TF.max_pool2d(t, 3, 1, 1), "float32", tol=0)
+        check(F.avg_pool2d(x, 3, 2, 1, count_include_pad=False), TF.avg_pool2d(t, 3, 2, 1, count_include_pad=False),
+              "float32")
+        check(F.adaptive_avg_pool2d(x, (1, 1)), TF.adaptive_avg_pool2d(t, (1, 1)), "float32")
+
+
 def test_adaptive_avg_pool_1d_3d(rng):
     x, t = make((2, 3, 10), "float32", rng)
     check(F.adaptive_avg_pool1d(x, 4), TF.adaptive_avg_pool1d(t, 4), "float32")

@@ -378,13 +378,14 @@ _BLOCK = (IM2COL_THREADS, 1, 1)
 def _run(plan, x, w, b, r) -> ndarray:
     """A conv by its plan on C-contiguous x, w, b and r (of the plan's key)."""
     route, out_shape, d, dev, act, N, cin, cout, kc, P, G, flat, after = plan[:13]
+    if route == "bias":                 # no input channels: act(0 + bias + residual), in place
+        out = zeros(out_shape, dtype=d, device=dev)
+        if after is not None:
+            with _on_device(dev):
+                after[0].launch(after[1], _BLOCK, (out, b, r, out), 0, current_stream(dev))
+        return out
     out = ndarray._empty(out_shape, d, dev)
     if route == "empty":
-        return out
-    if route == "bias":
-        z = zeros(out_shape, dtype=d, device=dev)
-        with _on_device(dev):
-            after[0].launch(after[1], _BLOCK, (z, b, r, out), 0, current_stream(dev))
         return out
     w_ = w
     with _on_device(dev):
