@@ -96,6 +96,8 @@ def test_activations_special_values():
 
 
 def test_relu_and_silu_inplace(rng):
+    """In place: contiguous (the flat launch, vector loads from 4096 elements on; one launch) and
+    strided (the general path)."""
     x, t = make((5, 9), "float32", rng)
     y = F.relu(x, inplace=True)
     assert y is x
@@ -103,6 +105,18 @@ def test_relu_and_silu_inplace(rng):
     x, t = make((5, 9), "float16", rng)
     assert F.silu(x, inplace=True) is x
     check(x, TF.silu(t), "float16")
+    for dtype in DTYPES:
+        x, t = make((4, 64, 33), dtype, rng)
+        before = _launch.launches()
+        assert F.relu(x, inplace=True) is x
+        assert _launch.launches() - before == 1
+        check(x, TF.relu(t), dtype)
+        x, t = make((4, 64, 33), dtype, rng)
+        xs = x[:, ::2]
+        assert F.silu(xs, inplace=True) is xs
+        want = t.clone()
+        want[:, ::2] = TF.silu(t[:, ::2])
+        check(x, want, dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
