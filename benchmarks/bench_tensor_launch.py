@@ -47,6 +47,15 @@ ht.add(x, y) 0.67 us, Function.launch 0.33 us.
 
    About half of what is left of each operator is the caching allocator's large-block path
    (Python: its outputs are past the C fast path's small blocks).
+
+4. benchmarks/_networks.py's ResNet-18 forward at batch 32, float32, as written and fused (the
+   BatchNorms' folding swapped for fake biases), with per-sample gemms and one gemm per
+   convolution, in the same no-op setting. Same machine and day, best of 2 runs, us per forward:
+   before = 0eda2d1, after = a9ffcdc (conv, eval batch_norm and the pools keep plans):
+
+   as written                                2214 -> 803
+   fused, per-sample gemms                   1658 -> 401
+   fused, one gemm per conv                  1867 -> 410
 """
 from __future__ import annotations
 
