@@ -367,8 +367,8 @@ def _plan(nd, input, weight, bias, stride, padding, dilation, groups, activation
             else None
         chunks.append((n0, m, n0 * cin * prod(sp) * isz, n0 * cout * P * isz, fn, grid, pf))
     col = nb * cin * kk * P * isz
-    tmp = -(-col // SCRATCH_ALIGN) * SCRATCH_ALIGN if one else 0     # the gemm's result after col
-    scratch = tmp + (cout * nb * P * isz if one else 0) or col
+    tmp = -(-col // SCRATCH_ALIGN) * SCRATCH_ALIGN if one else 0     # the one gemm's result after col
+    scratch = tmp + cout * nb * P * isz if one else col
     return ("im2col",) + common + (None if one else after, tuple(chunks), one, tmp, -(-scratch // isz))
 
 
