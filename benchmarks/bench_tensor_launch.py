@@ -47,6 +47,15 @@ ht.add(x, y) 0.67 us, Function.launch 0.33 us.
 
    About half of what is left of each operator is the caching allocator's large-block path
    (Python: its outputs are past the C fast path's small blocks).
+
+4. benchmarks/_networks.py's ResNet-18 forward at batch 32, float32, as written and fused (the
+   BatchNorms' folding swapped for fake biases), with per-sample gemms and one gemm per
+   convolution, in the same no-op setting. Same machine and day, best of 2 runs, us per forward:
+   before = 0eda2d1, after = a9ffcdc (conv, eval batch_norm and the pools keep plans):
+
+   as written                                2214 -> 803
+   fused, per-sample gemms                   1658 -> 401
+   fused, one gemm per conv                  1867 -> 410
 """
 from __future__ import annotations
 
@@ -166,6 +175,30 @@ def _encoder_block(ht, dtype):
     return block
 
 
+def _resnet18(ht, dtype, fused: bool):
+    """benchmarks/_networks.py's ResNet-18 in eval, its parameters and buffers arrays of `dtype`;
+    `fused`: its BatchNorms folded (the folding itself swapped for a fake bias: no device here)."""
+    import os
+    import sys
+    from hip.tensor._core.array import ndarray
+    from hip.tensor.nn import utils
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _networks
+    model = _networks.ht_resnet18(ht)
+    for table in ("_parameters", "_buffers"):
+        for _, m, name, v in list(model._named(table)):
+            getattr(m, table)[name] = ndarray._empty(v.shape, dtype if v.dtype.kind == "f" else v.dtype, 0)
+    model.eval()
+    if fused:
+        saved = utils.fuse_conv_bn_weights
+        utils.fuse_conv_bn_weights = lambda w, *rest: (w, ndarray._empty((w.shape[0],), w.dtype, 0))
+        try:
+            model.fuse()
+        finally:
+            utils.fuse_conv_bn_weights = saved
+    return model
+
+
 def library_ops() -> None:
     """The Python cost of nn.functional.linear, matmul (2-d and attention's batched views),
     layer_norm, softmax and the views an attention block takes, with every HIP, hipBLAS and
@@ -248,6 +281,17 @@ def library_ops() -> None:
         xb = ndarray._empty((8, 512, 1024), bf, 0)
         rows.append(("encoder block forward (8, 512, 1024), bfloat16 (_networks.ht_encoder_block)",
                      per_call(lambda: block(xb), 1_000)))
+        from hip.tensor.nn import _conv
+        xr = ndarray._empty((32, 3, 224, 224), _dt.float32, 0)
+        saved_one = _conv.ONE_GEMM
+        try:
+            for label, fused, one in (("as written", False, saved_one), ("fused, per-sample gemms", True, False),
+                                      ("fused, one gemm per conv", True, True)):
+                _conv.ONE_GEMM = one
+                net = _resnet18(ht, _dt.float32, fused)
+                rows.append((f"ResNet-18 forward, batch 32, float32, {label}", per_call(lambda: net(xr), 200)))
+        finally:
+            _conv.ONE_GEMM = saved_one
     finally:
         _launch._benchmark_noops(False)
         for o, n, f in saved:

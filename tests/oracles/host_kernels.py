@@ -1,5 +1,6 @@
 """What the tests that run hip.tensor's kernel C++ on the host share: the bit casts the prelude
-calls (CUDA/HIP intrinsics, as plain C++), and the softmax rows of special values that the GPU
+calls (CUDA/HIP intrinsics, as plain C++), the HIP API a kernel uses as a host header (HOST_HIP),
+bfloat16 bits from and to NumPy, and the softmax rows of special values that the GPU
 test and the block kernel's host run both check."""
 from __future__ import annotations
 
@@ -27,3 +28,52 @@ def softmax_special_rows(n: int) -> np.ndarray:
     a[5, n // 3] = 0.0
     a[6, :2] = [np.inf, -np.inf]
     return a
+
+
+# The HIP API the kernel and the prelude use, for the host: found by the prelude's
+# __has_include(<hip/hip_runtime.h>) before any system header of that name.
+HOST_HIP = r"""
+#pragma once
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <vector>
+#define __device__
+#define __forceinline__ inline
+#define __global__
+#define __launch_bounds__(x)
+#define __shared__ static
+""" + BIT_CASTS + r"""
+struct ht_host_dim3 { unsigned x; };
+static thread_local ht_host_dim3 threadIdx, blockIdx;
+static ht_host_dim3 gridDim, blockDim;
+static std::barrier<>* ht_host_barrier;
+static inline void __syncthreads() { ht_host_barrier->arrive_and_wait(); }
+/* each block in turn: `block` host threads, one barrier */
+template <class F> void ht_host_launch(int grid, int block, F kernel) {
+    gridDim.x = grid;
+    blockDim.x = block;
+    for (int b = 0; b < grid; ++b) {
+        std::barrier<> bar(block);
+        ht_host_barrier = &bar;
+        std::vector<std::thread> threads;
+        for (int t = 0; t < block; ++t)
+            threads.emplace_back([=] { threadIdx.x = t; blockIdx.x = b; kernel(); });
+        for (auto& t : threads) t.join();
+    }
+}
+"""
+
+
+def to_bf16_bits(a):
+    """float64 -> bfloat16 bits, rounded to nearest even through float32 (as the prelude)."""
+    u = a.astype(np.float32).view(np.uint32).astype(np.uint64)
+    nan = np.isnan(a)
+    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    u[nan] = 0x7FC0
+    return u
+
+
+def from_bf16_bits(b):
+    return (b.astype(np.uint32) << 16).view(np.float32)

@@ -3,9 +3,10 @@ the build fetched NVIDIA's wheel, by NVRTC (sm_90): activations (plain, bias-fus
 layout, bias+residual-fused, dropout), softmax/log_softmax (also with scaled reads; the block
 kernels and the warp kernels of every row shape and load width) and the
 layer/group-norm row kernels (every block size; element, 16-byte vector and register-cached rows),
-batch_norm's apply and running-statistics kernels, the losses, pooling (max, avg, adaptive; 1-3
-spatial dims) and im2col (32- and 64-bit indices; per-sample and samples-inner layouts)/col2im
-(1-3 spatial dims), for float16, bfloat16, float32 and float64, as the library's own generators
+batch_norm's pass and running-statistics kernels, the losses, pooling (max, avg, adaptive; 1-3
+spatial dims), im2col (32- and 64-bit indices; per-sample and samples-inner layouts)/col2im
+(1-3 spatial dims) and the pass after a convolution's gemm (every activation; bias, residual,
+transposed reads), for float16, bfloat16, float32 and float64, as the library's own generators
 write them. Plus: importing hip.tensor does not import hip.tensor.nn."""
 from __future__ import annotations
 
@@ -85,12 +86,12 @@ def nn_matrix():
                 out.append((f"rownorm[{d.name},grouped={grouped},{block},v{vec},c{cache}]",
                             nm.KERNEL.source(d, grouped, block, vec, cache)))
         out += warp_softmax_kernels(d)
-        out.append((f"batch_norm[{d.name}]/contiguous", _ew(nm._APPLY, (d, c, c, c, c, c, dt.int64, dt.int64, d),
-                                                            kinds=("array",) + ("raw",) * 4 + ("scalar",) * 3
-                                                            + ("array",), bindings={"A": c, "Y": d})))
-        out.append((f"batch_norm[{d.name}]/strided3", _ew(nm._APPLY, (d, c, c, c, c, c, dt.int64, dt.int64, d),
-                                                          kinds=("array",) + ("raw",) * 4 + ("scalar",) * 3
-                                                          + ("array",), ndim=3, bindings={"A": c, "Y": d})))
+        wide_vec = min(4, 16 // d.itemsize)
+        for stats, vec, wide in (((c.name, c.name, d.name, d.name), wide_vec, False),
+                                 ((d.name, d.name, None, None), 1, True),
+                                 (("float32", "float64", None, d.name), 2, False)):
+            out.append((f"batch_norm[{d.name},{stats},v{vec},{'i64' if wide else 'i32'}]",
+                        nm.BN.source(d, stats, 64, 49 * vec, 3, vec, wide)))
         out.append((f"running_update[{d.name}]", _ew(nm._UPDATE, (c, dt.float64, dt.float64, d),
                                                      kinds=("array", "scalar", "scalar", "array"), bindings={"R": d})))
         for y in ((d,) if c is d else (d, c)):
@@ -114,6 +115,16 @@ def nn_matrix():
                     out.append((f"im2col{nd}d[{d.name},vec{vec},{'i64' if wide else 'i32'}{',kn' if inner else ''}]",
                                 cv.IM2COL.source(d, nd, geom, 2, vec, wide, inner)))
             out.append((f"col2im{nd}d[{d.name}]", cv.COL2IM.source(d, nd)))
+        # the pass after a conv's gemm, compiled per plan: (cout, P, samples); transposed: the one-gemm form
+        for a in act.ACTIVATIONS:
+            out.append((f"conv_post[{d.name},{a},bias]", cv.POST.source(d, a, True, False, 64, 196, 8, False,
+                                                                         wide_vec, False)))
+        for a, bias, res, transposed, vec, wide in (("relu", True, True, True, wide_vec, False),
+                                                     ("identity", False, True, False, 1, True),
+                                                     ("gelu", False, True, True, 2, True),
+                                                     ("relu", True, True, False, wide_vec, False)):
+            out.append((f"conv_post[{d.name},{a},b{bias:d}r{res:d}t{transposed:d},v{vec},{wide:d}]",
+                        cv.POST.source(d, a, bias, res, 96, 49 * vec, 32, transposed, vec, wide)))
     return out
 
 
@@ -127,6 +138,7 @@ def test_matrix_covers_every_kernel():
     assert {f"bias_{n}" for n in act.BIAS_ACT} | {f"bias_residual_{n}" for n in act.BIAS_RESIDUAL_ACT} <= names
     assert {"dropout", "softmax", "softmax_warp", "rownorm", "batch_norm", "running_update", "mse", "nll", "bce", "im2col2d",
             "col2im2d", "max_pool3d", "avg_pool1d", "adaptive_pool2d"} <= names
+    assert "conv_post" in names
     kernel_names = [m for _, body in MATRIX for m in re.findall(r'__global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(', body)]
     assert len(kernel_names) == len(set(kernel_names)) == len(MATRIX)
 

@@ -96,6 +96,8 @@ def test_activations_special_values():
 
 
 def test_relu_and_silu_inplace(rng):
+    """In place: contiguous (the flat launch, vector loads from 4096 elements on; one launch) and
+    strided (the general path)."""
     x, t = make((5, 9), "float32", rng)
     y = F.relu(x, inplace=True)
     assert y is x
@@ -103,6 +105,18 @@ def test_relu_and_silu_inplace(rng):
     x, t = make((5, 9), "float16", rng)
     assert F.silu(x, inplace=True) is x
     check(x, TF.silu(t), "float16")
+    for dtype in DTYPES:
+        x, t = make((4, 64, 33), dtype, rng)
+        before = _launch.launches()
+        assert F.relu(x, inplace=True) is x
+        assert _launch.launches() - before == 1
+        check(x, TF.relu(t), dtype)
+        x, t = make((4, 64, 33), dtype, rng)
+        xs = x[:, ::2]
+        assert F.silu(xs, inplace=True) is xs
+        want = t.clone()
+        want[:, ::2] = TF.silu(t[:, ::2])
+        check(x, want, dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -382,6 +396,45 @@ def test_batch_norm_training_updates_running_stats(dtype, shape, rng):
         F.batch_norm(x, None, None, training=False)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_batch_norm_inference_pass(dtype, rng):
+    """The eval pass compiled per plan: vector widths 4, 2, 1 (S = 32, 6, 21), float32 running
+    statistics with a 2-byte input, no weight or no bias, an input 1 element off 16 bytes, and a
+    repeated call (from the kept plan)."""
+    tol = 2e-5 if dtype == "float32" else None
+    for shape in [(2, 5, 4, 8), (4, 5, 6), (3, 5, 3, 7)]:
+        x, t = make(shape, dtype, rng)
+        rm, trm = make((5,), "float32", rng, -1, 1)
+        rv, trv = make((5,), "float32", rng, 0.5, 2)
+        w, tw = make((5,), dtype, rng)
+        b, tb = make((5,), dtype, rng)
+        for _ in range(2):
+            check(F.batch_norm(x, rm, rv, w, b, eps=1e-3), TF.batch_norm(t, trm, trv, tw, tb, eps=1e-3), dtype, tol=tol)
+        check(F.batch_norm(x, rm, rv, None, b), TF.batch_norm(t, trm, trv, None, tb), dtype, tol=tol)
+        check(F.batch_norm(x, rm, rv, w, None), TF.batch_norm(t, trm, trv, tw, None), dtype, tol=tol)
+        flat, tflat = make((1 + t.numel(),), dtype, rng)
+        xo, to = flat[1:].reshape(shape), tflat[1:].reshape(shape)
+        for _ in range(2):
+            check(F.batch_norm(xo, rm, rv, w, b), TF.batch_norm(to, trm, trv, tw, tb), dtype, tol=tol)
+
+
+def test_batch_norm_module_eval_against_torch(rng):
+    """BatchNorm2d in eval with a PyTorch module's state_dict, called twice."""
+    tm = torch.nn.BatchNorm2d(6).eval()
+    with torch.no_grad():
+        tm.running_mean.uniform_(-1, 1)
+        tm.running_var.uniform_(0.5, 2)
+        tm.weight.uniform_(0.5, 1.5)
+        tm.bias.uniform_(-0.5, 0.5)
+    m = ht.nn.BatchNorm2d(6).eval()
+    m.load_state_dict(tm.state_dict())
+    x, t = make((3, 6, 7, 7), "float32", rng)
+    with torch.no_grad():
+        want = tm(t)
+    for _ in range(2):
+        check(m(x), want, "float32", tol=2e-5)
+
+
 def test_batch_norm_noncontiguous(rng):
     x, t = make((5, 4, 6, 3), "float32", rng, view=lambda a: a.permute(3, 2, 1, 0) if hasattr(a, "permute")
                 else ht.permute_dims(a, (3, 2, 1, 0)))
@@ -520,6 +573,18 @@ def test_adaptive_avg_pool2d(dtype, out, rng):
     check(F.adaptive_avg_pool2d(x, out), TF.adaptive_avg_pool2d(t, out), dtype)
 
 
+def test_pools_from_their_plans(rng):
+    """ResNet's pools called again with the same layout (their kept plans), on other values, and
+    with another stride (its own plan)."""
+    for _ in range(2):
+        x, t = make((3, 8, 15, 15), "float32", rng)
+        check(F.max_pool2d(x, 3, 2, 1), TF.max_pool2d(t, 3, 2, 1), "float32", tol=0)
+        check(F.max_pool2d(x, 3, 1, 1), TF.max_pool2d(t, 3, 1, 1), "float32", tol=0)
+        check(F.avg_pool2d(x, 3, 2, 1, count_include_pad=False), TF.avg_pool2d(t, 3, 2, 1, count_include_pad=False),
+              "float32")
+        check(F.adaptive_avg_pool2d(x, (1, 1)), TF.adaptive_avg_pool2d(t, (1, 1)), "float32")
+
+
 def test_adaptive_avg_pool_1d_3d(rng):
     x, t = make((2, 3, 10), "float32", rng)
     check(F.adaptive_avg_pool1d(x, 4), TF.adaptive_avg_pool1d(t, 4), "float32")
@@ -656,6 +721,70 @@ def test_conv2d_chunks_with_groups(groups, rng, monkeypatch):
     check(F.conv2d(x, w, b, padding=1, groups=groups), TF.conv2d(t, tw, tb, padding=1, groups=groups), "float32",
           tol=5e-5)
     check(F.conv2d(x, w, stride=2, groups=groups), TF.conv2d(t, tw, stride=2, groups=groups), "float32", tol=5e-5)
+
+
+TORCH_ACT = {None: lambda t: t, "relu": TF.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "gelu": TF.gelu,
+             "gelu_tanh": lambda t: TF.gelu(t, approximate="tanh"), "silu": TF.silu}
+POST_CASES = [  # (N, Cin, Cout, H, W, kernel, kwargs): the pass's vector widths (P = 196, 49, 98), 1x1, chunks
+    (4, 8, 16, 14, 14, 3, dict(padding=1)),
+    (3, 8, 12, 14, 14, 3, dict(stride=2, padding=1)),
+    (3, 8, 12, 14, 7, 1, dict()),
+    (2, 6, 8, 13, 13, 1, dict(stride=2)),
+]
+
+
+@pytest.mark.parametrize("one_gemm", [True, False], ids=["one-gemm", "per-sample"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_conv_pass_after_the_gemm(dtype, one_gemm, rng, monkeypatch):
+    """act(conv + bias + residual) by the pass compiled per plan, both gemm forms, against PyTorch,
+    the activations taken in turn over the shapes and bias/residual combinations (every one
+    appears with and without a residual); each call twice (the second from the kept plan) and
+    unbatched; a residual 2 or 4 bytes off 16 (element reads); then im2col in chunks."""
+    from hip.tensor.nn import _conv
+    monkeypatch.setattr(_conv, "ONE_GEMM", one_gemm)
+    acts = list(TORCH_ACT)
+    turn = 0
+    for n, cin, cout, h, wd, k, kw in POST_CASES:
+        x, t = make((n, cin, h, wd), dtype, rng, -1, 1)
+        w, tw = make((cout, cin, k, k), dtype, rng, -0.5, 0.5)
+        for bias in (True, False):
+            b, tb = make((cout,), dtype, rng) if bias else (None, None)
+            ref = TF.conv2d(t, tw, tb, **kw)
+            r, tr = make((1 + ref.numel(),), dtype, rng, -1, 1)
+            r, tr = r[1:].reshape(tuple(ref.shape)), tr[1:].reshape(ref.shape)
+            for res in (None, r):
+                act = acts[turn % len(acts)]
+                turn += 1
+                tol = CONV_TOL[dtype] * (2 if act in ("gelu", "gelu_tanh", "silu") and dtype != "float32" else 1)
+                want = TORCH_ACT[act](ref + (tr if res is not None else 0))
+                for _ in range(2):
+                    check(F.conv2d(x, w, b, activation=act, residual=res, **kw), want, dtype, tol=tol)
+                got = F.conv2d(x[1], w, b, activation=act, residual=None if res is None else res[1], **kw)
+                check(got, want[1], dtype, tol=tol)
+    assert turn >= 2 * len(acts)
+    monkeypatch.setattr(_conv, "COL_BYTES", 2 * 8 * 9 * 196 * ht.dtype(dtype).itemsize)    # chunks of 2, 2, 1
+    x, t = make((5, 8, 14, 14), dtype, rng, -1, 1)
+    w, tw = make((16, 8, 3, 3), dtype, rng, -0.5, 0.5)
+    b, tb = make((16,), dtype, rng)
+    res, tres = make((5, 16, 14, 14), dtype, rng, -1, 1)
+    check(F.conv2d(x, w, b, padding=1, activation="relu", residual=res),
+          TF.relu(TF.conv2d(t, tw, tb, padding=1) + tres), dtype, tol=CONV_TOL[dtype])
+
+
+def test_conv_pass_with_groups_and_no_input_channels(rng):
+    """groups > 1 (per-group gemms, the pass in place) and a conv of 0 input channels (the pass
+    over zeros: act(bias + residual))."""
+    x, t = make((3, 6, 9, 9), "float32", rng, -1, 1)
+    w, tw = make((12, 2, 3, 3), "float32", rng, -0.5, 0.5)
+    b, tb = make((12,), "float32", rng)
+    r, tr = make((3, 12, 9, 9), "float32", rng, -1, 1)
+    check(F.conv2d(x, w, b, padding=1, groups=3, activation="relu", residual=r),
+          TF.relu(TF.conv2d(t, tw, tb, padding=1, groups=3) + tr), "float32", tol=5e-5)
+    x0 = ht.zeros((2, 0, 5, 5), dtype="float32")
+    w0 = ht.zeros((4, 0, 3, 3), dtype="float32")
+    b0, tb0 = make((4,), "float32", rng)
+    r0, tr0 = make((2, 4, 3, 3), "float32", rng, -1, 1)
+    check(F.conv2d(x0, w0, b0, activation="relu", residual=r0), TF.relu(tb0[:, None, None] + tr0), "float32", tol=0)
 
 
 def test_conv_bad_input(rng):

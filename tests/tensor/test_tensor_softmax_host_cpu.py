@@ -17,41 +17,7 @@ import pytest
 from hip.tensor._core import dtypes as dt
 from hip.tensor._kernels import source as ks
 from hip.tensor.nn import _softmax as sm
-from host_kernels import BIT_CASTS, softmax_special_rows
-
-# The HIP API the kernel and the prelude use, for the host: found by the prelude's
-# __has_include(<hip/hip_runtime.h>) before any system header of that name.
-HOST_HIP = r"""
-#pragma once
-#include <barrier>
-#include <cmath>
-#include <cstring>
-#include <thread>
-#include <vector>
-#define __device__
-#define __forceinline__ inline
-#define __global__
-#define __launch_bounds__(x)
-#define __shared__ static
-""" + BIT_CASTS + r"""
-struct ht_host_dim3 { unsigned x; };
-static thread_local ht_host_dim3 threadIdx, blockIdx;
-static ht_host_dim3 gridDim;
-static std::barrier<>* ht_host_barrier;
-static inline void __syncthreads() { ht_host_barrier->arrive_and_wait(); }
-/* each block in turn: `block` host threads, one barrier */
-template <class F> void ht_host_launch(int grid, int block, F kernel) {
-    gridDim.x = grid;
-    for (int b = 0; b < grid; ++b) {
-        std::barrier<> bar(block);
-        ht_host_barrier = &bar;
-        std::vector<std::thread> threads;
-        for (int t = 0; t < block; ++t)
-            threads.emplace_back([=] { threadIdx.x = t; blockIdx.x = b; kernel(); });
-        for (auto& t : threads) t.join();
-    }
-}
-"""
+from host_kernels import HOST_HIP, from_bf16_bits, softmax_special_rows, to_bf16_bits
 
 N = 3000                    # the block path for every dtype (the warp path ends at 2048)
 STRIDED = (40, 3)           # rows of 40 along a dim that is not the last: stride 3, element loads
@@ -107,19 +73,6 @@ def special_rows(n):
     a[11] = -np.inf
     a[11, n - 2] = np.nan
     return a
-
-
-def to_bf16_bits(a):
-    """float64 -> bfloat16 bits, rounded to nearest even through float32 (as the prelude)."""
-    u = a.astype(np.float32).view(np.uint32).astype(np.uint64)
-    nan = np.isnan(a)
-    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    u[nan] = 0x7FC0
-    return u
-
-
-def from_bf16_bits(b):
-    return (b.astype(np.uint32) << 16).view(np.float32)
 
 
 def reference(v, log):

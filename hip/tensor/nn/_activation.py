@@ -24,7 +24,7 @@ from .._api.searching import where as _where
 from .. import backends
 from .._core import dtypes as _dt
 from .._core.array import ndarray
-from .._core.device import current_stream
+from .._core.device import current_stream, get_device_id
 from .._core.plans import PlanCache
 from .._core.shapes import prod
 from .._kernels.elementwise import ElementwiseKernel, _on_device
@@ -102,12 +102,33 @@ def _fresh(name: str, x: ndarray):
     return UNARY[name].call_contiguous(sig, (x,)) if sig else None
 
 
+def _in_place(name: str, x: ndarray) -> bool:
+    """UNARY[name](x, x) for x C-contiguous on the current device: the flat launch the C hot path
+    would pick (`_flat_hit`), without the general path's layout search; False where it does not
+    apply (the general path then runs)."""
+    n = x.size
+    if not _C_PATH or not n or not x.is_c_contiguous or get_device_id() != x._device_id:
+        return False
+    key = (name, x._dtype.name)
+    sig = _signatures.get(key)
+    if sig is None:
+        sig = _signatures[key] = UNARY[name].signature((x,), {"C": compute_dtype(x.dtype), "Y": x.dtype}) or False
+    if not sig:
+        return False
+    hit = UNARY[name]._flat_hit(sig, [x, x], n, x._device_id)
+    hit.function.launch(hit.grid, hit.block, (x, x, hit.count), 0, current_stream(hit.device))
+    return True
+
+
 def _unary(name: str, x, inplace: bool = False) -> ndarray:
     need_float(x, name)
-    if not inplace and type(x) is ndarray:
-        y = _fresh(name, x)
-        if y is not None:
-            return y
+    if type(x) is ndarray:
+        if not inplace:
+            y = _fresh(name, x)
+            if y is not None:
+                return y
+        elif _in_place(name, x):
+            return x
     b = {"C": compute_dtype(x.dtype), "Y": x.dtype}
     if inplace:
         return UNARY[name](x, x, _bindings=b)

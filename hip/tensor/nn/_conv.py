@@ -8,14 +8,17 @@ NCHW. Otherwise, for a chunk of nb samples, im2col writes col[n, (c, kernel posi
 position] (zero where the window reads padding) with a kernel compiled for the chunk's sizes (its
 index splits are then multiply-shifts: it runs near memory bandwidth), and the same strided-batched
 gemm y[n, g] = W_g @ col[n, g] writes (nb, Cout, P), the output's own layout, so nothing moves
-afterwards (one gemm over all samples is about as fast but needs a pass to move its result). The
-batch walks (group, sample) when there are fewer groups than samples (one gemm call per group),
-else (sample, group). A bias, a residual and an activation (hip.tensor's `activation=` and
-`residual=`: act(conv + bias + residual)) are one pass over the output (`_activation.epilogue`).
-With that pass and groups=1, a chunk can instead be one gemm (cout, nb * P) = W @ col (cin * K,
-nb * P) (im2col writes that layout), the pass reading its result transposed into NCHW (ONE_GEMM,
-off by default: on an H200 it made ResNet-18 slower, 7.17 against 6.24 ms at batch 32). Chunks bound col's memory
-(COL_BYTES). conv_transpose: col (Cout*K, nb*Pin) = W_g^T @ x_g by one gemm, then col2im gathers
+afterwards. The batch walks (group, sample) when there are fewer groups than samples (one gemm
+call per group), else (sample, group). A bias, a residual and an activation (hip.tensor's
+`activation=` and `residual=`: act(conv + bias + residual)) are one pass over the output, a kernel
+compiled per plan with the sizes as constants (`_post_source`). With that pass and groups=1, a
+chunk is instead one gemm (cout, nb * P) = W @ col (cin * K, nb * P) (im2col writes that layout),
+the pass reading its result transposed into NCHW (ONE_GEMM, on by default: a better-shaped gemm
+where P is small; its kernels took 4.08 against 4.51 ms of ResNet-18's forward at batch 32 in
+float32 on an H200, 1.68 against 2.43 ms in bfloat16). Chunks bound col's memory (COL_BYTES).
+Each call's checks and decisions (kernels, grids, chunks, gemm sizes) are a plan kept by key
+(`_core.plans`): a repeated call is a dict hit, two allocations and the launches.
+conv_transpose: col (Cout*K, nb*Pin) = W_g^T @ x_g by one gemm, then col2im gathers
 for each output element the col entries whose window covers it (a gather, no atomics:
 deterministic), adding the bias. float16/bfloat16 gemms accumulate in float32 (hipBLAS compute
 type 32F); col2im sums in float32.
@@ -31,11 +34,12 @@ from .._api.linalg import _blas, matmul
 from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .._core.device import current_stream
+from .._core.plans import PlanCache, all_ints
 from .._core.shapes import prod
 from .._kernels.elementwise import _on_device
 from .._kernels.template import TemplateKernel, dims, launch_flat, launch_grid
 from .._libs import blas as B
-from ._activation import ACTIVATIONS, check_residual, epilogue
+from ._activation import ACTIVATIONS, PREAMBLE, check_residual
 from ._common import compute_dtype, contiguous, need_float, ntuple, same_device
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
@@ -44,8 +48,8 @@ COL_BYTES = 1 << 29             # im2col buffer per chunk of samples at most (on
 IM2COL_THREADS = 256            # per block
 IM2COL_GRID = 1 << 20           # blocks at most (a grid-stride loop covers the rest)
 WIDE_AT = 1 << 31               # im2col takes 64-bit indices for arrays of this many elements or more
-ONE_GEMM = False                # True: with a pass after the gemm, one gemm per chunk of samples (module doc);
-                                # off: ResNet-18 b32 on an H200 took 6.24 ms with it off, 7.17 ms on
+ONE_GEMM = True                 # with a pass after the gemm (groups=1), one gemm per chunk of samples (module doc)
+SCRATCH_ALIGN = 256             # bytes: the one-gemm result's offset inside the chunk buffer
 
 
 def _decomp(prefix: str, shape: str, nd: int, var: str) -> str:
@@ -139,7 +143,49 @@ extern "C" __global__ void {name}(const {T}* __restrict__ col, const {T}* __rest
     return src, name
 
 
+def _post_source(d: _dt.DType, act: str, bias: bool, residual: bool, cout: int, P: int, m: int, transposed: bool,
+                 vec: int, wide: bool):
+    """The pass after a conv's gemm over m samples: Y (m, cout, P) = act(X + bias[c] + R), X read as
+    (m, cout, P), or with `transposed` as (cout, m, P) (the one-gemm form's result); every size a
+    constant of the source (multiply-shift index splits), `vec` consecutive elements of one
+    channel per thread (P a multiple of vec; Y, R and X aligned to it). Y may be X (in place)."""
+    T, C = d.ctype, compute_dtype(d).ctype
+    name = f"htnn_conv_post_{d.name}_{act}{'_b' if bias else ''}{'_r' if residual else ''}_v{vec}" \
+           f"{'_t' if transposed else ''}_{'i64' if wide else 'i32'}"
+    I = "unsigned long long" if wide else "unsigned int"
+    V = f"ht_vec<{T}, {vec}>"
+    pv = P // vec
+    src_at = f"((c * {m}u + n) * {pv}u + p) * {vec}u" if transposed else "o"
+    add = (" + b" if bias else "") + (" + ht_cast<C>(rv.v[j])" if residual else "")
+    src = PREAMBLE + f"""
+extern "C" __global__ void {name}(const {T}* X, const {T}* __restrict__ Bias, const {T}* __restrict__ R, {T}* Y) {{
+    typedef {I} I;
+    typedef {C} C;
+    (void)Bias; (void)R;
+    for (I t = (I)blockIdx.x * blockDim.x + threadIdx.x; t < {m * cout * pv}u; t += (I)gridDim.x * blockDim.x) {{
+        I q = t;
+        const I p = q % {pv}u; q /= {pv}u;
+        const I c = q % {cout}u; const I n = q / {cout}u;
+        (void)n;
+        const I o = t * {vec}u;
+        const {V} xv = *reinterpret_cast<const {V}*>(X + {src_at});
+        {f"const {V} rv = *reinterpret_cast<const {V}*>(R + o);" if residual else ""}
+        {"const C b = ht_cast<C>(Bias[c]);" if bias else ""}
+        {V} yv;
+#pragma unroll
+        for (int j = 0; j < {vec}; ++j) {{
+            const C a = ht_cast<C>(xv.v[j]){add};
+            yv.v[j] = ht_cast<{T}>({ACTIVATIONS[act]});
+        }}
+        *reinterpret_cast<{V}*>(Y + o) = yv;
+    }}
+}}
+"""
+    return src, name
+
+
 IM2COL = TemplateKernel("htnn_im2col", _im2col_source)
+POST = TemplateKernel("htnn_conv_post", _post_source)
 COL2IM = TemplateKernel("htnn_col2im", _col2im_source)
 
 
@@ -204,14 +250,6 @@ def _im2col_at(d, dev, xp: int, cp: int, m, cin, sp, out_sp, K, S, lo, D, sample
                 [xp, cp], dev)
 
 
-def _gemm_at(d, dev, wp: int, cp: int, op: int, m, cout, kc, P) -> None:
-    """out[n] = W @ col[n] for n < m on addresses: W (cout, kc), col (m, kc, P) and out (m, cout, P)
-    contiguous; one strided-batched gemm (column-major: out[n]^T = col[n]^T W^T)."""
-    with _on_device(dev):
-        B.gemm_batched(current_stream(dev), d, False, False, P, cout, kc, cp, P, kc * P, wp, kc, 0,
-                       op, P, cout * P, m)
-
-
 def _batched(input, nd: int, cout: int, out_sp: tuple):
     """(x, out, unbatched): the input contiguous with its batch axis (one of 1 where it has none)
     and the output (N, cout, *out_sp) on its device."""
@@ -222,16 +260,39 @@ def _batched(input, nd: int, cout: int, out_sp: tuple):
     return x, ndarray._empty((x.shape[0], cout) + out_sp, x.dtype, x.device_id), unbatched
 
 
-def _conv(nd, input, weight, bias, stride, padding, dilation, groups, activation=None, residual=None):
-    name = f"conv{nd}d"
-    cin, cout = _check_args(name, nd, input, weight, bias, groups, False)
-    act = "identity" if activation is None else activation
-    if act not in ACTIVATIONS:
-        raise ValueError(f"{name}: unknown activation {activation!r} "
-                         f"(one of {[a for a in sorted(ACTIVATIONS) if a != 'identity']})")
+# -- conv: plans -------------------------------------------------------------------------------------------------
+# conv's key (`_key`) -> its plan (`_plan`): the output's shape, dtype and device, the route, the gemm
+# sizes, the chunks with their kernels and grids, the scratch buffer's size
+_plans = PlanCache()
+
+
+def _layout(a):
+    return None if a is None else (a._shape, a._strides, a._dtype.name, a._device_id)
+
+
+def _key(nd, x, w, b, stride, padding, dilation, groups, act, r):
+    """conv's plan key, or None where an argument is not of a type the key holds exactly (the
+    checks say what is wrong with it, or take it each call)."""
+    if type(x) is not ndarray or type(w) is not ndarray or type(groups) is not int or \
+            not (act is None or type(act) is str):
+        return None
+    for v in (stride, padding, dilation):
+        t = type(v)
+        if not (t is int or t is str or t is tuple and all_ints(v)):
+            return None
+    if b is not None and type(b) is not ndarray or r is not None and type(r) is not ndarray:
+        return None
+    # the pass after the gemm reads the residual in vectors: its address's alignment is a decision
+    rk = None if r is None else (r._shape, r._strides, r._dtype.name, r._device_id, r._ptr % 16)
+    return (nd, x._shape, x._strides, x._dtype.name, x._device_id, w._shape, w._strides, w._dtype.name,
+            w._device_id, _layout(b), rk, stride, padding, dilation, groups, act,
+            ONE_GEMM, COL_BYTES, WIDE_AT, IM2COL_GRID)
+
+
+def _geometry(name, nd, input, K, stride, padding, dilation):
+    """(S, D, lo, total padding, out_sp) of a conv, checked."""
     S = ntuple(stride, nd, name, "stride", 1)
     D = ntuple(dilation, nd, name, "dilation", 1)
-    K = weight.shape[2:]
     sp = input.shape[-nd:]
     if isinstance(padding, str):
         if padding == "valid":
@@ -249,61 +310,128 @@ def _conv(nd, input, weight, bias, stride, padding, dilation, groups, activation
     out_sp = tuple((L + t - d * (k - 1) - 1) // s + 1 for L, t, d, k, s in zip(sp, total, D, K, S))
     if any(o < 1 for o in out_sp):
         raise ValueError(f"{name}: the (padded) input {sp} is smaller than the (dilated) kernel {tuple(K)}")
-    check_residual(name, residual, input.dtype, input.shape[:-nd - 1] + (cout,) + out_sp)
+    return S, D, lo, total, out_sp
+
+
+def _post_launch(d, dev, act, bias, residual, cout, P, m, transposed, r_aligned):
+    """(function, grid) of the pass after the gemm over m samples (`_post_source`)."""
+    total = m * cout * P
+    vec = next(v for v in (4, 2, 1) if P % v == 0 and v * d.itemsize <= 16 and (r_aligned % (v * d.itemsize) == 0))
+    fn = POST.function(dev, d, act, bias, residual, cout, P, m, transposed, vec, total >= WIDE_AT)
+    return fn, (max(1, min(-(-(total // vec) // IM2COL_THREADS), IM2COL_GRID)), 1, 1)
+
+
+def _plan(nd, input, weight, bias, stride, padding, dilation, groups, activation, residual) -> tuple:
+    """conv's checks (clear exceptions for bad input, before anything runs) and its plan (`_run`)."""
+    name = f"conv{nd}d"
+    cin, cout = _check_args(name, nd, input, weight, bias, groups, False)
+    act = "identity" if activation is None else activation
+    if act not in ACTIVATIONS:
+        raise ValueError(f"{name}: unknown activation {activation!r} "
+                         f"(one of {[a for a in sorted(ACTIVATIONS) if a != 'identity']})")
+    K = weight.shape[2:]
+    S, D, lo, total, out_sp = _geometry(name, nd, input, K, stride, padding, dilation)
+    out_shape = input.shape[:-nd - 1] + (cout,) + out_sp
+    check_residual(name, residual, input.dtype, out_shape)
     same_device(name, input, residual)
-    x, out, unbatched = _batched(input, nd, cout, out_sp)
-    N, dev = x.shape[0], x.device_id
-    kk, P = prod(K), prod(out_sp)
-    c = compute_dtype(x.dtype)
-    b = bias.reshape((1, cout, 1)) if bias is not None else c.numpy.type(0)
-    r = residual.reshape((N, cout, P)) if residual is not None else None
-    post = bias is not None or residual is not None or act != "identity"   # one pass after the gemm
+    d, dev = input.dtype, input.device_id
+    N = input.shape[0] if input.ndim == nd + 2 else 1
+    sp = input.shape[-nd:]
+    kk, P, isz = prod(K), prod(out_sp), d.itemsize
     G, kc = groups, cin // groups * kk
-    if out.size and cin * kk:
-        w = contiguous(weight)
-        isz = x.itemsize
-        y = out.reshape((N, cout, P))
-        # G == 1 (the common case) runs on addresses, without views: a conv's host time is on the GPU's
-        # critical path (the gemm launch comes while im2col runs)
-        flat = G == 1 and max(P, cout, kc) <= 0x7FFFFFFF
-        if not flat:
-            w, out4 = w.reshape((G, cout // G, kc)), out.reshape((N, G, cout // G, P))
-        if kk == 1 and all(s == 1 for s in S) and not any(lo) and not any(total):    # 1x1: x is its own col
+    post = bias is not None or residual is not None or act != "identity"     # one pass after the gemm
+    r_al = 0 if residual is None else residual.ptr % 16
+    # route: "empty" (no output), "bias" (no input channels: the output is the pass over zeros),
+    # "1x1" (x is its own col), "im2col", each on addresses where G == 1 (`flat`), else on views
+    flat = G == 1 and max(P, cout, kc) <= 0x7FFFFFFF
+    common = (out_shape, d, dev, act, N, cin, cout, kc, P, G, flat)
+    if not (N * cout * P):
+        return ("empty",) + common + (None,)
+    after = _post_launch(d, dev, act, bias is not None, residual is not None, cout, P, N, False, r_al) \
+        if post else None
+    if not cin * kk:
+        return ("bias",) + common + (after,)
+    if kk == 1 and all(s == 1 for s in S) and not any(lo) and not any(total):
+        return ("1x1",) + common + (after,)
+    nb = max(1, min(N, COL_BYTES // max(1, cin * kk * P * isz)))
+    one = flat and post and ONE_GEMM and nb * P <= 0x7FFFFFFF
+    chunks = []
+    for n0 in range(0, N, nb):
+        m = min(nb, N - n0)
+        size = m * cin * kk * P
+        vec = next(v for v in (4, 2, 1) if out_sp[-1] % v == 0 and v * isz <= 16)
+        fn = IM2COL.function(dev, d, nd, (cin, sp, out_sp, K, S, lo, D), m, vec,
+                             max(size, m * cin * prod(sp)) >= WIDE_AT, one)
+        grid = (max(1, min(-(-(size // vec) // IM2COL_THREADS), IM2COL_GRID)), 1, 1)
+        pf = _post_launch(d, dev, act, bias is not None, residual is not None, cout, P, m, True, r_al) if one \
+            else None
+        chunks.append((n0, m, n0 * cin * prod(sp) * isz, n0 * cout * P * isz, fn, grid, pf))
+    col = nb * cin * kk * P * isz
+    tmp = -(-col // SCRATCH_ALIGN) * SCRATCH_ALIGN if one else 0     # the one gemm's result after col
+    scratch = tmp + cout * nb * P * isz if one else col
+    return ("im2col",) + common + (None if one else after, tuple(chunks), one, tmp, -(-scratch // isz))
+
+
+_BLOCK = (IM2COL_THREADS, 1, 1)
+
+
+def _run(plan, x, w, b, r) -> ndarray:
+    """A conv by its plan on C-contiguous x, w, b and r (of the plan's key)."""
+    route, out_shape, d, dev, act, N, cin, cout, kc, P, G, flat, after = plan[:13]
+    if route == "bias":                 # no input channels: act(0 + bias + residual), in place
+        out = zeros(out_shape, dtype=d, device=dev)
+        if after is not None:
+            with _on_device(dev):
+                after[0].launch(after[1], _BLOCK, (out, b, r, out), 0, current_stream(dev))
+        return out
+    out = ndarray._empty(out_shape, d, dev)
+    if route == "empty":
+        return out
+    w_ = w
+    with _on_device(dev):
+        s = current_stream(dev)
+        if route == "1x1":
             if flat:
-                _gemm_at(x.dtype, dev, w.ptr, x.ptr, out.ptr, N, cout, kc, P)
+                B.gemm_batched(s, d, False, False, P, cout, kc, x._ptr, P, kc * P, w._ptr, kc, 0, out._ptr, P,
+                               cout * P, N)
             else:
-                _gemm_nchw(w, x.reshape((N, G, kc, P)), out4)
-            if post:
-                epilogue(y, b, r, act, y)
+                _gemm_nchw(w.reshape((G, cout // G, kc)), x.reshape((N, G, kc, P)), out.reshape((N, G, cout // G, P)))
         else:
-            nb = max(1, min(N, COL_BYTES // max(1, cin * kk * P * isz)))
-            # with a pass after the gemm anyway, one gemm per chunk (cout, m * P) = W @ col (kc, m * P),
-            # and the pass moves its result to NCHW: a better-shaped gemm than m of (cout, P) where P
-            # is small, and no more memory traffic
-            one = flat and post and ONE_GEMM and nb * P <= 0x7FFFFFFF
-            buf = ndarray._empty((nb, cin * kk, P), x.dtype, dev)     # one buffer: chunks reuse it (stream order)
-            tmp = ndarray._empty((cout, nb * P), x.dtype, dev) if one else None
-            for n0 in range(0, N, nb):
-                m = min(nb, N - n0)
-                _im2col_at(x.dtype, dev, x.ptr + n0 * cin * prod(sp) * isz, buf.ptr, m, cin, sp, out_sp, K, S, lo,
-                           D, one)
+            chunks, one, tmp_off, scratch = plan[13:]
+            buf = ndarray._empty((scratch,), d, dev)
+            xp, cp, op = x._ptr, buf._ptr, out._ptr
+            if not flat:
+                w_, out4 = w.reshape((G, cout // G, kc)), out.reshape((N, G, cout // G, P))
+            for n0, m, xoff, ooff, fn, grid, pf in chunks:
+                fn.launch(grid, _BLOCK, (xp + xoff, cp), 0, s)
                 if one:
-                    _gemm_at(x.dtype, dev, w.ptr, buf.ptr, tmp.ptr, 1, cout, kc, m * P)
-                    t = tmp._view(tmp.ptr, (m, cout, P), (P * isz, m * P * isz, isz))   # (cout, m, P) as (m, cout, P)
-                    epilogue(t, b, None if r is None else r[n0:n0 + m], act, y[n0:n0 + m])
+                    tp = cp + tmp_off
+                    B.gemm_batched(s, d, False, False, m * P, cout, kc, cp, m * P, kc * m * P, w._ptr, kc, 0, tp, m * P,
+                                   cout * m * P, 1)
+                    pf[0].launch(pf[1], _BLOCK, (tp, b, None if r is None else r._ptr + ooff, op + ooff), 0, s)
                 elif flat:
-                    _gemm_at(x.dtype, dev, w.ptr, buf.ptr, out.ptr + n0 * cout * P * isz, m, cout, kc, P)
+                    B.gemm_batched(s, d, False, False, P, cout, kc, cp, P, kc * P, w._ptr, kc, 0, op + ooff, P,
+                                   cout * P, m)
                 else:
-                    _gemm_nchw(w, buf[:m].reshape((m, G, kc, P)), out4[n0:n0 + m])
-            if post and not one:
-                epilogue(y, b, r, act, y)
-    elif out.size:                                  # no input channels: the output is the bias
-        epilogue(_zeros((N, cout, P), x.dtype, dev), b, r, act, out.reshape((N, cout, P)))
-    return out[0] if unbatched else out
+                    _gemm_nchw(w_, buf._view(cp, (m, G, kc, P), (G * kc * P * d.itemsize, kc * P * d.itemsize,
+                                                                  P * d.itemsize, d.itemsize)), out4[n0:n0 + m])
+        if after is not None:
+            after[0].launch(after[1], _BLOCK, (out, b, r, out), 0, s)
+    return out
 
 
-def _zeros(shape, d, dev):
-    return zeros(shape, dtype=d, device=dev)
+def _conv(nd, input, weight, bias, stride, padding, dilation, groups, activation=None, residual=None):
+    key = _key(nd, input, weight, bias, stride, padding, dilation, groups, activation, residual)
+    plan = _plans.get(key) if key is not None else None
+    if plan is not None:
+        return _run(plan, input, weight, bias, residual)
+    plan = _plan(nd, input, weight, bias, stride, padding, dilation, groups, activation, residual)
+    x, w = contiguous(input), contiguous(weight)
+    b = None if bias is None else contiguous(bias)
+    r = None if residual is None else contiguous(residual)
+    if key is not None and x is input and w is weight and b is bias and r is residual:
+        _plans.put(key, plan)
+    return _run(plan, x, w, b, r)
 
 
 def _conv_transpose(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):

@@ -16,13 +16,13 @@ import numbers
 
 import numpy as np
 
-from .._api.creation import full
 from .._api.statistical import mean as _mean, var as _var
 from .._core import dtypes as _dt
 from .._core.array import ndarray
+from .._core.device import current_stream
 from .._core.plans import PlanCache, all_ints
 from .._core.shapes import prod
-from .._kernels.elementwise import ElementwiseKernel
+from .._kernels.elementwise import ElementwiseKernel, _on_device
 from .._kernels.template import TemplateKernel, launch_grid, pow2_ceil
 from ._common import MAX_GRID, compute_dtype, contiguous, need_float, same_device, vector_width
 from ._softmax import cache_for
@@ -235,16 +235,73 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
 
 
 # -- batch_norm ------------------------------------------------------------------------------------------------
-# invstd from var in the pass itself (one kernel per batch_norm; the per-element sqrt is free in a
-# memory-bound pass): the same float rounding as 1 / sqrt(var + eps) computed first
-_APPLY = ElementwiseKernel("X x, raw A mean, raw A var, raw A w, raw A b, A eps, int64 S, int64 C", "Y y",
-                           "const long long c = (i / S) % C; const A invstd = A(1) / ht_sqrt(var[c] + eps); "
-                           "y = ht_cast<Y>((ht_cast<A>(x) - mean[c]) * invstd * w[c] + b[c]);",
-                           "htnn_batch_norm")
+def _bn_source(d: _dt.DType, stats: tuple, C: int, S: int, N: int, vec: int, wide: bool):
+    """batch_norm's pass over (N, C, S): y = (x - mean[c]) * invstd * w[c] + b[c], invstd =
+    1 / sqrt(var[c] + eps) computed in it (the same rounding as computed first; the per-element
+    sqrt is free in a memory-bound pass), every size a constant of the source (multiply-shift
+    index splits), `vec` consecutive elements of one channel per thread. stats: the dtype names
+    of mean, var, weight and bias (None: no weight (1) or no bias (0)), each read and cast."""
+    T, A = d.ctype, compute_dtype(d).ctype
+    name = f"htnn_batch_norm_{d.name}_{'_'.join(t or 'none' for t in stats)}_v{vec}_{'i64' if wide else 'i32'}"
+    M, Vr, W, Bs = (None if t is None else _dt.dtype(t).ctype for t in stats)
+    I = "unsigned long long" if wide else "unsigned int"
+    V = f"ht_vec<{T}, {vec}>"
+    sv = S // vec
+    w = "ht_cast<A>(Wt[c])" if W else "A(1)"
+    b = "ht_cast<A>(Bt[c])" if Bs else "A(0)"
+    src = f"""
+extern "C" __global__ void {name}(const {T}* __restrict__ X, const {M}* __restrict__ Mean,
+        const {Vr}* __restrict__ Var, const {W or T}* __restrict__ Wt, const {Bs or T}* __restrict__ Bt,
+        {T}* __restrict__ Y, {A} eps) {{
+    typedef {I} I;
+    typedef {A} A;
+    (void)Wt; (void)Bt;
+    for (I t = (I)blockIdx.x * blockDim.x + threadIdx.x; t < {N * C * sv}u; t += (I)gridDim.x * blockDim.x) {{
+        const I c = (t / {sv}u) % {C}u;
+        const A mean = ht_cast<A>(Mean[c]), w = {w}, b = {b};
+        const A invstd = A(1) / ht_sqrt(ht_cast<A>(Var[c]) + eps);
+        const {V} xv = reinterpret_cast<const {V}*>(X)[t];
+        {V} yv;
+#pragma unroll
+        for (int j = 0; j < {vec}; ++j) yv.v[j] = ht_cast<{T}>((ht_cast<A>(xv.v[j]) - mean) * invstd * w + b);
+        reinterpret_cast<{V}*>(Y)[t] = yv;
+    }}
+}}
+"""
+    return src, name
+
+
+BN = TemplateKernel("htnn_batch_norm", _bn_source)
+BN_THREADS = 256
 _UPDATE = ElementwiseKernel("A stat, float64 momentum, float64 factor", "R r",
                             "r = ht_cast<R>((1.0 - momentum) * ht_cast<double>(r) "
                             "+ momentum * factor * ht_cast<double>(stat));",
                             "htnn_running_update")
+
+
+def _bn_launch(x, mean, var, w, b, C: int, S: int) -> tuple:
+    """(function, grid) of batch_norm's pass on the contiguous x (its address's alignment counts)
+    with these per-channel arrays."""
+    d = x.dtype
+    N = x.size // max(1, C * S)
+    vec = next(v for v in (4, 2, 1) if S % v == 0 and v * d.itemsize <= 16 and x.ptr % (v * d.itemsize) == 0)
+    stats = tuple(None if p is None else p.dtype.name for p in (mean, var, w, b))
+    fn = BN.function(x.device_id, d, stats, C, S, N, vec, x.size >= 1 << 31)
+    return fn, (max(1, min(-(-(x.size // vec) // BN_THREADS), MAX_GRID)), 1, 1)
+
+
+def _bn_run(x, mean, var, w, b, launch, eps) -> ndarray:
+    out = ndarray._empty(x._shape, x._dtype, x._device_id)
+    if launch is not None:
+        dev = x._device_id
+        with _on_device(dev):
+            launch[0].launch(launch[1], (BN_THREADS, 1, 1), (x, mean, var, w, b, out, eps), 0, current_stream(dev))
+    return out
+
+
+# eval-mode batch_norm's (input's shape, strides, dtype, device and address % 16; the per-channel
+# arrays' layouts) -> (its pass's launch or None for an empty input, the compute dtype)
+_bn_plans = PlanCache()
 
 
 def _channel_param(name, what, p, C, dev):
@@ -262,6 +319,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum: float = 0.1, eps: float = 1e-5) -> ndarray:
     """Normalize each channel of (N, C, *) input with the running statistics, or (training=True)
     with the batch's, which then update running_mean/running_var in place (unbiased variance)."""
+    key = None
+    if training is False and type(input) is ndarray and type(eps) is float and eps >= 0 and \
+            type(running_mean) is ndarray and type(running_var) is ndarray and \
+            (weight is None or type(weight) is ndarray) and (bias is None or type(bias) is ndarray):
+        key = (input._shape, input._strides, input._dtype.name, input._device_id, input._ptr % 16,
+               _layout(running_mean), _layout(running_var), _layout(weight), _layout(bias))
+        plan = _bn_plans.get(key)
+        if plan is not None:
+            return _bn_run(input, running_mean, running_var, weight, bias, plan[0], plan[1].numpy.type(eps))
     need_float(input, "batch_norm")
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected input of shape (N, C, *), got {input.shape}")
@@ -293,12 +359,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     else:
         if rm is None or rv is None:
             raise ValueError("batch_norm: running_mean and running_var are required when training=False")
-        mean = rm.astype(a, copy=False)
-        var = rv.astype(a, copy=False)
-    wa = w.astype(a, copy=False) if w is not None else full((C,), 1.0, dtype=a, device=dev)
-    ba = b.astype(a, copy=False) if b is not None else full((C,), 0.0, dtype=a, device=dev)
-    return _APPLY(input, mean, var, wa, ba, a.numpy.type(eps), np.int64(S), np.int64(C),
-                  _bindings={"A": a, "Y": input.dtype})
+        mean, var = rm, rv
+    x = contiguous(input)
+    mean, var, wc, bc = (None if p is None else contiguous(p) for p in (mean, var, w, b))
+    launch = _bn_launch(x, mean, var, wc, bc, C, S) if x.size else None
+    if key is not None and x is input and mean is running_mean and var is running_var and wc is weight \
+            and bc is bias:
+        _bn_plans.put(key, (launch, a))
+    return _bn_run(x, mean, var, wc, bc, launch, a.numpy.type(eps))
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,

@@ -4,15 +4,18 @@ dilation; avg: count_include_pad, divisor_override) and adaptive_avg_pool1d/2d/3
 One generated kernel per (dtype, spatial dims, kind): one thread per output element of the
 C-contiguous (N*C, *spatial) input, walking its window with nested loops (avg sums in float32,
 float64 for float64). Max propagates NaN, as PyTorch. Input (N, C, *spatial) or unbatched
-(C, *spatial)."""
+(C, *spatial). A call's checks and launch arguments are a plan kept by key (`_core.plans`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray
+from .._core.device import current_stream
+from .._core.plans import PlanCache, all_ints
 from .._core.shapes import prod
-from .._kernels.template import TemplateKernel, dims, launch_flat
+from .._kernels.elementwise import BLOCK, _on_device, grid_for
+from .._kernels.template import TemplateKernel, dims
 from ._common import compute_dtype, contiguous, need_float, ntuple
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
@@ -93,15 +96,53 @@ def _batched(name, x, nd):
     return x.ndim == nd + 1
 
 
-def _run(kind, x, nd, out_sp, K, S, P, D, include_pad=True, divisor=0) -> ndarray:
-    xc = contiguous(x)
-    lead = xc.shape[:-nd]
-    out = ndarray._empty(lead + tuple(out_sp), xc.dtype, xc.device_id)
-    if out.size:
-        fn = KERNEL.function(xc.device_id, xc.dtype, nd, kind)
-        launch_flat(fn, out.size, [xc, out, np.int64(out.size), dims(xc.shape[-nd:]), dims(out_sp), dims(K), dims(S),
-                                   dims(P), dims(D), np.int64(bool(include_pad)), np.int64(divisor)], xc.device_id)
+# (pool, input's shape, strides, dtype and device, the size arguments, the flags) -> `_plan`'s, for a
+# C-contiguous input
+_plans = PlanCache()
+
+
+def _key(name, x, sizes, flags):
+    """A pool's plan key, or None where an argument is not of a type the key holds exactly."""
+    if type(x) is not ndarray:
+        return None
+    for v in sizes:
+        if not (v is None or type(v) is int or type(v) is tuple and all_ints(v)):
+            return None
+    for f in flags:
+        if type(f) is not bool:
+            return None
+    return (name, x._shape, x._strides, x._dtype.name, x._device_id, sizes, flags)
+
+
+def _plan(kind, x, nd, out_sp, K, S, P, D, include_pad=True, divisor=0) -> tuple:
+    """(the output's shape, the kernel or None for an empty output, its grid, its arguments after
+    the input and the output)."""
+    shape = x.shape[:-nd] + tuple(out_sp)
+    n = prod(shape)
+    if not n:
+        return shape, None, None, None
+    fn = KERNEL.function(x.device_id, x.dtype, nd, kind)
+    return shape, fn, (grid_for(n, x.device_id), 1, 1), (
+        np.int64(n), dims(x.shape[-nd:]), dims(out_sp), dims(K), dims(S), dims(P), dims(D),
+        np.int64(bool(include_pad)), np.int64(divisor))
+
+
+def _launch(plan, x) -> ndarray:
+    shape, fn, grid, tail = plan
+    dev = x._device_id
+    out = ndarray._empty(shape, x._dtype, dev)
+    if fn is not None:
+        with _on_device(dev):
+            fn.launch(grid, (BLOCK, 1, 1), (x, out) + tail, 0, current_stream(dev))
     return out
+
+
+def _run(kind, x, nd, out_sp, K, S, P, D, include_pad=True, divisor=0, key=None) -> ndarray:
+    xc = contiguous(x)
+    plan = _plan(kind, xc, nd, out_sp, K, S, P, D, include_pad, divisor)
+    if key is not None and xc is x:
+        _plans.put(key, plan)
+    return _launch(plan, xc)
 
 
 def _out_size(name, L, k, s, p, d, ceil_mode):
@@ -133,18 +174,26 @@ def _window(name, x, nd, kernel_size, stride, padding, dilation, ceil_mode, is_m
 
 def _max_pool(nd, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     name = f"max_pool{nd}d"
+    key = _key(name, input, (kernel_size, stride, padding, dilation), (ceil_mode, return_indices))
+    plan = _plans.get(key) if key is not None else None
+    if plan is not None:
+        return _launch(plan, input)
     if return_indices:
         raise NotImplementedError(f"{name}: return_indices is not supported")
     out, K, S, P, D = _window(name, input, nd, kernel_size, stride, padding, dilation, ceil_mode, True)
-    return _run("max", input, nd, out, K, S, P, D)
+    return _run("max", input, nd, out, K, S, P, D, key=key)
 
 
 def _avg_pool(nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     name = f"avg_pool{nd}d"
+    key = _key(name, input, (kernel_size, stride, padding, divisor_override), (ceil_mode, count_include_pad))
+    plan = _plans.get(key) if key is not None else None
+    if plan is not None:
+        return _launch(plan, input)
     out, K, S, P, D = _window(name, input, nd, kernel_size, stride, padding, 1, ceil_mode, False)
     if divisor_override is not None and (isinstance(divisor_override, bool) or int(divisor_override) < 1):
         raise ValueError(f"{name}: divisor_override must be a positive int, got {divisor_override!r}")
-    return _run("avg", input, nd, out, K, S, P, D, count_include_pad, int(divisor_override or 0))
+    return _run("avg", input, nd, out, K, S, P, D, count_include_pad, int(divisor_override or 0), key)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -181,6 +230,10 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def _adaptive(nd, input, output_size):
     name = f"adaptive_avg_pool{nd}d"
+    key = _key(name, input, (output_size,), ())
+    plan = _plans.get(key) if key is not None else None
+    if plan is not None:
+        return _launch(plan, input)
     _batched(name, input, nd)
     sp = input.shape[-nd:]
     if isinstance(output_size, int) or output_size is None:
@@ -194,7 +247,7 @@ def _adaptive(nd, input, output_size):
     if prod(sp) == 0 and input.size == 0 and prod(input.shape[:-nd]):
         raise ValueError(f"{name}: empty spatial input {input.shape}")
     one = (1,) * nd
-    return _run("adaptive", input, nd, tuple(int(o) for o in out), one, one, (0,) * nd, one)
+    return _run("adaptive", input, nd, tuple(int(o) for o in out), one, one, (0,) * nd, one, key=key)
 
 
 def adaptive_avg_pool1d(input, output_size):

@@ -174,6 +174,13 @@ class Module:
         return f"{type(self).__name__}({self.extra_repr()}{inner}{chr(10) if inner else ''})"
 
 
+def _weight_bias(m: Module) -> tuple:
+    """(m.weight, m.bias) read from the parameter table: an attribute found by Module.__getattr__
+    costs the failed ordinary lookup first (about 0.5 us, twice per layer call)."""
+    p = m._parameters
+    return (p["weight"] if "weight" in p else m.weight), (p["bias"] if "bias" in p else m.bias)
+
+
 def _uniform(shape, bound, dtype, device):
     return _asarray(np.random.default_rng().uniform(-bound, bound, size=shape), dtype=dtype, device=device)
 
@@ -188,7 +195,8 @@ class Linear(Module):
 
     def forward(self, x, activation=None, residual=None):
         """F.linear's: act(x @ weight.T + bias + residual)."""
-        return F.linear(x, self.weight, self.bias, activation=activation, residual=residual)
+        w, b = _weight_bias(self)
+        return F.linear(x, w, b, activation=activation, residual=residual)
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
@@ -214,8 +222,9 @@ class _ConvNd(Module):
     def forward(self, x, activation=None, residual=None):
         """F.conv2d's (conv1d's): act(conv(x) + bias + residual), one pass after the gemm."""
         f = F.conv1d if self._nd == 1 else F.conv2d
-        return f(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
-                 activation=activation, residual=residual)
+        w, b = _weight_bias(self)
+        return f(x, w, b, self.stride, self.padding, self.dilation, self.groups, activation=activation,
+                 residual=residual)
 
     def extra_repr(self):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
@@ -364,9 +373,13 @@ class _BatchNorm(Module):
             self.num_batches_tracked += 1
             if momentum is None:                        # a cumulative moving average, as PyTorch
                 momentum = 1.0 / int(self.num_batches_tracked.get())
-        return F.batch_norm(x, self.running_mean if not use_batch or self.training else None,
-                            self.running_var if not use_batch or self.training else None,
-                            self.weight, self.bias, use_batch, momentum, self.eps)
+        rm = rv = None
+        if not use_batch or self.training:
+            bufs = self._buffers
+            rm = bufs["running_mean"] if "running_mean" in bufs else self.running_mean
+            rv = bufs["running_var"] if "running_var" in bufs else self.running_var
+        w, b = _weight_bias(self)
+        return F.batch_norm(x, rm, rv, w, b, use_batch, momentum, self.eps)
 
 
 class BatchNorm1d(_BatchNorm):
