@@ -286,15 +286,19 @@ def test_link_bitcode_on_amd(amd):
     nj.destroy(h)
 
 
-def test_ltoir_needs_lto_and_nvidia_has_none(fake):
+def test_ltoir_needs_lto(fake):
     h = nj.create(1, ["-arch=sm_90"])
     raises(R.ERROR_LTO_NOT_ENABLED, nj.add_data, h, I.ANY, BITCODE, len(BITCODE), "x")
     assert b"-lto" in log_of(h)
     h2 = nj.create(2, ["-arch=sm_90", "-lto"])
     if nj._platform() == "nvidia":
-        # the driver's linker takes no LTO-IR of CUDA 12 or later: the feature is not there
-        raises(R.ERROR_LTO_NOT_ENABLED, nj.add_data, h2, I.LTOIR, NVVM_LTOIR, len(NVVM_LTOIR), "x")
-        assert b"cuLink" in log_of(h2) and not [c for c in fake.calls if c[0] == "add"]
+        # NVRTC's LTO-IR goes to the layer as NVVM, for its nvJitLink link
+        nj.add_data(h2, I.LTOIR, NVVM_LTOIR, len(NVVM_LTOIR), "x")
+        assert [c[1] for c in fake.calls if c[0] == "add"] == [hiprtc.HIPRTC_JIT_INPUT_NVVM]
+        # a layer that finds no libnvJitLink refuses it, saying why: the feature is not there
+        fake.add_status, fake.log_on_add = hiprtc.hiprtcResult.HIPRTC_ERROR_INVALID_INPUT, b"no libnvJitLink"
+        raises(R.ERROR_LTO_NOT_ENABLED, nj.add_data, h2, I.ANY, NVVM_LTOIR, len(NVVM_LTOIR), "y")
+        assert b"no libnvJitLink" in log_of(h2)
     else:
         nj.add_data(h2, I.LTOIR, BITCODE, len(BITCODE), "x")
     nj.destroy(h)

@@ -170,8 +170,8 @@ def test_empty_link(nj, arch_option):
 
 def test_no_linked_ptx(nj, arch, arch_option):
     """-lto -ptx: HIP's linker makes no PTX. On AMD the LTO link completes and linked PTX is
-    ERROR_INVALID_INPUT; on NVIDIA the driver takes no LTO-IR (none is made here: the inputs
-    hiprtc gives are PTX, which -ptx refuses as nvJitLink does)."""
+    ERROR_INVALID_INPUT; on NVIDIA the inputs hiprtc gives without -dlto are PTX, which -ptx
+    refuses as nvJitLink does (LTO-IR links: test_alias_lto_gpu.py)."""
     code = bytes(bitcode_of(DEVICE_FUNCTION, b"scale_add.hip", arch))
     handle = nj.create(3, [arch_option, "-lto", "-ptx"])
     try:

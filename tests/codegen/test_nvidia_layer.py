@@ -355,11 +355,17 @@ CUresult cuLinkComplete(CUlinkState s, void** out, size_t* size) {
 }
 CUresult cuLinkDestroy(CUlinkState s) { destroyed++; free(s); return CUDA_SUCCESS; }
 
-struct _nvrtcProgram { const char* ptx; size_t cubin; };
+struct _nvrtcProgram { const char* ptx; size_t cubin, ltoir; };
 nvrtcResult nvrtcGetPTXSize(nvrtcProgram p, size_t* n) { *n = p->ptx ? strlen(p->ptx) + 1 : 0; return NVRTC_SUCCESS; }
 nvrtcResult nvrtcGetPTX(nvrtcProgram p, char* out) { strcpy(out, p->ptx); return NVRTC_SUCCESS; }
 nvrtcResult nvrtcGetCUBINSize(nvrtcProgram p, size_t* n) { *n = p->cubin; return NVRTC_SUCCESS; }
 nvrtcResult nvrtcGetCUBIN(nvrtcProgram p, char* out) { memset(out, 'C', p->cubin); return NVRTC_SUCCESS; }
+nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram p, size_t* n) { *n = p->ltoir; return NVRTC_SUCCESS; }
+nvrtcResult nvrtcGetLTOIR(nvrtcProgram p, char* out) { memset(out, 'L', p->ltoir); return NVRTC_SUCCESS; }
+/* The current device: an sm_86 */
+cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
+cudaError_t cudaDeviceGetAttribute(int* v, enum cudaDeviceAttr a, int d) {
+    (void)d; *v = a == cudaDevAttrComputeCapabilityMajor ? 8 : 6; return cudaSuccess; }
 """
 
 _LINKER_CHECKS = r"""
@@ -483,6 +489,12 @@ int main(int argc, char** argv) {
       CHECK(hiprtcGetBitcodeSize((hipabi_hiprtcProgram)&cubin_only, &n) == hipabi_HIPRTC_SUCCESS && n == 64, "no PTX: CUBIN");
       CHECK(hiprtcGetBitcodeSize((hipabi_hiprtcProgram)&both, NULL) == hipabi_HIPRTC_ERROR_INVALID_INPUT, "no size pointer");
       CHECK(hiprtcGetBitcode(NULL, buf) == hipabi_HIPRTC_ERROR_INVALID_PROGRAM, "no program"); }
+    /* after -dlto: NVRTC's LTO-IR */
+    { struct _nvrtcProgram lto = {NULL, 0, 32};
+      size_t n = 0; char buf[64] = "";
+      CHECK(hiprtcGetBitcodeSize((hipabi_hiprtcProgram)&lto, &n) == hipabi_HIPRTC_SUCCESS && n == 32, "LTO-IR size");
+      CHECK(hiprtcGetBitcode((hipabi_hiprtcProgram)&lto, buf) == hipabi_HIPRTC_SUCCESS && buf[0] == 'L' && buf[31] == 'L',
+            "LTO-IR"); }
     printf("%d failed\n", fails);
     return fails != 0;
 }
@@ -494,21 +506,176 @@ def test_hiprtc_linker_on_a_stand_in_driver(layer, tmp_path):
     options converted by name and kept for the driver's write-backs, AMD's input kinds taken
     for the format the bytes hold, PTX NUL-terminated, files, statuses, the image's owner.
     (The real link, two programs of separately compiled device code, is tests/hip/test_rtc_link_gpu.py.)"""
+    exe = _stand_in_program(layer, tmp_path, "t", _LINKER_CHECKS)
+    r = subprocess.run([str(exe), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "0 failed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+def _stand_in_program(layer, tmp_path, name: str, checks: str, extra: list[str] = ()):
+    """The generated hipnv_hiprtc.c with the stand-in driver and `checks`, compiled (with
+    AddressSanitizer where gcc has it: it also catches a read past the caller's PTX or a double free)."""
     if "hiprtc" not in layer["libs"]:
         pytest.skip("no nvrtc.h among the CUDA headers here")
     src = layer["dir"] / "src" / "hipnv_hiprtc.c"
-    (tmp_path / "t.c").write_text(f'#include <unistd.h>\n#include "{src}"\n{_FAKE_DRIVER}\n{_LINKER_CHECKS}')
+    # The generated file first: it defines _GNU_SOURCE before any system header.
+    (tmp_path / f"{name}.c").write_text(f'#include "{src}"\n#include <unistd.h>\n{_FAKE_DRIVER}\n{checks}')
     base = ["gcc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wno-unused-function", "-Wno-deprecated-declarations",
             "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections",
-            *[f"-I{d}" for d in layer["incs"]], str(tmp_path / "t.c"), "-o", str(tmp_path / "t")]
-    # AddressSanitizer, where gcc has it, also catches a read past the caller's PTX or a double free.
+            *[f"-I{d}" for d in layer["incs"]], str(tmp_path / f"{name}.c"), "-o", str(tmp_path / name), *extra]
     r = subprocess.run(base + ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"], capture_output=True, text=True)
     if r.returncode != 0 and "sanitize" in r.stderr:
         r = subprocess.run(base, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "warning" not in r.stderr, r.stderr[-3000:]
-    r = subprocess.run([str(tmp_path / "t"), str(tmp_path)], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0 and "0 failed" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+    return tmp_path / name
+
+
+# A libnvJitLink played by a shared library: it records what the layer passed (`fake_nvjitlink`,
+# which the checks read through dlopen of the same file).
+_FAKE_NVJITLINK = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+struct fake_nvjitlink {
+    int creates, destroys, completes, adds, fail_complete;
+    unsigned n_options; char options[8][64];
+    int kind[16], file[16]; size_t size[16]; char name[16][256]; unsigned char head[16][4];
+};
+struct fake_nvjitlink fake_nvjitlink;
+static struct fake_nvjitlink* F = &fake_nvjitlink;
+int nvJitLinkCreate(void** h, uint32_t n, const char** o) {
+    F->creates++; F->n_options = n;
+    for (uint32_t i = 0; i < n && i < 8; i++) snprintf(F->options[i], 64, "%s", o[i]);
+    *h = F; return 0;
+}
+int nvJitLinkDestroy(void** h) { F->destroys++; *h = NULL; return 0; }
+static int add(int kind, const void* data, size_t size, const char* name, int file) {
+    int i = F->adds++;
+    F->kind[i] = kind; F->size[i] = size; F->file[i] = file;
+    snprintf(F->name[i], 256, "%s", name ? name : "(null)");
+    if (data && size >= 4) memcpy(F->head[i], data, 4);
+    return 0;
+}
+int nvJitLinkAddData(void* h, int kind, const void* data, size_t size, const char* name) {
+    (void)h; return add(kind, data, size, name, 0); }
+int nvJitLinkAddFile(void* h, int kind, const char* path) { (void)h; return add(kind, NULL, 0, path, 1); }
+int nvJitLinkComplete(void* h) { (void)h; F->completes++; return F->fail_complete ? 6 : 0; }
+int nvJitLinkGetLinkedCubinSize(void* h, size_t* n) { (void)h; *n = 8; return 0; }
+int nvJitLinkGetLinkedCubin(void* h, void* out) { (void)h; memcpy(out, "\x7f" "ELFlto", 8); return 0; }
+static const char* error_text(void) { return F->fail_complete ? "ERROR: undefined symbol no_such_function" : ""; }
+int nvJitLinkGetErrorLogSize(void* h, size_t* n) { (void)h; *n = strlen(error_text()) + 1; return 0; }
+int nvJitLinkGetErrorLog(void* h, char* out) { (void)h; strcpy(out, error_text()); return 0; }
+int nvJitLinkGetInfoLogSize(void* h, size_t* n) { (void)h; *n = 1; return 0; }
+int nvJitLinkGetInfoLog(void* h, char* out) { (void)h; out[0] = 0; return 0; }
+"""
+
+_LTO_CHECKS = r"""
+#include <dlfcn.h>
+#define CHECK(cond, what) do { if (!(cond)) { printf("FAIL %s (line %d)\n", what, __LINE__); fails++; } } while (0)
+struct fake_nvjitlink {
+    int creates, destroys, completes, adds, fail_complete;
+    unsigned n_options; char options[8][64];
+    int kind[16], file[16]; size_t size[16]; char name[16][256]; unsigned char head[16][4];
+};
+int main(int argc, char** argv) {
+    int fails = 0;
+    const char* dir = argv[1];
+    char path[512], log[128] = "";
+    hipabi_hiprtcLinkState st = NULL;
+    struct CUlinkState_st* s;
+    struct fake_nvjitlink* F = NULL;
+    void* lib = getenv("HIP_PYTHON_NVJITLINK_LIBRARY") ? dlopen(getenv("HIP_PYTHON_NVJITLINK_LIBRARY"), RTLD_NOW) : NULL;
+    const unsigned char ltoir[8] = {0xed, 0x43, 0x4e, 0x7f, 1, 2, 3, 4};
+    const char ptx[] = "//\n.version 9.0\n.target sm_90\n.address_size 64\n";
+    unsigned char elf[20] = {0x7f, 'E', 'L', 'F'};
+    hipabi_hipJitOption opts[3] = {hipabi_hipJitOptionErrorLogBuffer, hipabi_hipJitOptionErrorLogBufferSizeBytes,
+                                   hipabi_hipJitOptionTarget};
+    void* vals[3] = {log, (void*)(uintptr_t)sizeof log, (void*)(uintptr_t)(CU_TARGET_COMPUTE_90 + CU_COMPUTE_ACCELERATED_TARGET_BASE)};
+    void* bin = NULL;
+    size_t size = 0;
+    elf[18] = 190;
+    ctx_current = 1;
+    if (lib) F = (struct fake_nvjitlink*)dlsym(lib, "fake_nvjitlink");
+
+    CHECK(hiprtcLinkCreate(3, opts, vals, &st) == hipabi_HIPRTC_SUCCESS, "create");
+    s = (struct CUlinkState_st*)((struct hipnv_rtc_link*)st)->cu;
+    if (!F) {   /* no libnvJitLink: LTO-IR is refused, and the log says why */
+        CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBitcode, (void*)ltoir, sizeof ltoir, "user", 0, NULL, NULL)
+              == hipabi_HIPRTC_ERROR_INVALID_INPUT, "LTO-IR without nvJitLink");
+        CHECK(strstr(log, "libnvJitLink") != NULL, "the log names what is missing");
+        CHECK(s->adds == 0, "the driver never sees LTO-IR");
+        CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBitcode, (void*)ptx, sizeof ptx, "main", 0, NULL, NULL)
+              == hipabi_HIPRTC_SUCCESS && hiprtcLinkComplete(st, &bin, &size) == hipabi_HIPRTC_SUCCESS
+              && bin == s->image, "a link without LTO-IR stays the driver's");
+        CHECK(hiprtcLinkDestroy(st) == hipabi_HIPRTC_SUCCESS, "destroy");
+        printf("%d failed\n", fails);
+        return fails != 0;
+    }
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBitcode, (void*)ptx, strlen(ptx), "main", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS && s->adds == 1, "PTX: the driver's too, as ever");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBitcode, (void*)ltoir, sizeof ltoir, "user", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS, "LTO-IR by its magic");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputNvvm, (void*)ltoir, sizeof ltoir, "nvvm", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS, "LTO-IR by its kind");
+    CHECK(s->adds == 1, "the driver never sees LTO-IR");
+    snprintf(path, sizeof path, "%s/user.ltoir", dir);
+    { FILE* f = fopen(path, "wb"); fwrite(ltoir, 1, sizeof ltoir, f); fclose(f); }
+    CHECK(hiprtcLinkAddFile(st, hipabi_hipJitInputNvvm, path, 0, NULL, NULL) == hipabi_HIPRTC_SUCCESS, "LTO-IR file");
+    CHECK(hiprtcLinkAddFile(st, hipabi_hipJitInputCubin, path, 0, NULL, NULL) == hipabi_HIPRTC_SUCCESS && s->adds == 2,
+          "a CUBIN file: cuLinkAddFile");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBundledBitcode, elf, sizeof elf, "rdc", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS, "a CUBIN");
+    s->fail_complete = 1;   /* the driver's link is not the one that runs */
+    CHECK(hiprtcLinkComplete(st, &bin, &size) == hipabi_HIPRTC_SUCCESS, "complete on nvJitLink");
+    CHECK(size == 8 && !memcmp(bin, "\x7f" "ELFlto", 8), "nvJitLink's CUBIN");
+    CHECK(F->creates == 1 && F->completes == 1 && F->n_options == 2, "one nvJitLink link");
+    CHECK(!strcmp(F->options[0], "-arch=sm_90a") && !strcmp(F->options[1], "-lto"), "-arch of CU_JIT_TARGET, -lto");
+    CHECK(F->adds == 6, "every input");
+    CHECK(F->kind[0] == 2 && F->size[0] == strlen(ptx) + 1 && !strcmp(F->name[0], "main"), "PTX, its NUL added");
+    CHECK(F->kind[1] == 3 && F->size[1] == sizeof ltoir && !memcmp(F->head[1], ltoir, 4) && !strcmp(F->name[1], "user"),
+          "LTO-IR");
+    CHECK(F->kind[2] == 3 && F->kind[3] == 3 && !strcmp(F->name[3], path) && !F->file[3], "LTO-IR kind, LTO-IR file");
+    CHECK(F->kind[4] == 1 && F->file[4] && !strcmp(F->name[4], path), "a CUBIN file, by its path");
+    CHECK(F->kind[5] == 1 && F->size[5] == sizeof elf, "a CUBIN");
+    CHECK(F->destroys == 1, "nvJitLink's handle freed at once");
+    { void* again = NULL;
+      CHECK(hiprtcLinkComplete(st, &again, NULL) == hipabi_HIPRTC_SUCCESS && again == bin && F->creates == 1,
+            "completing again: the same image"); }
+    CHECK(hiprtcLinkDestroy(st) == hipabi_HIPRTC_SUCCESS, "destroy");
+
+    /* a failed link: HIPRTC_ERROR_LINKING, nvJitLink's error log in the caller's buffer; the
+     * target: the current device's (an sm_86 here) */
+    CHECK(hiprtcLinkCreate(2, opts, vals, &st) == hipabi_HIPRTC_SUCCESS, "create 2");
+    CHECK(hiprtcLinkAddData(st, hipabi_hipJitInputLLVMBitcode, (void*)ltoir, sizeof ltoir, "user", 0, NULL, NULL)
+          == hipabi_HIPRTC_SUCCESS, "LTO-IR 2");
+    F->fail_complete = 1;
+    CHECK(hiprtcLinkComplete(st, &bin, &size) == hipabi_HIPRTC_ERROR_LINKING, "a failed link");
+    CHECK(!strcmp(F->options[0], "-arch=sm_86"), "-arch of the current device");
+    CHECK(strstr(log, "no_such_function") != NULL, "nvJitLink's error log");
+    CHECK(F->destroys == 2, "the handle freed");
+    CHECK(hiprtcLinkDestroy(st) == hipabi_HIPRTC_SUCCESS, "destroy 2");
+    printf("%d failed\n", fails);
+    return fails != 0;
+}
+"""
+
+
+def test_hiprtc_lto_link_on_a_stand_in_nvjitlink(layer, tmp_path):
+    """A link given LTO-IR (bytes, kind or file) runs on nvJitLink, found through
+    HIP_PYTHON_NVJITLINK_LIBRARY: every input with its nvJitLink kind, -arch of the link's target
+    (else the device's) and -lto, nvJitLink's CUBIN and error log; without a libnvJitLink the
+    LTO-IR is refused with the reason in the log and other links stay the driver's.
+    (The real link: tests/alias/test_alias_nvjitlink_gpu.py.)"""
+    lib = tmp_path / "libfakenvjitlink.so"
+    (tmp_path / "fake_nvjitlink.c").write_text(_FAKE_NVJITLINK)
+    r = subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-Wall", str(tmp_path / "fake_nvjitlink.c"), "-o", str(lib)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    exe = _stand_in_program(layer, tmp_path, "lto", _LTO_CHECKS, ["-ldl"])
+    for library in (str(lib), str(tmp_path / "no-such-libnvJitLink.so")):
+        env = dict(os.environ, HIP_PYTHON_NVJITLINK_LIBRARY=library)
+        r = subprocess.run([str(exe), str(tmp_path)], capture_output=True, text=True, timeout=60, env=env)
+        assert r.returncode == 0 and "0 failed" in r.stdout, library + "\n" + r.stdout[-3000:] + r.stderr[-3000:]
 
 
 # -- the HIP layer's kernel nodes, function attributes and contexts on a stand-in driver ----------

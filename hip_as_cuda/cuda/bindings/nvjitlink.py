@@ -12,12 +12,13 @@ options are checked as nvJitLink checks them (its Result for a bad one), then ma
   RuntimeWarning naming it (on AMD all of them: ROCm's hiprtc ignores, or before ROCm 6
   dereferences, integer option values).
 * Inputs: the bytes decide what an `InputType.ANY` input is and must not contradict a named kind;
-  each goes to hiprtcLinkAddData as HIP's closest kind (LTOIR: LLVM bitcode on AMD).
+  each goes to hiprtcLinkAddData as HIP's closest kind (LTOIR: LLVM bitcode on AMD, NVVM on the
+  NVIDIA platform, where the layer links LTO-IR on libnvJitLink).
 
 Where HIP's linker has no counterpart, the answer is the nvjitlink Result NVIDIA's binding gives
 when the feature is not there: linked PTX (hiprtcLinkComplete returns one binary) is
-ERROR_INVALID_INPUT, as without `-ptx`; LTO-IR on the NVIDIA platform (the driver's linker takes
-no LTO-IR from CUDA 12 on) is ERROR_LTO_NOT_ENABLED. The error log says which and why.
+ERROR_INVALID_INPUT, as without `-ptx`; LTO-IR on the NVIDIA platform where the layer finds no
+libnvJitLink is ERROR_LTO_NOT_ENABLED. The error log says which and why.
 """
 import ctypes as _ctypes
 import itertools as _itertools
@@ -197,7 +198,7 @@ def _hip_kind(kind, data: bytes, platform: str):
                 _I.PTX: "PTX", _I.CUBIN: "CUBIN", _I.OBJECT: "OBJECT"}.get(kind)
     else:
         name = {_I.PTX: "PTX", _I.CUBIN: "CUBIN", _I.FATBIN: "FATBINARY", _I.OBJECT: "OBJECT",
-                _I.LIBRARY: "LIBRARY"}.get(kind)
+                _I.LIBRARY: "LIBRARY", _I.LTOIR: "NVVM"}.get(kind)
     return getattr(hiprtc, f"HIPRTC_JIT_INPUT_{name}") if name else None
 
 
@@ -361,9 +362,6 @@ class _Link:
             self.error(_R.ERROR_LTO_NOT_ENABLED, f"ERROR: {name}: LTO-IR input cannot be used without LTO enabled (-lto)")
         hip_kind = _hip_kind(kind, data, self.platform)
         if hip_kind is None:
-            if kind == _I.LTOIR:
-                self.error(_R.ERROR_LTO_NOT_ENABLED, f"ERROR: {name}: LTO-IR: hiprtc's linker on CUDA is the driver's "
-                                                     "cuLink*, which links no LTO-IR from CUDA 12 on")
             self.error(_R.ERROR_INVALID_INPUT, f"ERROR: {name}: HIP's linker takes no NVJITLINK_INPUT_{kind.name}")
         image = bytearray(data)      # hiprtc's image parameter is a void*: a writable copy
         err, = _hiprtc_call(hiprtc.hiprtcLinkAddData, self.state, hip_kind, image, len(image), name.encode(),
@@ -373,6 +371,8 @@ class _Link:
             status = _STATUS.get(err.name, _R.ERROR_INTERNAL)
             if kind == _I.PTX and status == _R.ERROR_INVALID_INPUT and self.platform == "nvidia":
                 status = _R.ERROR_PTX_COMPILE       # the driver compiles PTX as it is added
+            if kind == _I.LTOIR and status == _R.ERROR_INVALID_INPUT and self.platform == "nvidia":
+                status = _R.ERROR_LTO_NOT_ENABLED   # the layer found no libnvJitLink (its log says so)
             where = "" if self.platform == "nvidia" else " (ROCm's hiprtc links LLVM bitcode only)"
             self.error(status, f"ERROR: {name}: hiprtcLinkAddData({hip_kind.name}): {err.name}{where}")
         self.kinds.append(kind)
