@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hip import hiprtc
-
-from gpu_util import on_nvidia, require_library
+from gpu_util import alias_linker_module, on_nvidia
 from rtc_link_programs import launch_and_check
 
 pytestmark = pytest.mark.gpu
@@ -27,14 +25,7 @@ extern "C" __global__ void linked_axpy(float a, const float* x, float* y, int n)
 
 @pytest.fixture(scope="module")
 def alias():
-    require_library(hiprtc)
-    if not hiprtc._library.has_symbol("hiprtcLinkCreate"):
-        pytest.skip("this hiprtc has no linker (ROCm before 5.3)")
-    nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="the cuda alias is not built")
-    if "hip_as_cuda" not in (nvrtc.__file__ or ""):
-        pytest.skip("cuda.bindings here is NVIDIA's")
-    from cuda.bindings import nvjitlink
-    return nvrtc, nvjitlink
+    return alias_linker_module("nvrtc"), alias_linker_module("nvjitlink")
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from hip import hiprtc
-
-from gpu_util import on_nvidia, require_library
+from gpu_util import alias_linker_module, on_nvidia
 from rtc_link_programs import DEVICE_FUNCTION, KERNEL, UNRESOLVED, bitcode_of, launch_and_check
 
 pytestmark = pytest.mark.gpu
@@ -34,13 +32,7 @@ PTX_KERNEL = """
 
 @pytest.fixture(scope="module")
 def nj():
-    require_library(hiprtc)
-    if not hiprtc._library.has_symbol("hiprtcLinkCreate"):
-        pytest.skip("this hiprtc has no linker (ROCm before 5.3)")
-    mod = pytest.importorskip("cuda.bindings.nvjitlink", reason="the cuda alias is not built")
-    if "hip_as_cuda" not in (mod.__file__ or ""):
-        pytest.skip("cuda.bindings here is NVIDIA's")
-    return mod
+    return alias_linker_module("nvjitlink")
 
 
 @pytest.fixture(scope="module")

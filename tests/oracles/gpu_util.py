@@ -31,6 +31,19 @@ def require_library(module) -> None:
         pytest.skip(f"{module.__name__}: {first} ({len(e.tried)} places tried)")
 
 
+def alias_linker_module(name: str):
+    """The cuda alias's `cuda.bindings.<name>` over hiprtc's linker, or skip: no hiprtc, a hiprtc
+    without hiprtcLink* (ROCm before 5.3), no alias built, or NVIDIA's cuda.bindings imported."""
+    from hip import hiprtc
+    require_library(hiprtc)
+    if not hiprtc._library.has_symbol("hiprtcLinkCreate"):
+        pytest.skip("this hiprtc has no linker (ROCm before 5.3)")
+    mod = pytest.importorskip(f"cuda.bindings.{name}", reason="the cuda alias is not built")
+    if "hip_as_cuda" not in (mod.__file__ or ""):
+        pytest.skip("cuda.bindings here is NVIDIA's")
+    return mod
+
+
 def on_nvidia() -> bool:
     """Whether the HIP runtime loaded is the HIP-on-CUDA layer."""
     if os.environ.get("HIP_PLATFORM", "").lower() == "nvidia":

@@ -1,10 +1,15 @@
 """What the tests that run hip.tensor's kernel C++ on the host share: the bit casts the prelude
 calls (CUDA/HIP intrinsics, as plain C++), the HIP API a kernel uses as a host header (HOST_HIP),
 bfloat16 bits from and to NumPy, and the softmax rows of special values that the GPU
-test and the block kernel's host run both check."""
+test and the block kernel's host run both check; one g++ build of kernels into a host library."""
 from __future__ import annotations
 
+import ctypes
+import shutil
+import subprocess
+
 import numpy as np
+import pytest
 
 BIT_CASTS = r"""
 static inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
@@ -77,3 +82,21 @@ def to_bf16_bits(a):
 
 def from_bf16_bits(b):
     return (b.astype(np.uint32) << 16).view(np.float32)
+
+
+def build_host_library(tmp_path_factory, name: str, body: list):
+    """The kernel sources in `body` (with their `extern "C"` runners) compiled by g++ into a
+    shared library run on the host (HOST_HIP stands in for hip/hip_runtime.h); skips where
+    g++, _Float16 or C++20's <barrier> is missing."""
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+    root = tmp_path_factory.mktemp(name)
+    (root / "hip").mkdir()
+    (root / "hip" / "hip_runtime.h").write_text(HOST_HIP)
+    (root / "k.cpp").write_text("\n".join(body))
+    r = subprocess.run(["g++", "-std=c++20", "-O1", "-ffp-contract=off", "-pthread", "-shared", "-fPIC", "-I",
+                        str(root), "-o", str(root / "k.so"), str(root / "k.cpp")], capture_output=True, text=True)
+    if r.returncode and ("_Float16" in r.stderr or "barrier" in r.stderr):
+        pytest.skip("this g++ has no _Float16 or no C++20 <barrier>")
+    assert r.returncode == 0, f"g++ rejects the kernel source:\n{r.stderr[-4000:]}"
+    return ctypes.CDLL(str(root / "k.so"))

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -19,7 +17,7 @@ from hip.tensor._core import dtypes as dt
 from hip.tensor._kernels import source as ks
 from hip.tensor.nn import _conv as cv
 from hip.tensor.nn import _norm as nm
-from host_kernels import HOST_HIP, from_bf16_bits, to_bf16_bits
+from host_kernels import build_host_library, from_bf16_bits, to_bf16_bits
 
 GRID, BLOCK = 3, 32             # fewer threads than items: every thread loops
 DTYPES = (dt.float32, dt.bfloat16)
@@ -44,11 +42,6 @@ def _bn_stats(stats, d):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    if shutil.which("g++") is None:
-        pytest.skip("no g++")
-    root = tmp_path_factory.mktemp("conv_host")
-    (root / "hip").mkdir()
-    (root / "hip" / "hip_runtime.h").write_text(HOST_HIP)
     body, names = [ks.PRELUDE], {}
     for d in DTYPES:
         T, A = d.ctype, cv.compute_dtype(d).ctype
@@ -70,13 +63,7 @@ def lib(tmp_path_factory):
                         f'{name}((const {T}*)X, (const {types[0]}*)M, (const {types[1]}*)V, (const {types[2]}*)W, '
                         f'(const {types[3]}*)B, ({T}*)Y, ({A})eps); }}); }}')
             names[d.name, "bn", v] = f"run_{name}"
-    (root / "k.cpp").write_text("\n".join(body))
-    r = subprocess.run(["g++", "-std=c++20", "-O1", "-ffp-contract=off", "-pthread", "-shared", "-fPIC", "-I",
-                        str(root), "-o", str(root / "k.so"), str(root / "k.cpp")], capture_output=True, text=True)
-    if r.returncode and ("_Float16" in r.stderr or "barrier" in r.stderr):
-        pytest.skip("this g++ has no _Float16 or no C++20 <barrier>")
-    assert r.returncode == 0, f"g++ rejects the kernel source:\n{r.stderr[-4000:]}"
-    return ctypes.CDLL(str(root / "k.so")), names
+    return build_host_library(tmp_path_factory, "conv_host", body), names
 
 
 def _host(a, d):

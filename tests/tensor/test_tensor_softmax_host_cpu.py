@@ -8,8 +8,6 @@ pairs. Runs on the device: tests/tensor/test_tensor_nn_gpu.py."""
 from __future__ import annotations
 
 import ctypes
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -17,7 +15,7 @@ import pytest
 from hip.tensor._core import dtypes as dt
 from hip.tensor._kernels import source as ks
 from hip.tensor.nn import _softmax as sm
-from host_kernels import HOST_HIP, from_bf16_bits, softmax_special_rows, to_bf16_bits
+from host_kernels import build_host_library, from_bf16_bits, softmax_special_rows, to_bf16_bits
 
 N = 3000                    # the block path for every dtype (the warp path ends at 2048)
 STRIDED = (40, 3)           # rows of 40 along a dim that is not the last: stride 3, element loads
@@ -38,11 +36,6 @@ def _variants(d):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    if shutil.which("g++") is None:
-        pytest.skip("no g++")
-    d = tmp_path_factory.mktemp("softmax_host")
-    (d / "hip").mkdir()
-    (d / "hip" / "hip_runtime.h").write_text(HOST_HIP)
     body, names = [ks.PRELUDE], {}
     for x in DTYPES:
         a = sm.compute_dtype(x).ctype
@@ -54,13 +47,7 @@ def lib(tmp_path_factory):
                         f'long long n, long long inner, double sc) {{ ht_host_launch({GRID}, {block}, [=] '
                         f'{{ {name}(X, out, rows, n, inner{", (" + a + ")sc" if scaled else ""}); }}); }}')
             names[x.name, v] = f"run_{name}"
-    (d / "k.cpp").write_text("\n".join(body))
-    r = subprocess.run(["g++", "-std=c++20", "-O1", "-ffp-contract=off", "-pthread", "-shared", "-fPIC", "-I", str(d),
-                        "-o", str(d / "k.so"), str(d / "k.cpp")], capture_output=True, text=True)
-    if r.returncode and ("_Float16" in r.stderr or "barrier" in r.stderr):
-        pytest.skip("this g++ has no _Float16 or no C++20 <barrier>")
-    assert r.returncode == 0, f"g++ rejects the kernel source:\n{r.stderr[-4000:]}"
-    return ctypes.CDLL(str(d / "k.so")), names
+    return build_host_library(tmp_path_factory, "softmax_host", body), names
 
 
 def special_rows(n):
