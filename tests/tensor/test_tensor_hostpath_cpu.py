@@ -13,7 +13,7 @@ import pytest
 from hip.tensor._api import indexing, linalg, manipulation
 from hip.tensor._core import dtypes as _dt
 from hip.tensor._core.array import ndarray
-from hip.tensor._core.plans import PlanCache, all_ints
+from hip.tensor._core.plans import PlanCache, all_ints, layout
 from hip.tensor._core.shapes import c_strides
 from hip.tensor._kernels import elementwise
 from hip.tensor.nn import _activation, _conv, _norm, _pool, _softmax
@@ -164,15 +164,14 @@ def test_matmul_layout_follows_the_strides(a_shape, a_perm, b_shape, b_perm, arr
         return x
     a, b = view(fake(a_shape, "float16"), a_perm), view(fake(b_shape, "float16", ptr=BASE + (1 << 30)), b_perm)
     batch = a.shape[:-2]
-    layout = linalg._gemm_layout(a, b, batch, c_strides(batch + (a.shape[-2], b.shape[-1]), 2)[:-2], 2)
-    m, n, k, tb, ta, ldb, lda, bshape, sa, sb, sc, arr, nb = layout
+    how = linalg._gemm_layout(a, b, batch, c_strides(batch + (a.shape[-2], b.shape[-1]), 2)[:-2], 2)
+    m, n, k, tb, ta, ldb, lda, bshape, sa, sb, sc, arr, nb = how
     assert (m, n, k, arr) == (a.shape[-2], b.shape[-1], a.shape[-1], arrays)
     assert nb == int(np.prod(batch or (1,)))
     assert ta is False and tb is (b_perm == "kT")
     # the same shapes with C-contiguous strides: another key, and the strided-batched layout
     ac, bc = fake(a.shape, "float16"), fake(b.shape, "float16")
-    key = lambda x, y: (x._shape, x._strides, x._dtype.name, x._device_id, y._shape, y._strides,     # noqa: E731
-                        y._dtype.name, y._device_id)
+    key = lambda x, y: (layout(x), layout(y))     # noqa: E731  (matmul's)
     assert (key(ac, bc) == key(a, b)) is (a_perm is None and b_perm is None)
     assert linalg._gemm_layout(ac, bc, batch, c_strides(batch + (m, n), 2)[:-2], 2)[11] is False
 
@@ -195,7 +194,7 @@ def test_softmax_route_and_key():
 
 def test_layer_norm_checks_run_for_each_new_key():
     x, w = fake((16, 32), "float32"), fake((32,), "float32")
-    key = (x._shape, x._strides, x._dtype.name, x._device_id, (32,), _norm._layout(w), None)
+    key = (layout(x), (32,), layout(w), None)
     _norm._plans.put(key, _norm._route(16, 32, False, 1, 0, 1))
     try:
         with pytest.raises(ValueError, match="eps"):
@@ -367,8 +366,7 @@ def test_batch_norm_plan_and_checks(monkeypatch):
     launch = _norm._bn_launch(x16, rm, rv, None, fake((64,), "bfloat16"), 64, 56 * 56)
     assert launch[0][3:] == (("float32", "float32", None, "bfloat16"), 64, 3136, 8, 4, False)
     assert _norm._bn_launch(fake((8, 64, 56, 56), ptr=BASE + 4), rm, rv, w, b, 64, 3136)[0][-2] == 1
-    key = (x._shape, x._strides, x._dtype.name, x._device_id, 0, _norm._layout(rm), _norm._layout(rv),
-           _norm._layout(w), _norm._layout(b))
+    key = (layout(x), 0, layout(rm), layout(rv), layout(w), layout(b))
     _norm._bn_plans.put(key, (launch, _dt.float32))
     try:
         with pytest.raises(ValueError, match="eps"):

@@ -24,7 +24,7 @@ from .. import backends
 from .._core import dtypes as _dt
 from .._core.array import ndarray, register
 from .._core.device import current_stream
-from .._core.plans import PlanCache
+from .._core.plans import PlanCache, layout
 from .._core.shapes import broadcast_shapes, broadcast_strides, c_strides, collapse, normalize_axis, prod
 from .._kernels.elementwise import _on_device
 from .._kernels.reduction import ReductionKernel
@@ -126,10 +126,10 @@ def blas_layout(rows: int, cols: int, rs: int, cs: int, itemsize: int):
 
 
 def _blas_operand(x: ndarray, rows: int, cols: int):
-    lay = blas_layout(rows, cols, x.strides[-2], x.strides[-1], x.itemsize)
+    lay = _blas_layout_of(x, rows, cols)
     if lay is None or any(s % x.itemsize for s in x.strides[:-2]):
         x = x.copy()
-        lay = blas_layout(rows, cols, x.strides[-2], x.strides[-1], x.itemsize)
+        lay = _blas_layout_of(x, rows, cols)
     return x, lay
 
 
@@ -145,14 +145,18 @@ def gemm_batches(batch, strides):
     return shape, strides, len(shape) > 1 and prod(shape) <= _INT_MAX
 
 
-def _blas(a: ndarray, b: ndarray, out: ndarray, batch) -> None:
-    """out = a @ b over `batch` through hipBLAS (out's matrices C-contiguous; its batch strides any)."""
+def _blas(a: ndarray, b: ndarray, out: ndarray, batch) -> tuple:
+    """out = a @ b over `batch` through hipBLAS (out's matrices C-contiguous; its batch strides any);
+    returns (the operands as hipBLAS read them (copies where it cannot read one in place), the
+    `_gemm_layout` it ran)."""
     m, k = a.shape[-2:]
     n = b.shape[-1]
     if max(m, n, k) > _INT_MAX:
         raise ValueError(f"matmul: dimensions ({m}, {k}) x ({k}, {n}) exceed hipBLAS's 32-bit sizes")
     a, b = _blas_operand(a, m, k)[0], _blas_operand(b, k, n)[0]
-    _gemm(a.ptr, b.ptr, out, _gemm_layout(a, b, batch, out.strides[:-2], out.itemsize))
+    how = _gemm_layout(a, b, batch, out.strides[:-2], out.itemsize)
+    _gemm(a.ptr, b.ptr, out, how)
+    return a, b, how
 
 
 def _gemm_layout(a: ndarray, b: ndarray, batch, out_strides, isz: int) -> tuple:
@@ -174,9 +178,9 @@ def _blas_layout_of(x: ndarray, rows: int, cols: int):
     return blas_layout(rows, cols, x.strides[-2], x.strides[-1], x.itemsize)
 
 
-def _gemm(a: int, b: int, out: ndarray, layout: tuple) -> None:
-    """out (C-contiguous) = A @ B, A and B at addresses a and b, through `_gemm_layout`'s layout."""
-    m, n, k, tb, ta, ldb, lda, bshape, sa, sb, sc, arrays, nb = layout
+def _gemm(a: int, b: int, out: ndarray, how: tuple) -> None:
+    """out (C-contiguous) = A @ B, A and B at addresses a and b, through `_gemm_layout`."""
+    m, n, k, tb, ta, ldb, lda, bshape, sa, sb, sc, arrays, nb = how
     d, dev, c = out._dtype, out._device_id, out._ptr
     isz = d.itemsize
     with _on_device(dev):
@@ -218,13 +222,12 @@ def matmul(x1, x2, /) -> ndarray:
     """Matrix product with NumPy's rules for 1-d operands and broadcast batch dimensions."""
     key = None
     if type(x1) is ndarray and type(x2) is ndarray:
-        key = (x1._shape, x1._strides, x1._dtype.name, x1._device_id,
-               x2._shape, x2._strides, x2._dtype.name, x2._device_id)
+        key = (layout(x1), layout(x2))
         plan = _plans.get(key)
         if plan is not None:
-            d, dev, shape, view, layout = plan
+            d, dev, shape, view, how = plan
             out = ndarray._empty(shape, d, dev)
-            _gemm(x1._ptr, x2._ptr, out, layout)
+            _gemm(x1._ptr, x2._ptr, out, how)
             return out if view is None else out._view(out._ptr, *view)
     _need_array(x1, "matmul")
     _need_array(x2, "matmul")
@@ -252,14 +255,10 @@ def matmul(x1, x2, /) -> ndarray:
             a = a.astype(d, copy=False)
             b = b.astype(d, copy=False)
             if d.kind in "fc":
-                if max(m, n, k) > _INT_MAX:
-                    raise ValueError(f"matmul: dimensions ({m}, {k}) x ({k}, {n}) exceed hipBLAS's 32-bit sizes")
-                a, b = _blas_operand(a, m, k)[0], _blas_operand(b, k, n)[0]
-                layout = _gemm_layout(a, b, batch, out.strides[:-2], d.itemsize)
-                _gemm(a.ptr, b.ptr, out, layout)
+                a, b, how = _blas(a, b, out, batch)
                 if key is not None and a is a0 and b is b0:        # read in place: no cast, no copy
                     view = None if shape == out.shape else (shape, c_strides(shape, d.itemsize))
-                    _plans.put(key, (d, dev, out.shape, view, layout))
+                    _plans.put(key, (d, dev, out.shape, view, how))
             else:
                 _tiled(a, b, out, batch)
     return out if shape == out.shape else reshape(out, shape)

@@ -3,7 +3,7 @@ flags): the checks and layout choices of an operator run once per key, its later
 same key are one dict hit. Bad input never enters (the checks raise before `put`)."""
 from __future__ import annotations
 
-__all__ = ["PlanCache"]
+__all__ = ["PlanCache", "all_ints", "layout"]
 
 
 class PlanCache(dict):
@@ -21,6 +21,11 @@ class PlanCache(dict):
             self.pop(next(iter(self), None), None)
         self[key] = value
         return value
+
+
+def layout(a) -> tuple | None:
+    """An array's part of a key: its shape, strides, dtype and device (None for None)."""
+    return None if a is None else (a._shape, a._strides, a._dtype.name, a._device_id)
 
 
 def all_ints(values) -> bool:

@@ -58,14 +58,8 @@ class BlasError(HipError):
     """A hipBLAS or hipSOLVER call failed: `.status` (the library's status), `.library`, `.function`."""
 
 
-_loaded: dict = {}
-
-
 def _lib():
-    L = _loaded.get("hipblas")        # every gemm asks: library() imports and loads (once) at each call
-    if L is None:
-        L = _loaded["hipblas"] = library("hipblas")
-    return L
+    return library("hipblas")
 
 
 def solver_lib():

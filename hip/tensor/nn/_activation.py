@@ -25,7 +25,7 @@ from .. import backends
 from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .._core.device import current_stream, get_device_id
-from .._core.plans import PlanCache
+from .._core.plans import PlanCache, layout
 from .._core.shapes import prod
 from .._kernels.elementwise import ElementwiseKernel, _on_device
 from .._libs import blaslt
@@ -90,15 +90,21 @@ def epilogue(x: ndarray, bias, residual, act: str, out: ndarray) -> None:
 _signatures: dict = {}     # (activation, dtype name) -> UNARY's signature of one such array (False: none)
 
 
+def _signature(name: str, x: ndarray):
+    """UNARY[name]'s signature for arrays of x's dtype (False: none), kept by (name, dtype)."""
+    key = (name, x._dtype.name)
+    sig = _signatures.get(key)
+    if sig is None:
+        sig = _signatures[key] = UNARY[name].signature((x,), {"C": compute_dtype(x.dtype), "Y": x.dtype}) or False
+    return sig
+
+
 def _fresh(name: str, x: ndarray):
     """UNARY[name](x) into a new array through the element-wise C hot path (`call_contiguous`:
     x C-contiguous on the current device); None where that path does not take it."""
     if not _C_PATH:
         return None
-    key = (name, x._dtype.name)
-    sig = _signatures.get(key)
-    if sig is None:
-        sig = _signatures[key] = UNARY[name].signature((x,), {"C": compute_dtype(x.dtype), "Y": x.dtype}) or False
+    sig = _signature(name, x)
     return UNARY[name].call_contiguous(sig, (x,)) if sig else None
 
 
@@ -109,10 +115,7 @@ def _in_place(name: str, x: ndarray) -> bool:
     n = x.size
     if not _C_PATH or not n or not x.is_c_contiguous or get_device_id() != x._device_id:
         return False
-    key = (name, x._dtype.name)
-    sig = _signatures.get(key)
-    if sig is None:
-        sig = _signatures[key] = UNARY[name].signature((x,), {"C": compute_dtype(x.dtype), "Y": x.dtype}) or False
+    sig = _signature(name, x)
     if not sig:
         return False
     hit = UNARY[name]._flat_hit(sig, [x, x], n, x._device_id)
@@ -234,16 +237,9 @@ def _key(x, w, b, act, r):
     """linear's plan key, or None where the arguments are not all plain arrays (the checks say why)."""
     if type(x) is not ndarray or type(w) is not ndarray or not (act is None or type(act) is str):
         return None
-    if b is not None:
-        if type(b) is not ndarray:
-            return None
-        b = (b._shape, b._strides, b._dtype.name, b._device_id)
-    if r is not None:
-        if type(r) is not ndarray:
-            return None
-        r = (r._shape, r._strides, r._dtype.name, r._device_id)
-    return (x._shape, x._strides, x._dtype.name, x._device_id, w._shape, w._strides, w._dtype.name, w._device_id,
-            act, b, r)
+    if b is not None and type(b) is not ndarray or r is not None and type(r) is not ndarray:
+        return None
+    return (layout(x), layout(w), act, layout(b), layout(r))
 
 
 def linear(input, weight, bias=None, *, activation: str | None = None, residual=None) -> ndarray:

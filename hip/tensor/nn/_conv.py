@@ -34,7 +34,7 @@ from .._api.linalg import _blas, matmul
 from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .._core.device import current_stream
-from .._core.plans import PlanCache, all_ints
+from .._core.plans import PlanCache, all_ints, layout
 from .._core.shapes import prod
 from .._kernels.elementwise import _on_device
 from .._kernels.template import TemplateKernel, dims, launch_flat, launch_grid
@@ -232,22 +232,19 @@ def _gemm_nchw(w, col, out) -> None:
         _blas(w, col, out, (m, G))
 
 
-def _im2col(x, col, cin, sp, out_sp, K, S, lo, D) -> None:
-    """col (m, cin * prod(K), P) from the contiguous chunk x (m, cin, *sp)."""
-    _im2col_at(x.dtype, x.device_id, x.ptr, col.ptr, x.shape[0], cin, sp, out_sp, K, S, lo, D)
-
-
-def _im2col_at(d, dev, xp: int, cp: int, m, cin, sp, out_sp, K, S, lo, D, samples_inner: bool = False) -> None:
-    """_im2col on addresses (chunks of the input without making views: conv's host time counts);
-    samples_inner: col (cin * prod(K), m, P)."""
-    ol = out_sp[-1]
-    vec = next(v for v in (4, 2, 1) if ol % v == 0 and v * d.itemsize <= 16)
+def _im2col_launch(d, dev, m, cin, sp, out_sp, K, S, lo, D, samples_inner: bool = False) -> tuple:
+    """(function, grid) of im2col over a chunk of m samples; samples_inner: col (cin * prod(K), m, P)."""
+    vec = next(v for v in (4, 2, 1) if out_sp[-1] % v == 0 and v * d.itemsize <= 16)
     size = m * cin * prod(K) * prod(out_sp)
     wide = max(size, m * cin * prod(sp)) >= WIDE_AT
     fn = IM2COL.function(dev, d, len(sp), (cin, sp, out_sp, K, S, lo, D), m, vec, wide, samples_inner)
-    threads = size // vec
-    launch_grid(fn, (max(1, min(-(-threads // IM2COL_THREADS), IM2COL_GRID)), 1, 1), (IM2COL_THREADS, 1, 1),
-                [xp, cp], dev)
+    return fn, (max(1, min(-(-(size // vec) // IM2COL_THREADS), IM2COL_GRID)), 1, 1)
+
+
+def _im2col(x, col, cin, sp, out_sp, K, S, lo, D) -> None:
+    """col (m, cin * prod(K), P) from the contiguous chunk x (m, cin, *sp)."""
+    fn, grid = _im2col_launch(x.dtype, x.device_id, x.shape[0], cin, sp, out_sp, K, S, lo, D)
+    launch_grid(fn, grid, (IM2COL_THREADS, 1, 1), [x.ptr, col.ptr], x.device_id)
 
 
 def _batched(input, nd: int, cout: int, out_sp: tuple):
@@ -266,10 +263,6 @@ def _batched(input, nd: int, cout: int, out_sp: tuple):
 _plans = PlanCache()
 
 
-def _layout(a):
-    return None if a is None else (a._shape, a._strides, a._dtype.name, a._device_id)
-
-
 def _key(nd, x, w, b, stride, padding, dilation, groups, act, r):
     """conv's plan key, or None where an argument is not of a type the key holds exactly (the
     checks say what is wrong with it, or take it each call)."""
@@ -283,9 +276,8 @@ def _key(nd, x, w, b, stride, padding, dilation, groups, act, r):
     if b is not None and type(b) is not ndarray or r is not None and type(r) is not ndarray:
         return None
     # the pass after the gemm reads the residual in vectors: its address's alignment is a decision
-    rk = None if r is None else (r._shape, r._strides, r._dtype.name, r._device_id, r._ptr % 16)
-    return (nd, x._shape, x._strides, x._dtype.name, x._device_id, w._shape, w._strides, w._dtype.name,
-            w._device_id, _layout(b), rk, stride, padding, dilation, groups, act,
+    rk = None if r is None else (layout(r), r._ptr % 16)
+    return (nd, layout(x), layout(w), layout(b), rk, stride, padding, dilation, groups, act,
             ONE_GEMM, COL_BYTES, WIDE_AT, IM2COL_GRID)
 
 
@@ -358,11 +350,7 @@ def _plan(nd, input, weight, bias, stride, padding, dilation, groups, activation
     chunks = []
     for n0 in range(0, N, nb):
         m = min(nb, N - n0)
-        size = m * cin * kk * P
-        vec = next(v for v in (4, 2, 1) if out_sp[-1] % v == 0 and v * isz <= 16)
-        fn = IM2COL.function(dev, d, nd, (cin, sp, out_sp, K, S, lo, D), m, vec,
-                             max(size, m * cin * prod(sp)) >= WIDE_AT, one)
-        grid = (max(1, min(-(-(size // vec) // IM2COL_THREADS), IM2COL_GRID)), 1, 1)
+        fn, grid = _im2col_launch(d, dev, m, cin, sp, out_sp, K, S, lo, D, one)
         pf = _post_launch(d, dev, act, bias is not None, residual is not None, cout, P, m, True, r_al) if one \
             else None
         chunks.append((n0, m, n0 * cin * prod(sp) * isz, n0 * cout * P * isz, fn, grid, pf))

@@ -20,7 +20,7 @@ from .._api.statistical import mean as _mean, var as _var
 from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .._core.device import current_stream
-from .._core.plans import PlanCache, all_ints
+from .._core.plans import PlanCache, all_ints, layout
 from .._core.shapes import prod
 from .._kernels.elementwise import ElementwiseKernel, _on_device
 from .._kernels.template import TemplateKernel, launch_grid, pow2_ceil
@@ -175,10 +175,6 @@ def _launch(xc, w, b, out, route, eps) -> None:
 _plans = PlanCache()
 
 
-def _layout(p):
-    return None if p is None else (p._shape, p._strides, p._dtype.name, p._device_id)
-
-
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> ndarray:
     """Normalize over the last len(normalized_shape) dimensions (biased variance), then scale by
     weight and shift by bias (both of normalized_shape)."""
@@ -186,8 +182,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     if type(input) is ndarray and (weight is None or type(weight) is ndarray) and \
             (bias is None or type(bias) is ndarray) and type(eps) is float and eps >= 0 and \
             (type(normalized_shape) is int or type(normalized_shape) is tuple and all_ints(normalized_shape)):
-        key = (input._shape, input._strides, input._dtype.name, input._device_id, normalized_shape,
-               _layout(weight), _layout(bias))
+        key = (layout(input), normalized_shape, layout(weight), layout(bias))
         route = _plans.get(key, _plans)
         if route is not _plans:
             out = ndarray._empty(input._shape, input._dtype, input._device_id)
@@ -323,8 +318,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training is False and type(input) is ndarray and type(eps) is float and eps >= 0 and \
             type(running_mean) is ndarray and type(running_var) is ndarray and \
             (weight is None or type(weight) is ndarray) and (bias is None or type(bias) is ndarray):
-        key = (input._shape, input._strides, input._dtype.name, input._device_id, input._ptr % 16,
-               _layout(running_mean), _layout(running_var), _layout(weight), _layout(bias))
+        key = (layout(input), input._ptr % 16, layout(running_mean), layout(running_var), layout(weight),
+               layout(bias))
         plan = _bn_plans.get(key)
         if plan is not None:
             return _bn_run(input, running_mean, running_var, weight, bias, plan[0], plan[1].numpy.type(eps))

@@ -12,7 +12,7 @@ import numpy as np
 from .._core import dtypes as _dt
 from .._core.array import ndarray
 from .._core.device import current_stream
-from .._core.plans import PlanCache, all_ints
+from .._core.plans import PlanCache, all_ints, layout
 from .._core.shapes import prod
 from .._kernels.elementwise import BLOCK, _on_device, grid_for
 from .._kernels.template import TemplateKernel, dims
@@ -111,7 +111,7 @@ def _key(name, x, sizes, flags):
     for f in flags:
         if type(f) is not bool:
             return None
-    return (name, x._shape, x._strides, x._dtype.name, x._device_id, sizes, flags)
+    return (name, layout(x), sizes, flags)
 
 
 def _plan(kind, x, nd, out_sp, K, S, P, D, include_pad=True, divisor=0) -> tuple:

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._core import dtypes as _dt
 from .._core.array import ndarray
-from .._core.plans import PlanCache
+from .._core.plans import PlanCache, layout
 from .._core.shapes import normalize_axis, prod
 from .._kernels.template import TemplateKernel, launch_grid, pow2_ceil
 from ._common import MAX_GRID, WARP_REDUCE, compute_dtype, contiguous, need_float, vector_width
@@ -280,7 +280,7 @@ _plans = PlanCache()
 def _softmax(name: str, log: bool, x, dim, dtype, scale=None) -> ndarray:
     key = None
     if type(x) is ndarray and type(dim) is int and dtype is None and (scale is None or type(scale) is float):
-        key = (x._shape, x._strides, x._dtype.name, x._device_id, dim, log, scale is None)
+        key = (layout(x), dim, log, scale is None)
         plan = _plans.get(key)
         if plan is not None:
             y, n, inner, route = plan
